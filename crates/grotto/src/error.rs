@@ -1,0 +1,120 @@
+//! Errors the library reports. Each variant carries what a user needs to
+//! act on it: the path, the line and column, the block, the limit hit.
+
+use std::path::PathBuf;
+
+/// Result alias used across the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in grotto's library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A malformed line in a text input.
+    #[error("{}:{line}:{column}: expected {expected}, found \"{found}\"", path.display())]
+    Parse {
+        /// The input file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// 1-based byte column.
+        column: u64,
+        /// What the parser expected there.
+        expected: String,
+        /// The offending text (shortened).
+        found: String,
+    },
+    /// The input as a whole is inconsistent (for example a Matrix Market
+    /// header whose counts do not match the entries).
+    #[error("{}: {what}", path.display())]
+    BadInput {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// An operating-system error on a file, with the operation that failed.
+    #[error("{}: {op}: {source}", path.display())]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// What grotto was doing ("open", "read block 17", "fsync", ...).
+        op: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A compressed input ended early or is damaged.
+    #[error("{}: {format} stream is damaged or truncated: {detail}", path.display())]
+    Decompress {
+        /// The input file.
+        path: PathBuf,
+        /// "gzip" or "zstd".
+        format: &'static str,
+        /// The decoder's message.
+        detail: String,
+    },
+    /// The file does not start with grotto's magic bytes.
+    #[error("{}: not a grotto graph file (bad magic bytes)", path.display())]
+    NotAGraph {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was written by a newer grotto.
+    #[error("{}: written with format version {found}, this grotto reads up to version {supported}; upgrade grotto", path.display())]
+    NewerVersion {
+        /// The file.
+        path: PathBuf,
+        /// Version found in the header.
+        found: u32,
+        /// Newest version this build reads.
+        supported: u32,
+    },
+    /// The file is shorter than its header says.
+    #[error("{}: truncated graph file: {what}", path.display())]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Which part is missing.
+        what: String,
+    },
+    /// A checksum or consistency check failed.
+    #[error("{}: corrupt graph file: {what}", path.display())]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// Which section or block, and how.
+        what: String,
+    },
+    /// A limit of the format or of the configuration was exceeded.
+    #[error("{what}")]
+    Limit {
+        /// The limit, and the option that changes it if there is one.
+        what: String,
+    },
+    /// A vertex id given by the user does not exist in the graph.
+    #[error("vertex {id} is not in the graph")]
+    NoSuchVertex {
+        /// The user's id.
+        id: u64,
+    },
+    /// A request that does not make sense for this graph or these options.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Error {
+    /// Wraps an `io::Error` with the path and operation.
+    pub fn io(path: impl Into<PathBuf>, op: impl Into<String>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            op: op.into(),
+            source,
+        }
+    }
+
+    /// True for errors caused by the user's input or arguments (exit status 2),
+    /// false for runtime failures (exit status 1).
+    pub fn is_input_error(&self) -> bool {
+        !matches!(self, Error::Io { .. })
+    }
+}

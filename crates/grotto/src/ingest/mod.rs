@@ -1,0 +1,1094 @@
+//! Turning text edge lists (or generated edges) into a grotto file.
+//!
+//! [`convert`] picks one of two build paths from the memory budget:
+//! - **memory**: one parse straight into per-cell record pages, then cells
+//!   become sorted lists in parallel and are packed and written;
+//! - **external**: when the records would not fit, a first pass counts
+//!   records per cell (and collects ids), consecutive cells are grouped
+//!   into partitions that fit the budget, a second pass scatters records
+//!   into one spill file per partition, and partitions are then built and
+//!   appended one at a time. Peak memory is the budget plus O(vertices).
+//!
+//! The user never picks: the memory path is tried when the estimated
+//! records fit and abandons itself for the external path if they do not.
+
+pub mod build;
+pub mod ids;
+pub mod parse;
+pub mod records;
+pub mod source;
+
+pub use parse::Format;
+pub use source::{Compression, Input};
+
+use crate::error::{Error, Result};
+use crate::store::format::*;
+use crate::store::layout::LayoutConfig;
+use crate::store::writer::GraphWriter;
+use build::{build_cell, AdjBuilder, AdjSummary, LocalCsr};
+use ids::{CompactMap, IdMapper, SeenIds};
+use parse::{EdgeSink, ParseCounts, ParseSpec};
+use rayon::prelude::*;
+use records::{CellSink, Destination, Page, RecordRules, SpillSet, StatsSink, CELL_SHIFT};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How user ids become internal ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdMode {
+    /// Dense unless ids exceed the u32 range or more than 3/4 of the id
+    /// range is unused; then compacted with an id map.
+    #[default]
+    Auto,
+    /// Internal id = user id (fails for ids at or above 2^32 - 1).
+    Dense,
+    /// Always compact and store an id map.
+    Compact,
+}
+
+/// Options of a conversion; the CLI flattens these.
+#[derive(Clone, Debug)]
+pub struct ConvertOptions {
+    /// Force the input format (default: detected from the first lines).
+    pub format: Option<Format>,
+    /// Treat every edge as undirected (store it in both lists).
+    pub undirected: bool,
+    /// Read a weight column: `None` detects it from the first data line.
+    pub weighted: Option<bool>,
+    /// Read but drop a weight column.
+    pub ignore_weights: bool,
+    /// Also store in-edges (directed graphs).
+    pub reverse: bool,
+    /// Keep self loops (dropped and counted by default).
+    pub keep_self_loops: bool,
+    /// Keep duplicate edges (dropped and counted by default).
+    pub keep_duplicates: bool,
+    /// Skip malformed lines with a counted warning instead of failing.
+    pub skip_invalid: bool,
+    /// Id handling.
+    pub ids: IdMode,
+    /// Memory budget in bytes (default: half of the available memory).
+    pub memory_bytes: Option<u64>,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Block layout.
+    pub layout: LayoutConfig,
+    /// Directory for spill files (default: the output's directory).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            format: None,
+            undirected: false,
+            weighted: None,
+            ignore_weights: false,
+            reverse: false,
+            keep_self_loops: false,
+            keep_duplicates: false,
+            skip_invalid: false,
+            ids: IdMode::Auto,
+            memory_bytes: None,
+            threads: 0,
+            layout: LayoutConfig::default(),
+            temp_dir: None,
+        }
+    }
+}
+
+/// Which build path ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildPath {
+    /// Records held in memory.
+    Memory,
+    /// Records spilled to partition files.
+    External,
+}
+
+/// Seconds spent per stage.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Parsing passes (all of them on the external path).
+    pub parse_s: f64,
+    /// Sorting, deduplicating, packing, writing blocks.
+    pub build_s: f64,
+    /// Final sections, fsync and rename.
+    pub finish_s: f64,
+    /// Whole conversion.
+    pub total_s: f64,
+}
+
+/// What a conversion did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConvertReport {
+    /// Input description (path or generator).
+    pub input: String,
+    /// Output path.
+    pub output: PathBuf,
+    /// Input format.
+    pub format: Option<Format>,
+    /// Input compression.
+    pub compression: Option<Compression>,
+    /// Directed graph.
+    pub directed: bool,
+    /// Weighted graph.
+    pub weighted: bool,
+    /// In-edges stored.
+    pub reverse: bool,
+    /// Vertices.
+    pub vertices: u64,
+    /// Edges (arcs, or unordered pairs when undirected).
+    pub edges: u64,
+    /// Out-adjacency entries.
+    pub out_entries: u64,
+    /// Out-adjacency edge blocks.
+    pub blocks: u64,
+    /// On-disk entries over block capacity (out-adjacency).
+    pub fill_ratio: f64,
+    /// In-memory index bytes per vertex.
+    pub index_bytes_per_vertex: f64,
+    /// Self loops dropped.
+    pub self_loops_dropped: u64,
+    /// Duplicate edges dropped.
+    pub duplicates_dropped: u64,
+    /// Parse counts of the last pass.
+    pub parse: ParseCounts,
+    /// Ids were compacted and an id map stored.
+    pub ids_compacted: bool,
+    /// Build path taken.
+    pub path: BuildPath,
+    /// Why that path.
+    pub path_reason: String,
+    /// Memory budget in bytes.
+    pub memory_budget_bytes: u64,
+    /// Spill partitions (external path).
+    pub partitions: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Input size on disk.
+    pub input_bytes: u64,
+    /// Output size.
+    pub output_bytes: u64,
+    /// Stage times.
+    pub timings: Timings,
+}
+
+/// Receives progress; the CLI draws a bar, the library default ignores it.
+pub trait Progress: Sync {
+    /// A new stage with an optional total (bytes).
+    fn stage(&self, _name: &str, _total: Option<u64>) {}
+    /// Progress within the stage.
+    fn set(&self, _done: u64) {}
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Edges that come from a program instead of a file (the generators).
+pub trait EdgeGenerator: Sync {
+    /// Number of independent chunks.
+    fn chunks(&self) -> usize;
+    /// Emits the edges of `chunk` into `sink`; returns false if the sink stopped.
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool;
+    /// Exact number of edges emitted over all chunks.
+    fn edges(&self) -> u64;
+    /// Vertices the graph has even if isolated (ids `0..n`).
+    fn vertex_count(&self) -> u64;
+    /// A short description for reports.
+    fn describe(&self) -> String;
+}
+
+impl<S: EdgeSink + ?Sized> EdgeSink for &mut S {
+    fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
+        (**self).edge(u, v, w)
+    }
+    fn vertex(&mut self, u: u64) {
+        (**self).vertex(u)
+    }
+}
+
+/// Where edges come from.
+pub enum Source<'a> {
+    /// A text file.
+    File(&'a Input),
+    /// A generator.
+    Generated(&'a dyn EdgeGenerator),
+}
+
+struct Plan<'a> {
+    source: &'a Source<'a>,
+    spec: ParseSpec,
+    skip_lines: u64,
+    threads: usize,
+    rules: RecordRules,
+    id_base: u64,
+    /// Vertex count fixed by the input (Matrix Market size line, generator).
+    fixed_n: Option<u64>,
+    format: Option<Format>,
+    compression: Option<Compression>,
+}
+
+impl Plan<'_> {
+    fn pass<S: EdgeSink>(
+        &self,
+        make: &(dyn Fn() -> S + Sync),
+        progress: &dyn Progress,
+        stage: &str,
+    ) -> Result<(Vec<S>, ParseCounts)> {
+        match self.source {
+            Source::File(input) => {
+                let total = if self.compression == Some(Compression::None) {
+                    source::input_bytes(&input.path).ok()
+                } else {
+                    None
+                };
+                progress.stage(stage, total);
+                parse::parse_file(
+                    &input.path,
+                    &self.spec,
+                    self.skip_lines,
+                    self.threads,
+                    make,
+                    &|b| progress.set(b),
+                )
+            }
+            Source::Generated(g) => {
+                progress.stage(stage, Some(g.chunks() as u64));
+                let next = AtomicUsize::new(0);
+                let stopped = std::sync::atomic::AtomicBool::new(false);
+                let sinks = std::thread::scope(|s| {
+                    let hs: Vec<_> = (0..self.threads)
+                        .map(|_| {
+                            s.spawn(|| {
+                                let mut sink = make();
+                                loop {
+                                    let c = next.fetch_add(1, Ordering::Relaxed);
+                                    if c >= g.chunks() || stopped.load(Ordering::Relaxed) {
+                                        break;
+                                    }
+                                    if !g.emit(c, &mut sink) {
+                                        stopped.store(true, Ordering::Relaxed);
+                                    }
+                                    progress.set(c as u64 + 1);
+                                }
+                                sink
+                            })
+                        })
+                        .collect();
+                    hs.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+                });
+                let mut out = Vec::new();
+                for s in sinks {
+                    match s {
+                        Ok(s) => out.push(s),
+                        Err(p) => std::panic::resume_unwind(p),
+                    }
+                }
+                let edges = g.edges();
+                Ok((
+                    out,
+                    ParseCounts {
+                        lines: edges,
+                        data_lines: edges,
+                        ..ParseCounts::default()
+                    },
+                ))
+            }
+        }
+    }
+}
+
+/// Converts the text file `input` into the graph file `output`.
+pub fn convert(input: &Input, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
+    convert_from(&Source::File(input), output, opts, &NoProgress)
+}
+
+fn default_threads(t: usize) -> usize {
+    if t > 0 {
+        t
+    } else {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }
+}
+
+/// Estimates data lines of a plain text file from a sample of its start.
+fn estimate_lines(path: &Path, compression: Compression) -> Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let size = source::input_bytes(path)?;
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open input", e))?;
+    let mut buf = vec![0u8; (1 << 20).min(size as usize)];
+    let n = f
+        .read_at(&mut buf, 0)
+        .map_err(|e| Error::io(path, "read input", e))?;
+    let lines = buf[..n].iter().filter(|&&c| c == b'\n').count().max(1) as u64;
+    let per_line = (n as u64 / lines).max(4);
+    // Compressed text: assume it expands 8x (the memory path checks the
+    // budget as it goes and falls back if the guess was low).
+    let text = if compression == Compression::None {
+        size
+    } else {
+        size.saturating_mul(8)
+    };
+    Ok(text / per_line + 1)
+}
+
+/// Converts edges from `source` into `output`, reporting progress.
+pub fn convert_from(
+    source: &Source,
+    output: &Path,
+    opts: &ConvertOptions,
+    progress: &dyn Progress,
+) -> Result<ConvertReport> {
+    let t0 = Instant::now();
+    let threads = default_threads(opts.threads);
+    let (spec, skip_lines, fixed_n, id_base, format, compression, mut undirected, est_edges) =
+        match source {
+            Source::File(input) => {
+                let compression = source::detect_compression(&input.path)?;
+                let sn = parse::sniff(&input.path, opts.format)?;
+                if sn.format == Format::AdjList && opts.weighted == Some(true) {
+                    return Err(Error::Invalid("weighted adjacency lists are not supported; use an edge list with a weight column".into()));
+                }
+                let has_w = sn.has_weights && sn.format != Format::AdjList;
+                let weighted = !opts.ignore_weights && opts.weighted.unwrap_or(has_w);
+                let spec = ParseSpec {
+                    format: sn.format,
+                    weighted,
+                    ignore_weights: sn.format == Format::EdgeList
+                        && !weighted
+                        && has_w
+                        && opts.weighted.is_none()
+                        || (opts.ignore_weights && has_w),
+                    mtx: sn.mtx,
+                    skip_invalid: opts.skip_invalid,
+                };
+                let (fixed, base, und) = match sn.mtx {
+                    Some(h) => (Some(h.n), 1, h.symmetric),
+                    None => (None, 0, false),
+                };
+                (
+                    spec,
+                    sn.skip_lines,
+                    fixed,
+                    base,
+                    Some(sn.format),
+                    Some(compression),
+                    und,
+                    estimate_lines(&input.path, compression)?,
+                )
+            }
+            Source::Generated(g) => {
+                let spec = ParseSpec {
+                    format: Format::EdgeList,
+                    weighted: false,
+                    ignore_weights: false,
+                    mtx: None,
+                    skip_invalid: false,
+                };
+                (
+                    spec,
+                    0,
+                    Some(g.vertex_count()),
+                    0,
+                    None,
+                    None,
+                    false,
+                    g.edges(),
+                )
+            }
+        };
+    undirected |= opts.undirected;
+    let reverse = opts.reverse && !undirected;
+    let rules = RecordRules {
+        undirected,
+        reverse,
+        weighted: spec.weighted,
+        keep_self_loops: opts.keep_self_loops,
+    };
+    let plan = Plan {
+        source,
+        spec,
+        skip_lines,
+        threads,
+        rules,
+        id_base,
+        fixed_n,
+        format,
+        compression,
+    };
+
+    let budget = opts
+        .memory_bytes
+        .unwrap_or_else(|| crate::metrics::available_memory_bytes().unwrap_or(8 << 30) / 2);
+    let rec_bytes = if spec.weighted { 12 } else { 8 };
+    let dirs = if undirected || reverse { 2 } else { 1 };
+    // Records may take 60% of the budget; the rest covers lists and blocks.
+    let record_budget = (budget as f64 * 0.6) as i64;
+    let est = est_edges.saturating_mul(dirs * rec_bytes);
+    let temp_dir = opts
+        .temp_dir
+        .clone()
+        .unwrap_or_else(|| match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        });
+
+    let mut ctx = BuildCtx {
+        plan: &plan,
+        opts,
+        output,
+        progress,
+        budget,
+        temp_dir,
+        t0,
+        parse_s: 0.0,
+    };
+    let mut reason;
+    if opts.ids == IdMode::Compact {
+        reason = "ids compacted on request".to_string();
+    } else if (est as i64) <= record_budget {
+        reason = format!(
+            "estimated records ({} MiB) fit the memory budget ({} MiB)",
+            est >> 20,
+            budget >> 20
+        );
+        let limit = fixed_n.unwrap_or(MAX_VERTICES);
+        match ctx.memory_pass(IdMapper::Dense { limit }, record_budget)? {
+            MemoryOutcome::Done(r) => return Ok(finish_report(*r, reason)),
+            MemoryOutcome::OverBudget => {
+                reason = format!("records outgrew the memory budget ({} MiB)", budget >> 20)
+            }
+            MemoryOutcome::NeedsCompaction => {
+                if opts.ids == IdMode::Dense || fixed_n.is_some() {
+                    return Err(Error::Invalid(match fixed_n {
+                        Some(n) => format!("a vertex id is outside 0..{n}"),
+                        None => {
+                            "a vertex id is 4294967295 or larger, which needs --ids auto or compact"
+                                .into()
+                        }
+                    }));
+                }
+                reason = "ids exceed the u32 range and were compacted".into();
+            }
+        }
+    } else {
+        reason = format!(
+            "estimated records ({} MiB) exceed the memory budget ({} MiB)",
+            est >> 20,
+            budget >> 20
+        );
+    }
+    let r = ctx.external_or_compact(record_budget, &reason)?;
+    Ok(finish_report(r, reason))
+}
+
+fn finish_report(mut r: ConvertReport, reason: String) -> ConvertReport {
+    r.path_reason = reason;
+    r
+}
+
+enum MemoryOutcome {
+    Done(Box<ConvertReport>),
+    OverBudget,
+    NeedsCompaction,
+}
+
+struct BuildCtx<'a> {
+    plan: &'a Plan<'a>,
+    opts: &'a ConvertOptions,
+    output: &'a Path,
+    progress: &'a dyn Progress,
+    budget: u64,
+    temp_dir: PathBuf,
+    t0: Instant,
+    parse_s: f64,
+}
+
+/// Records of one build unit: a vertex range and the pages holding its records.
+struct Unit {
+    lo: u64,
+    hi: u64,
+    pages: Vec<Page>,
+}
+
+impl BuildCtx<'_> {
+    fn mtx_check(&self, counts: &ParseCounts) -> Result<()> {
+        if let (Some(h), Source::File(input)) = (&self.plan.spec.mtx, self.plan.source) {
+            if counts.data_lines + counts.skipped != h.nnz {
+                return Err(Error::BadInput {
+                    path: input.path.clone(),
+                    what: format!(
+                        "line {}: the size line declares {} entries but the file holds {}",
+                        h.size_line,
+                        h.nnz,
+                        counts.data_lines + counts.skipped
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Vertex count and optional compaction from the ids seen.
+    fn decide_ids(&self, seen: &SeenIds) -> Result<(u64, Option<Arc<CompactMap>>)> {
+        let distinct = seen.count();
+        let range = match self.plan.fixed_n {
+            Some(n) => n,
+            None => seen.max().map_or(0, |m| m.saturating_add(1)),
+        };
+        let compact = match self.opts.ids {
+            IdMode::Compact => true,
+            IdMode::Dense => false,
+            IdMode::Auto => {
+                self.plan.fixed_n.is_none()
+                    && (range > MAX_VERTICES || range > distinct.saturating_mul(4))
+            }
+        };
+        if compact {
+            let m = CompactMap::new(seen);
+            if m.len() > MAX_VERTICES {
+                return Err(Error::Limit {
+                    what: format!(
+                        "{} distinct vertices exceed the format's limit of {MAX_VERTICES}",
+                        m.len()
+                    ),
+                });
+            }
+            Ok((m.len(), Some(Arc::new(m))))
+        } else {
+            if range > MAX_VERTICES {
+                return Err(Error::Limit {
+                    what: format!(
+                        "vertex ids up to {} exceed the dense limit; use --ids compact",
+                        range - 1
+                    ),
+                });
+            }
+            Ok((range, None))
+        }
+    }
+
+    fn memory_pass(&mut self, mapper: IdMapper, record_budget: i64) -> Result<MemoryOutcome> {
+        let t = Instant::now();
+        let budget = Arc::new(AtomicI64::new(record_budget));
+        let rules = self.plan.rules;
+        let make = || CellSink::new(rules, mapper.clone(), Destination::Memory(budget.clone()));
+        let (mut sinks, counts) = self.plan.pass(&make, self.progress, "parse")?;
+        if sinks.iter().any(|s| s.over_budget) {
+            return Ok(MemoryOutcome::OverBudget);
+        }
+        if sinks.iter().any(|s| s.needs_compaction) {
+            return Ok(MemoryOutcome::NeedsCompaction);
+        }
+        for s in sinks.iter_mut() {
+            s.finish()?;
+        }
+        self.mtx_check(&counts)?;
+        self.parse_s += t.elapsed().as_secs_f64();
+        let mut seen = SeenIds::default();
+        let mut loops = 0;
+        for s in &sinks {
+            seen.union(&s.seen);
+            loops += s.self_loops;
+        }
+        let (n, compact) = match &mapper {
+            IdMapper::Compact(m) => (m.len(), Some(m.clone())),
+            IdMapper::Dense { .. } => self.decide_ids(&seen)?,
+        };
+        let mut out_pages = Vec::new();
+        let mut in_pages = Vec::new();
+        for s in sinks {
+            out_pages.extend(s.full_out);
+            in_pages.extend(s.full_in);
+        }
+        // Compacting after a dense parse: remap in place; a cell of user
+        // ids keeps its pages and covers the ranks of its id range.
+        let remap = matches!(mapper, IdMapper::Dense { .. }) && compact.is_some();
+        let range_of = |cell: u64| -> (u64, u64) {
+            let (a, b) = (cell << CELL_SHIFT, (cell + 1) << CELL_SHIFT);
+            match (&compact, remap) {
+                (Some(m), true) => (m.map(a), m.map(b)),
+                _ => (a.min(n), b.min(n)),
+            }
+        };
+        if let (Some(m), true) = (&compact, remap) {
+            out_pages
+                .par_iter_mut()
+                .chain(in_pages.par_iter_mut())
+                .for_each(|p| {
+                    for k in p.keys.iter_mut() {
+                        *k = (m.map(*k >> 32) << 32) | m.map(*k & 0xFFFF_FFFF);
+                    }
+                });
+        }
+        let units = |pages: Vec<Page>| -> Vec<Unit> {
+            let cells = (n.max(1) - 1) >> CELL_SHIFT;
+            let cells = if remap {
+                pages
+                    .iter()
+                    .map(|p| p.owner as u64)
+                    .max()
+                    .unwrap_or(0)
+                    .max(cells)
+            } else {
+                cells
+            };
+            let mut units: Vec<Unit> = (0..=cells)
+                .map(|c| {
+                    let (lo, hi) = range_of(c);
+                    Unit {
+                        lo,
+                        hi,
+                        pages: Vec::new(),
+                    }
+                })
+                .collect();
+            for p in pages {
+                units[p.owner as usize].pages.push(p);
+            }
+            units
+        };
+        let mut w = GraphWriter::create(self.output)?;
+        let tb = Instant::now();
+        self.progress.stage("build", None);
+        let out = self.build_units(&mut w, n, false, vec![units(out_pages)])?;
+        let inn = if self.plan.rules.reverse {
+            Some(self.build_units(&mut w, n, true, vec![units(in_pages)])?)
+        } else {
+            None
+        };
+        let build_s = tb.elapsed().as_secs_f64();
+        let r = self.finish(
+            w,
+            n,
+            compact,
+            out,
+            inn,
+            loops,
+            counts,
+            BuildPath::Memory,
+            0,
+            build_s,
+        )?;
+        Ok(MemoryOutcome::Done(Box::new(r)))
+    }
+
+    /// Builds one adjacency from groups of units (one group per partition).
+    fn build_units<I>(
+        &self,
+        w: &mut GraphWriter,
+        n: u64,
+        inn: bool,
+        groups: I,
+    ) -> Result<AdjSummary>
+    where
+        I: IntoIterator<Item = Vec<Unit>>,
+    {
+        use SectionKind::*;
+        let kinds = if inn {
+            [
+                InBlocks,
+                InWeights,
+                InIndex,
+                InBlockCrcs,
+                InBlockTags,
+                InHuge,
+            ]
+        } else {
+            [
+                OutBlocks,
+                OutWeights,
+                OutIndex,
+                OutBlockCrcs,
+                OutBlockTags,
+                OutHuge,
+            ]
+        };
+        let weighted = self.plan.rules.weighted;
+        let keep = self.opts.keep_duplicates;
+        let mut b = AdjBuilder::new(w, n, &self.opts.layout, weighted, kinds, &self.temp_dir)?;
+        for units in groups {
+            let cells: Vec<LocalCsr> = units
+                .into_par_iter()
+                .filter(|u| u.hi > u.lo || !u.pages.is_empty())
+                .map(|u| {
+                    let parts: Vec<(&[u64], &[f32])> = u
+                        .pages
+                        .iter()
+                        .map(|p| (&p.keys[..], &p.weights[..]))
+                        .collect();
+                    build_cell(u.lo, u.hi, &parts, weighted, keep)
+                })
+                .collect();
+            b.add(w, &cells)?;
+        }
+        b.finish(w)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &self,
+        mut w: GraphWriter,
+        n: u64,
+        compact: Option<Arc<CompactMap>>,
+        out: AdjSummary,
+        inn: Option<AdjSummary>,
+        loops_dropped: u64,
+        counts: ParseCounts,
+        path: BuildPath,
+        partitions: usize,
+        build_s: f64,
+    ) -> Result<ConvertReport> {
+        let tf = Instant::now();
+        self.progress.stage("finish", None);
+        if let Some(i) = &inn {
+            debug_assert_eq!(i.entries, out.entries, "in- and out-adjacency disagree");
+        }
+        if let Some(m) = &compact {
+            let ids: Vec<u64> = m
+                .original_ids()
+                .iter()
+                .map(|&i| i + self.plan.id_base)
+                .collect();
+            w.section(
+                SectionKind::IdMap,
+                bytemuck::cast_slice(&ids),
+                ids.len() as u64,
+            )?;
+        }
+        let r = self.plan.rules;
+        let edges = if r.undirected {
+            (out.entries - out.loops) / 2 + out.loops
+        } else {
+            out.entries
+        };
+        let dups = if r.undirected {
+            out.dup_entries / 2 + out.dup_loops
+        } else {
+            out.dup_entries + out.dup_loops
+        };
+        let mut flags = 0;
+        if !r.undirected {
+            flags |= FLAG_DIRECTED;
+        }
+        if r.weighted {
+            flags |= FLAG_WEIGHTED;
+        }
+        if r.reverse {
+            flags |= FLAG_REVERSE;
+        }
+        if compact.is_some() {
+            flags |= FLAG_ID_MAP;
+        }
+        if self.opts.layout.inline_small && !r.weighted {
+            flags |= FLAG_INLINE_SMALL;
+        }
+        if self.opts.keep_duplicates {
+            flags |= FLAG_MULTI;
+        }
+        if r.keep_self_loops {
+            flags |= FLAG_SELF_LOOPS;
+        }
+        let header = Header {
+            version: FORMAT_VERSION,
+            flags,
+            vertex_count: n,
+            edge_count: edges,
+            out_entries: out.entries,
+            id_base: if compact.is_some() {
+                0
+            } else {
+                self.plan.id_base
+            },
+            self_loops_dropped: loops_dropped,
+            duplicates_dropped: dups,
+            lines_skipped: counts.skipped,
+            sections: Vec::new(),
+        };
+        w.finish(header)?;
+        let finish_s = tf.elapsed().as_secs_f64();
+        let cap = out.blocks * SLOTS_PER_BLOCK as u64;
+        let index_bytes = n * 8 * if r.reverse { 2 } else { 1 };
+        Ok(ConvertReport {
+            input: match self.plan.source {
+                Source::File(i) => i.path.display().to_string(),
+                Source::Generated(g) => g.describe(),
+            },
+            output: self.output.to_path_buf(),
+            format: self.plan.format,
+            compression: self.plan.compression,
+            directed: !r.undirected,
+            weighted: r.weighted,
+            reverse: r.reverse,
+            vertices: n,
+            edges,
+            out_entries: out.entries,
+            blocks: out.blocks,
+            fill_ratio: if cap == 0 {
+                1.0
+            } else {
+                (out.entries - out.inline_entries) as f64 / cap as f64
+            },
+            index_bytes_per_vertex: if n == 0 {
+                0.0
+            } else {
+                index_bytes as f64 / n as f64
+            },
+            self_loops_dropped: loops_dropped,
+            duplicates_dropped: dups,
+            parse: counts,
+            ids_compacted: compact.is_some(),
+            path,
+            path_reason: String::new(),
+            memory_budget_bytes: self.budget,
+            partitions,
+            threads: self.plan.threads,
+            input_bytes: match self.plan.source {
+                Source::File(i) => source::input_bytes(&i.path).unwrap_or(0),
+                Source::Generated(_) => 0,
+            },
+            output_bytes: std::fs::metadata(self.output).map(|m| m.len()).unwrap_or(0),
+            timings: Timings {
+                parse_s: self.parse_s,
+                build_s,
+                finish_s,
+                total_s: self.t0.elapsed().as_secs_f64(),
+            },
+        })
+    }
+
+    /// The external path (also used whenever ids must be compacted before
+    /// records are stored).
+    fn external_or_compact(&mut self, record_budget: i64, reason: &str) -> Result<ConvertReport> {
+        let rules = self.plan.rules;
+        // Pass 1: ids.
+        let t = Instant::now();
+        let make = || StatsSink::new(rules, None);
+        let (sinks, counts) = self.plan.pass(&make, self.progress, "scan ids")?;
+        self.mtx_check(&counts)?;
+        let mut seen = SeenIds::default();
+        for s in &sinks {
+            seen.union(&s.seen);
+        }
+        drop(sinks);
+        let (n, compact) = self.decide_ids(&seen)?;
+        drop(seen);
+        let mapper = match &compact {
+            Some(m) => IdMapper::Compact(m.clone()),
+            None => IdMapper::Dense { limit: n },
+        };
+        self.parse_s += t.elapsed().as_secs_f64();
+        let fits = {
+            let rec = if rules.weighted { 12 } else { 8 };
+            let dirs = if rules.undirected || rules.reverse {
+                2
+            } else {
+                1
+            };
+            (counts.data_lines.saturating_mul(rec * dirs) as i64) <= record_budget
+        };
+        if fits
+            && !reason.starts_with("records outgrew")
+            && !reason.starts_with("estimated records")
+        {
+            // Compaction was the only reason to leave the memory path.
+            if let MemoryOutcome::Done(r) = self.memory_pass(mapper.clone(), record_budget)? {
+                return Ok(*r);
+            }
+        }
+        // Pass 2: records per cell in internal ids.
+        let t = Instant::now();
+        let make = || StatsSink::new(rules, Some(mapper.clone()));
+        let (sinks, _) = self.plan.pass(&make, self.progress, "count")?;
+        let mut out_cells: Vec<u64> = Vec::new();
+        let mut in_cells: Vec<u64> = Vec::new();
+        for s in &sinks {
+            for (acc, c) in [(&mut out_cells, &s.out_cells), (&mut in_cells, &s.in_cells)] {
+                if acc.len() < c.len() {
+                    acc.resize(c.len(), 0);
+                }
+                for (a, b) in acc.iter_mut().zip(c) {
+                    *a += b;
+                }
+            }
+        }
+        drop(sinks);
+        let ncells = ((n.max(1) - 1) >> CELL_SHIFT) as usize + 1;
+        out_cells.resize(ncells, 0);
+        in_cells.resize(ncells, 0);
+        // A partition's records, its lists and its blocks must fit the budget.
+        let per_record = if rules.weighted { 48 } else { 32 };
+        let cap_records = ((self.budget as i64 - n as i64 * 24).max(self.budget as i64 / 4) as u64
+            / per_record)
+            .max(1);
+        let split = |cells: &[u64]| -> (Vec<u32>, Vec<(usize, usize)>) {
+            let mut part = vec![0u32; cells.len()];
+            let mut ranges = Vec::new();
+            let (mut start, mut acc) = (0usize, 0u64);
+            for (c, &k) in cells.iter().enumerate() {
+                if acc + k > cap_records && c > start {
+                    ranges.push((start, c));
+                    start = c;
+                    acc = 0;
+                }
+                acc += k;
+                part[c] = ranges.len() as u32;
+            }
+            ranges.push((start, cells.len()));
+            (part, ranges)
+        };
+        let (out_part, out_ranges) = split(&out_cells);
+        let out_set = Arc::new(SpillSet::new(&self.temp_dir, out_part, out_ranges.len())?);
+        let (in_set, in_ranges) = if rules.reverse {
+            let (p, r) = split(&in_cells);
+            (
+                Some(Arc::new(SpillSet::new(&self.temp_dir, p, r.len())?)),
+                r,
+            )
+        } else {
+            (None, Vec::new())
+        };
+        // Pass 3: scatter records to partition files.
+        let dest = Destination::Spill(out_set.clone(), in_set.clone());
+        let make = || CellSink::new(rules, mapper.clone(), dest.clone());
+        let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
+        let mut loops = 0;
+        for s in sinks.iter_mut() {
+            s.finish()?;
+            loops += s.self_loops;
+        }
+        drop(sinks);
+        self.parse_s += t.elapsed().as_secs_f64();
+
+        let tb = Instant::now();
+        let mut w = GraphWriter::create(self.output)?;
+        self.progress.stage(
+            "build",
+            Some(out_ranges.len() as u64 + in_ranges.len() as u64),
+        );
+        let weighted = rules.weighted;
+        let load = |set: &SpillSet, p: usize, range: (usize, usize)| -> Result<Vec<Unit>> {
+            let (keys, ws) = set.take(p, weighted)?;
+            Ok(group_into_units(keys, ws, range, n, weighted))
+        };
+        // Partitions are loaded lazily, one at a time.
+        struct Lazy<'s, F: FnMut(usize) -> Result<Vec<Unit>>> {
+            n: usize,
+            i: usize,
+            f: F,
+            err: &'s mut Option<Error>,
+        }
+        impl<F: FnMut(usize) -> Result<Vec<Unit>>> Iterator for Lazy<'_, F> {
+            type Item = Vec<Unit>;
+            fn next(&mut self) -> Option<Vec<Unit>> {
+                if self.i >= self.n || self.err.is_some() {
+                    return None;
+                }
+                self.i += 1;
+                match (self.f)(self.i - 1) {
+                    Ok(u) => Some(u),
+                    Err(e) => {
+                        *self.err = Some(e);
+                        None
+                    }
+                }
+            }
+        }
+        let progress = self.progress;
+        let mut err = None;
+        let out = {
+            let it = Lazy {
+                n: out_ranges.len(),
+                i: 0,
+                f: |p| {
+                    progress.set(p as u64);
+                    load(&out_set, p, out_ranges[p])
+                },
+                err: &mut err,
+            };
+            self.build_units(&mut w, n, false, it)?
+        };
+        if let Some(e) = err.take() {
+            return Err(e);
+        }
+        let inn = match &in_set {
+            Some(set) => {
+                let it = Lazy {
+                    n: in_ranges.len(),
+                    i: 0,
+                    f: |p| load(set, p, in_ranges[p]),
+                    err: &mut err,
+                };
+                let s = self.build_units(&mut w, n, true, it)?;
+                if let Some(e) = err.take() {
+                    return Err(e);
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        let build_s = tb.elapsed().as_secs_f64();
+        self.finish(
+            w,
+            n,
+            compact,
+            out,
+            inn,
+            loops,
+            counts,
+            BuildPath::External,
+            out_ranges.len() + in_ranges.len(),
+            build_s,
+        )
+    }
+}
+
+/// Splits a partition's records into units of one cell each.
+fn group_into_units(
+    keys: Vec<u64>,
+    ws: Vec<f32>,
+    (c0, c1): (usize, usize),
+    n: u64,
+    weighted: bool,
+) -> Vec<Unit> {
+    let cells = c1 - c0;
+    let mut counts = vec![0usize; cells];
+    for &k in &keys {
+        counts[((k >> 32) >> CELL_SHIFT) as usize - c0] += 1;
+    }
+    let mut units: Vec<Unit> = (0..cells)
+        .map(|i| {
+            let c = (c0 + i) as u64;
+            let mut p = Page {
+                owner: c as u32,
+                keys: Vec::with_capacity(counts[i]),
+                weights: Vec::new(),
+            };
+            if weighted {
+                p.weights.reserve_exact(counts[i]);
+            }
+            Unit {
+                lo: (c << CELL_SHIFT).min(n),
+                hi: ((c + 1) << CELL_SHIFT).min(n),
+                pages: vec![p],
+            }
+        })
+        .collect();
+    for (i, &k) in keys.iter().enumerate() {
+        let u = &mut units[((k >> 32) >> CELL_SHIFT) as usize - c0].pages[0];
+        u.keys.push(k);
+        if weighted {
+            u.weights.push(ws[i]);
+        }
+    }
+    units
+}

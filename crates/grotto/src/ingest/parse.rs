@@ -1,0 +1,798 @@
+//! Hand-written parsers for the text formats grotto reads, and the
+//! parallel driver that feeds parsed edges to per-thread sinks.
+//!
+//! Lines are parsed in chunks by worker threads. A worker does not know
+//! the line number its chunk starts at; it records errors by line within
+//! the chunk, and the driver turns them into file line numbers once every
+//! earlier chunk has been counted. The first error in file order wins.
+
+use super::source::{Chunker, TextReader};
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+
+/// A text format grotto reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// `u v` or `u v w` per line; `#` or `%` comments; spaces, tabs or commas.
+    EdgeList,
+    /// `u v1 v2 ...` per line.
+    AdjList,
+    /// Matrix Market coordinate format.
+    MatrixMarket,
+}
+
+impl Format {
+    /// Name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::EdgeList => "edgelist",
+            Format::AdjList => "adjlist",
+            Format::MatrixMarket => "mtx",
+        }
+    }
+}
+
+/// Value type of a Matrix Market file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MtxField {
+    /// No values.
+    Pattern,
+    /// Integer values (kept as f32 weights).
+    Integer,
+    /// Real values (kept as f32 weights).
+    Real,
+}
+
+/// What the header of a Matrix Market file declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MtxHeader {
+    /// Rows (= columns; non-square matrices are refused).
+    pub n: u64,
+    /// Entries that must follow.
+    pub nnz: u64,
+    /// Value type.
+    pub field: MtxField,
+    /// Only one triangle is stored; the graph is undirected.
+    pub symmetric: bool,
+    /// 1-based line number of the size line.
+    pub size_line: u64,
+}
+
+/// Everything a worker needs to parse data lines.
+#[derive(Clone, Copy, Debug)]
+pub struct ParseSpec {
+    /// The format.
+    pub format: Format,
+    /// Lines carry a weight column that is read.
+    pub weighted: bool,
+    /// Lines carry a weight column that is ignored.
+    pub ignore_weights: bool,
+    /// The Matrix Market header, for that format.
+    pub mtx: Option<MtxHeader>,
+    /// Turn malformed lines into counted warnings.
+    pub skip_invalid: bool,
+}
+
+/// Receives parsed edges; one sink per worker thread.
+pub trait EdgeSink: Send {
+    /// An edge `u -> v` with weight `w` (1.0 when unweighted). Ids are the
+    /// user's, minus the format's id base. Returning false stops parsing
+    /// (the sink has hit a limit it reports itself).
+    fn edge(&mut self, u: u64, v: u64, w: f32) -> bool;
+    /// A vertex named on a line without edges (adjacency lists).
+    fn vertex(&mut self, u: u64);
+}
+
+/// A parse error inside a chunk, before line numbers are known.
+#[derive(Clone, Debug)]
+pub struct LineError {
+    /// 0-based line within the chunk.
+    pub line: u64,
+    /// 1-based byte column.
+    pub column: u64,
+    /// What was expected.
+    pub expected: String,
+    /// The offending text.
+    pub found: String,
+}
+
+/// Counts from one chunk.
+#[derive(Default, Debug)]
+struct ChunkOutcome {
+    lines: u64,
+    data_lines: u64,
+    skipped: u64,
+    first_error: Option<LineError>,
+}
+
+#[inline]
+fn is_sep(c: u8) -> bool {
+    c == b' ' || c == b'\t' || c == b','
+}
+
+/// Shows at most 40 bytes of the token starting at `p`.
+fn token_at(b: &[u8], p: usize) -> String {
+    if p >= b.len() || b[p] == b'\n' || (b[p] == b'\r' && b.get(p + 1) == Some(&b'\n')) {
+        return "end of line".into();
+    }
+    let mut e = p;
+    while e < b.len() && !is_sep(b[e]) && b[e] != b'\n' && b[e] != b'\r' && e - p < 40 {
+        e += 1;
+    }
+    if e == p {
+        e = p + 1;
+    }
+    String::from_utf8_lossy(&b[p..e]).into_owned()
+}
+
+struct Cursor<'a> {
+    b: &'a [u8],
+    p: usize,
+    line_start: usize,
+}
+
+type LineResult<T> = std::result::Result<T, (usize, &'static str)>;
+
+impl Cursor<'_> {
+    #[inline]
+    fn skip_sep(&mut self) -> bool {
+        let s = self.p;
+        while is_sep(self.b[self.p]) {
+            self.p += 1;
+        }
+        self.p > s
+    }
+    #[inline]
+    fn at_eol(&self) -> bool {
+        let c = self.b[self.p];
+        c == b'\n' || (c == b'\r' && self.b[self.p + 1] == b'\n')
+    }
+    /// Parses an unsigned integer id.
+    #[inline]
+    fn id(&mut self, what: &'static str) -> LineResult<u64> {
+        let start = self.p;
+        let mut acc: u64 = 0;
+        loop {
+            let d = self.b[self.p].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            acc = match acc.checked_mul(10).and_then(|x| x.checked_add(d as u64)) {
+                Some(x) => x,
+                None => return Err((start, "a vertex id of at most 18446744073709551615")),
+            };
+            self.p += 1;
+        }
+        if self.p == start {
+            return Err((
+                start,
+                if self.b[start] == b'-' {
+                    "a non-negative vertex id"
+                } else {
+                    what
+                },
+            ));
+        }
+        let c = self.b[self.p];
+        if !(is_sep(c) || c == b'\n' || c == b'\r') {
+            return Err((start, what));
+        }
+        Ok(acc)
+    }
+    /// Parses a finite floating-point weight.
+    fn weight(&mut self) -> LineResult<f32> {
+        let start = self.p;
+        while !(is_sep(self.b[self.p]) || self.b[self.p] == b'\n' || self.b[self.p] == b'\r') {
+            self.p += 1;
+        }
+        let tok = std::str::from_utf8(&self.b[start..self.p])
+            .map_err(|_| (start, "a number for the weight"))?;
+        match tok.parse::<f64>() {
+            Ok(x) if x.is_finite() && (x as f32).is_finite() => Ok(x as f32),
+            Ok(_) => Err((start, "a finite weight that fits f32")),
+            Err(_) => Err((
+                start,
+                if start == self.p {
+                    "a weight (third column)"
+                } else {
+                    "a number for the weight"
+                },
+            )),
+        }
+    }
+    fn end_of_line(&mut self) -> LineResult<()> {
+        self.skip_sep();
+        if self.at_eol() {
+            Ok(())
+        } else {
+            Err((self.p, "end of line"))
+        }
+    }
+    fn next_line(&mut self) {
+        while self.b[self.p] != b'\n' {
+            self.p += 1;
+        }
+        self.p += 1;
+        self.line_start = self.p;
+    }
+}
+
+/// Line classification shared by all formats.
+#[inline]
+fn data_line(c: &mut Cursor) -> bool {
+    c.skip_sep();
+    let x = c.b[c.p];
+    !(c.at_eol() || x == b'#' || x == b'%')
+}
+
+fn parse_edge_line<S: EdgeSink>(
+    c: &mut Cursor,
+    spec: &ParseSpec,
+    sink: &mut S,
+) -> LineResult<bool> {
+    let u = c.id("a vertex id")?;
+    if !c.skip_sep() {
+        return Err((c.p, "a separator and a second vertex id"));
+    }
+    if c.at_eol() {
+        return Err((c.p, "a second vertex id"));
+    }
+    let v = c.id("a vertex id")?;
+    let mut w = 1.0f32;
+    if spec.weighted || spec.ignore_weights {
+        let had_sep = c.skip_sep();
+        if c.at_eol() || !had_sep {
+            return Err((c.p, "a weight (third column), as on the first edge line"));
+        }
+        let x = c.weight()?;
+        if spec.weighted {
+            w = x;
+        }
+    } else {
+        c.skip_sep();
+        if !c.at_eol() {
+            return Err((c.p, "end of line (the first edge line had two columns; a third is a weight: pass --weighted)"));
+        }
+    }
+    c.end_of_line()?;
+    Ok(sink.edge(u, v, w))
+}
+
+fn parse_adj_line<S: EdgeSink>(c: &mut Cursor, sink: &mut S) -> LineResult<bool> {
+    let u = c.id("a vertex id")?;
+    sink.vertex(u);
+    loop {
+        c.skip_sep();
+        if c.at_eol() {
+            return Ok(true);
+        }
+        let v = c.id("a vertex id")?;
+        if !sink.edge(u, v, 1.0) {
+            return Ok(false);
+        }
+    }
+}
+
+fn parse_mtx_line<S: EdgeSink>(
+    c: &mut Cursor,
+    h: &MtxHeader,
+    weighted: bool,
+    sink: &mut S,
+) -> LineResult<bool> {
+    let ps = c.p;
+    let i = c.id("a row index")?;
+    if i == 0 || i > h.n {
+        return Err((ps, "a row index between 1 and the size line's row count"));
+    }
+    if !c.skip_sep() || c.at_eol() {
+        return Err((c.p, "a column index"));
+    }
+    let pc = c.p;
+    let j = c.id("a column index")?;
+    if j == 0 || j > h.n {
+        return Err((
+            pc,
+            "a column index between 1 and the size line's column count",
+        ));
+    }
+    let mut w = 1.0;
+    if h.field != MtxField::Pattern {
+        let had = c.skip_sep();
+        if !had || c.at_eol() {
+            return Err((c.p, "a value (the header declares integer or real entries)"));
+        }
+        let x = c.weight()?;
+        if weighted {
+            w = x;
+        }
+    }
+    c.end_of_line()?;
+    Ok(sink.edge(i - 1, j - 1, w))
+}
+
+/// Parses every line of `data` (which ends with `\n`) into `sink`.
+fn parse_chunk<S: EdgeSink>(
+    data: &[u8],
+    spec: &ParseSpec,
+    sink: &mut S,
+    stop: &AtomicU64,
+) -> ChunkOutcome {
+    let mut out = ChunkOutcome::default();
+    let mut c = Cursor {
+        b: data,
+        p: 0,
+        line_start: 0,
+    };
+    while c.p < data.len() {
+        if data_line(&mut c) {
+            out.data_lines += 1;
+            let r = match spec.format {
+                Format::EdgeList => parse_edge_line(&mut c, spec, sink),
+                Format::AdjList => parse_adj_line(&mut c, sink),
+                Format::MatrixMarket => match &spec.mtx {
+                    Some(h) => parse_mtx_line(&mut c, h, spec.weighted, sink),
+                    None => Err((c.p, "a Matrix Market header")),
+                },
+            };
+            match r {
+                Ok(true) => {}
+                Ok(false) => {
+                    stop.store(0, Ordering::Relaxed);
+                    return out;
+                }
+                Err((at, expected)) => {
+                    if out.first_error.is_none() {
+                        out.first_error = Some(LineError {
+                            line: out.lines,
+                            column: (at - c.line_start + 1) as u64,
+                            expected: expected.into(),
+                            found: token_at(data, at),
+                        });
+                    }
+                    if !spec.skip_invalid {
+                        return out;
+                    }
+                    out.skipped += 1;
+                    out.data_lines -= 1;
+                }
+            }
+        }
+        c.next_line();
+        out.lines += 1;
+    }
+    out
+}
+
+/// What a whole parse produced besides the sinks.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ParseCounts {
+    /// Lines read, comments and blanks included.
+    pub lines: u64,
+    /// Lines that held data.
+    pub data_lines: u64,
+    /// Malformed lines skipped with `--skip-invalid`.
+    pub skipped: u64,
+    /// Uncompressed bytes read.
+    pub bytes: u64,
+    /// First skipped line, as "FILE:LINE:COL: message".
+    pub first_skipped: Option<String>,
+}
+
+/// A callback told how many uncompressed bytes have been read.
+pub type ProgressFn<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// The size of the text pieces handed to workers.
+pub const CHUNK_BYTES: usize = 2 << 20;
+
+/// Parses the data lines of `path` (after skipping `skip_lines` header
+/// lines) with `threads` workers, each owning a sink made by `make_sink`.
+/// Returns the sinks and the counts, or the first error in file order.
+pub fn parse_file<S: EdgeSink>(
+    path: &Path,
+    spec: &ParseSpec,
+    skip_lines: u64,
+    threads: usize,
+    make_sink: &(dyn Fn() -> S + Sync),
+    progress: ProgressFn,
+) -> Result<(Vec<S>, ParseCounts)> {
+    let threads = threads.max(1);
+    let mut chunker = Chunker::new(TextReader::open(path)?, CHUNK_BYTES);
+    let (tx, rx) = mpsc::sync_channel::<(usize, Vec<u8>)>(threads * 2);
+    let rx = Mutex::new(rx);
+    let free: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+    let outcomes: Mutex<Vec<(usize, ChunkOutcome)>> = Mutex::new(Vec::new());
+    // Smallest chunk index with an error (u64::MAX: none); 0 also means a
+    // sink asked to stop.
+    let stop = AtomicU64::new(u64::MAX);
+    let mut bytes = 0u64;
+    let mut read_error = None;
+    let mut skipped_header = 0u64;
+
+    let sinks = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut sink = make_sink();
+                    loop {
+                        let msg = match rx.lock() {
+                            Ok(r) => r.recv(),
+                            Err(_) => break,
+                        };
+                        let Ok((seq, buf)) = msg else { break };
+                        let o = if (seq as u64) < stop.load(Ordering::Relaxed) {
+                            parse_chunk(&buf, spec, &mut sink, &stop)
+                        } else {
+                            ChunkOutcome::default()
+                        };
+                        if o.first_error.is_some() && !spec.skip_invalid {
+                            stop.fetch_min(seq as u64, Ordering::Relaxed);
+                        }
+                        if let Ok(mut f) = free.lock() {
+                            f.push(buf);
+                        }
+                        if let Ok(mut all) = outcomes.lock() {
+                            all.push((seq, o));
+                        }
+                    }
+                    sink
+                })
+            })
+            .collect();
+        let mut seq = 0usize;
+        loop {
+            if stop.load(Ordering::Relaxed) != u64::MAX {
+                break;
+            }
+            let mut buf = free
+                .lock()
+                .ok()
+                .and_then(|mut f| f.pop())
+                .unwrap_or_default();
+            match chunker.next_into(&mut buf) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    read_error = Some(e);
+                    break;
+                }
+            }
+            bytes += buf.len() as u64;
+            if skipped_header < skip_lines {
+                let mut p = 0;
+                while skipped_header < skip_lines && p < buf.len() {
+                    match buf[p..].iter().position(|&c| c == b'\n') {
+                        Some(i) => {
+                            p += i + 1;
+                            skipped_header += 1;
+                        }
+                        None => break,
+                    }
+                }
+                buf.drain(..p);
+            }
+            progress(bytes);
+            if tx.send((seq, buf)).is_err() {
+                break;
+            }
+            seq += 1;
+        }
+        drop(tx);
+        workers.into_iter().map(|w| w.join()).collect::<Vec<_>>()
+    });
+    let mut out = Vec::with_capacity(threads);
+    for s in sinks {
+        match s {
+            Ok(s) => out.push(s),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    }
+    if let Some(e) = read_error {
+        return Err(e);
+    }
+    let mut outcomes = outcomes.into_inner().unwrap_or_default();
+    outcomes.sort_by_key(|(s, _)| *s);
+    let mut counts = ParseCounts {
+        bytes,
+        ..ParseCounts::default()
+    };
+    let mut line_base = skip_lines;
+    for (_, o) in &outcomes {
+        if let Some(e) = &o.first_error {
+            let at = format!("{}:{}:{}", path.display(), line_base + e.line + 1, e.column);
+            if !spec.skip_invalid {
+                return Err(Error::Parse {
+                    path: path.to_path_buf(),
+                    line: line_base + e.line + 1,
+                    column: e.column,
+                    expected: e.expected.clone(),
+                    found: e.found.clone(),
+                });
+            }
+            if counts.first_skipped.is_none() {
+                counts.first_skipped = Some(format!(
+                    "{at}: expected {}, found \"{}\"",
+                    e.expected, e.found
+                ));
+            }
+        }
+        line_base += o.lines;
+        counts.lines += o.lines;
+        counts.data_lines += o.data_lines;
+        counts.skipped += o.skipped;
+    }
+    counts.lines += skip_lines;
+    Ok((out, counts))
+}
+
+/// What the first lines of an input say about it.
+#[derive(Clone, Debug)]
+pub struct Sniffed {
+    /// Detected (or forced) format.
+    pub format: Format,
+    /// The first data line has a weight column.
+    pub has_weights: bool,
+    /// Matrix Market header.
+    pub mtx: Option<MtxHeader>,
+    /// Lines before the first data line that the parser must skip (Matrix Market).
+    pub skip_lines: u64,
+}
+
+/// Looks at the first chunk of `path` to detect the format (unless
+/// `forced`), whether lines carry weights, and the Matrix Market header.
+pub fn sniff(path: &Path, forced: Option<Format>) -> Result<Sniffed> {
+    let mut chunker = Chunker::new(TextReader::open(path)?, 1 << 20);
+    let mut buf = Vec::new();
+    chunker.next_into(&mut buf)?;
+    let text = &buf[..];
+    let is_mtx = text.starts_with(b"%%MatrixMarket");
+    let format = match forced {
+        Some(f) => f,
+        None if is_mtx => Format::MatrixMarket,
+        None => {
+            // Adjacency lists show lines with one token or more than three.
+            let mut adj = false;
+            for line in text.split(|&c| c == b'\n').take(1000) {
+                let toks = line
+                    .split(|&c| is_sep(c) || c == b'\r')
+                    .filter(|t| !t.is_empty())
+                    .count();
+                let first = line.iter().copied().find(|&c| !is_sep(c));
+                if matches!(first, Some(b'#') | Some(b'%') | None) {
+                    continue;
+                }
+                if toks == 1 || toks > 3 {
+                    adj = true;
+                    break;
+                }
+            }
+            if adj {
+                Format::AdjList
+            } else {
+                Format::EdgeList
+            }
+        }
+    };
+    let bad = |line: u64, what: String| Error::BadInput {
+        path: path.to_path_buf(),
+        what: format!("line {line}: {what}"),
+    };
+    match format {
+        Format::MatrixMarket => {
+            let mut lines = text.split(|&c| c == b'\n');
+            let first = lines.next().unwrap_or_default();
+            let first = String::from_utf8_lossy(first).trim().to_ascii_lowercase();
+            let words: Vec<&str> = first.split_whitespace().collect();
+            if words.len() != 5 || words[0] != "%%matrixmarket" || words[1] != "matrix" {
+                return Err(bad(1, format!("expected \"%%MatrixMarket matrix coordinate <field> <symmetry>\", found \"{first}\"")));
+            }
+            if words[2] != "coordinate" {
+                return Err(bad(
+                    1,
+                    format!(
+                        "only coordinate Matrix Market files hold graphs, found \"{}\"",
+                        words[2]
+                    ),
+                ));
+            }
+            let field = match words[3] {
+                "pattern" => MtxField::Pattern,
+                "integer" => MtxField::Integer,
+                "real" | "double" => MtxField::Real,
+                other => {
+                    return Err(bad(
+                        1,
+                        format!("field \"{other}\" is not supported (pattern, integer or real)"),
+                    ))
+                }
+            };
+            let symmetric = match words[4] {
+                "general" => false,
+                "symmetric" => true,
+                other => {
+                    return Err(bad(
+                        1,
+                        format!("symmetry \"{other}\" is not supported (general or symmetric)"),
+                    ))
+                }
+            };
+            let mut no = 1u64;
+            for line in lines {
+                no += 1;
+                let s = String::from_utf8_lossy(line);
+                let s = s.trim();
+                if s.is_empty() || s.starts_with('%') {
+                    continue;
+                }
+                let nums: Vec<&str> = s.split_whitespace().collect();
+                let parsed: Vec<Option<u64>> = nums.iter().map(|x| x.parse().ok()).collect();
+                if nums.len() != 3 || parsed.iter().any(|x| x.is_none()) {
+                    return Err(bad(
+                        no,
+                        format!("expected the size line \"rows columns entries\", found \"{s}\""),
+                    ));
+                }
+                let (r, c, nnz) = (
+                    parsed[0].unwrap_or(0),
+                    parsed[1].unwrap_or(0),
+                    parsed[2].unwrap_or(0),
+                );
+                if r != c {
+                    return Err(bad(
+                        no,
+                        format!("the matrix is {r} x {c}; a graph needs a square matrix"),
+                    ));
+                }
+                return Ok(Sniffed {
+                    format,
+                    has_weights: field != MtxField::Pattern,
+                    mtx: Some(MtxHeader {
+                        n: r,
+                        nnz,
+                        field,
+                        symmetric,
+                        size_line: no,
+                    }),
+                    skip_lines: no,
+                });
+            }
+            Err(bad(no, "the Matrix Market size line is missing".into()))
+        }
+        Format::AdjList => Ok(Sniffed {
+            format,
+            has_weights: false,
+            mtx: None,
+            skip_lines: 0,
+        }),
+        Format::EdgeList => {
+            let mut has_weights = false;
+            for line in text.split(|&c| c == b'\n') {
+                let first = line.iter().copied().find(|&c| !is_sep(c) && c != b'\r');
+                if matches!(first, Some(b'#') | Some(b'%') | None) {
+                    continue;
+                }
+                let toks = line
+                    .split(|&c| is_sep(c) || c == b'\r')
+                    .filter(|t| !t.is_empty())
+                    .count();
+                has_weights = toks >= 3;
+                break;
+            }
+            Ok(Sniffed {
+                format,
+                has_weights,
+                mtx: None,
+                skip_lines: 0,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Default)]
+    struct Collect(Vec<(u64, u64, f32)>, Vec<u64>);
+    impl EdgeSink for Collect {
+        fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
+            self.0.push((u, v, w));
+            true
+        }
+        fn vertex(&mut self, u: u64) {
+            self.1.push(u);
+        }
+    }
+
+    fn spec(format: Format, weighted: bool) -> ParseSpec {
+        ParseSpec {
+            format,
+            weighted,
+            ignore_weights: false,
+            mtx: None,
+            skip_invalid: false,
+        }
+    }
+
+    fn run(text: &str, s: &ParseSpec) -> (Collect, ChunkOutcome) {
+        let mut c = Collect::default();
+        let stop = AtomicU64::new(u64::MAX);
+        let o = parse_chunk(text.as_bytes(), s, &mut c, &stop);
+        (c, o)
+    }
+
+    #[test]
+    fn edge_lists_with_comments_tabs_crlf_and_commas() {
+        let (c, o) = run(
+            "# c\n1 2\r\n\t3\t4  \n\n% x\n5,6\n",
+            &spec(Format::EdgeList, false),
+        );
+        assert!(o.first_error.is_none(), "{:?}", o.first_error);
+        assert_eq!(c.0, vec![(1, 2, 1.0), (3, 4, 1.0), (5, 6, 1.0)]);
+        assert_eq!(o.lines, 6);
+    }
+
+    #[test]
+    fn weights_and_their_absence() {
+        let (c, o) = run("1 2 0.5\n3 4 -2e3\n", &spec(Format::EdgeList, true));
+        assert!(o.first_error.is_none());
+        assert_eq!(c.0, vec![(1, 2, 0.5), (3, 4, -2000.0)]);
+        let (_, o) = run("1 2 0.5\n3 4\n", &spec(Format::EdgeList, true));
+        let e = o.first_error.unwrap();
+        assert_eq!((e.line, e.column), (1, 4));
+        assert!(e.expected.contains("weight"));
+    }
+
+    #[test]
+    fn errors_name_column_and_text() {
+        for (text, col, found) in [
+            ("1 x\n", 3, "x"),
+            ("-1 2\n", 1, "-1"),
+            ("1 2 3\n", 5, "3"),
+            ("1\n", 2, "end of line"),
+            ("99999999999999999999 1\n", 1, "99999999999999999999"),
+            ("1 2x\n", 3, "2x"),
+        ] {
+            let (_, o) = run(text, &spec(Format::EdgeList, false));
+            let e = o
+                .first_error
+                .unwrap_or_else(|| panic!("no error for {text:?}"));
+            assert_eq!(e.column, col, "{text:?}");
+            assert_eq!(e.found, found, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn adjacency_lists() {
+        let (c, o) = run("1 2 3 4\n5\n6 7\n", &spec(Format::AdjList, false));
+        assert!(o.first_error.is_none());
+        assert_eq!(c.0.len(), 4);
+        assert_eq!(c.1, vec![1, 5, 6]);
+    }
+
+    #[test]
+    fn matrix_market_entries() {
+        let h = MtxHeader {
+            n: 3,
+            nnz: 2,
+            field: MtxField::Real,
+            symmetric: false,
+            size_line: 2,
+        };
+        let s = ParseSpec {
+            mtx: Some(h),
+            ..spec(Format::MatrixMarket, true)
+        };
+        let (c, o) = run("1 3 2.5\n3 3 1\n", &s);
+        assert!(o.first_error.is_none());
+        assert_eq!(c.0, vec![(0, 2, 2.5), (2, 2, 1.0)]);
+        let (_, o) = run("4 1 1\n", &s);
+        assert!(o.first_error.unwrap().expected.contains("row index"));
+        let (_, o) = run("0 1 1\n", &s);
+        assert!(o.first_error.is_some());
+    }
+}

@@ -1,0 +1,393 @@
+//! Where parsed edges go before the blocks are built.
+//!
+//! An edge becomes a record: a u64 key `(source << 32) | target` in
+//! internal ids, plus an f32 weight for weighted graphs. Records are kept
+//! by *cell*, a range of 2^16 consecutive sources, in fixed-size pages, so
+//! that each cell can later be turned into adjacency lists with counters
+//! that fit in the CPU cache. Two destinations:
+//! - memory: pages stay in memory, grouped by cell;
+//! - spill: pages are appended to one temporary file per *partition* (a run
+//!   of consecutive cells sized to the memory budget) in 1 MiB writes.
+
+use super::ids::{IdMapper, SeenIds};
+use super::parse::EdgeSink;
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// log2 of the number of sources in a cell.
+pub const CELL_SHIFT: u32 = 16;
+/// Records per in-memory page.
+pub const PAGE_RECORDS: usize = 8192;
+/// Records per spill page (one write).
+pub const SPILL_PAGE_RECORDS: usize = 1 << 17;
+
+/// A page of records of one cell (memory) or one partition (spill).
+#[derive(Debug, Default)]
+pub struct Page {
+    /// Cell (memory) or partition (spill) the page belongs to.
+    pub owner: u32,
+    /// `(source << 32) | target`.
+    pub keys: Vec<u64>,
+    /// Weights, parallel to `keys` (empty when unweighted).
+    pub weights: Vec<f32>,
+}
+
+impl Page {
+    /// Bytes a page of `n` records takes.
+    pub fn bytes(n: usize, weighted: bool) -> i64 {
+        (n * if weighted { 12 } else { 8 }) as i64
+    }
+}
+
+/// Spill files, one per partition, shared by all workers.
+pub struct SpillSet {
+    files: Vec<Mutex<File>>,
+    /// Partition of each cell.
+    cell_part: Vec<u32>,
+    path_hint: std::path::PathBuf,
+}
+
+impl SpillSet {
+    /// Creates `parts` anonymous temporary files in `dir`.
+    pub fn new(dir: &std::path::Path, cell_part: Vec<u32>, parts: usize) -> Result<SpillSet> {
+        let files = (0..parts)
+            .map(|_| {
+                tempfile::tempfile_in(dir)
+                    .map(Mutex::new)
+                    .map_err(|e| Error::io(dir, "create spill file", e))
+            })
+            .collect::<Result<_>>()?;
+        Ok(SpillSet {
+            files,
+            cell_part,
+            path_hint: dir.to_path_buf(),
+        })
+    }
+
+    fn write(&self, page: &Page) -> Result<()> {
+        let mut f = self.files[page.owner as usize]
+            .lock()
+            .map_err(|_| Error::Invalid("spill lock poisoned".into()))?;
+        let n = page.keys.len() as u32;
+        let mut bytes = Vec::with_capacity(4 + page.keys.len() * 12);
+        bytes.extend_from_slice(&n.to_le_bytes());
+        bytes.extend_from_slice(bytemuck::cast_slice(&page.keys));
+        bytes.extend_from_slice(bytemuck::cast_slice(&page.weights));
+        f.write_all(&bytes)
+            .map_err(|e| Error::io(&self.path_hint, "write spill file", e))
+    }
+
+    fn last_part(&self) -> u32 {
+        self.files.len().saturating_sub(1) as u32
+    }
+
+    /// Number of partitions.
+    pub fn parts(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Reads back all records of partition `p` and removes them from disk.
+    pub fn take(&self, p: usize, weighted: bool) -> Result<(Vec<u64>, Vec<f32>)> {
+        use std::io::Seek;
+        let mut f = self.files[p]
+            .lock()
+            .map_err(|_| Error::Invalid("spill lock poisoned".into()))?;
+        let err = |e| Error::io(&self.path_hint, "read spill file", e);
+        f.flush().map_err(err)?;
+        f.seek(std::io::SeekFrom::Start(0)).map_err(err)?;
+        let mut raw = Vec::new();
+        f.read_to_end(&mut raw).map_err(err)?;
+        f.set_len(0).map_err(err)?;
+        let mut keys = Vec::new();
+        let mut weights = Vec::new();
+        let mut p = 0;
+        while p + 4 <= raw.len() {
+            let n = u32::from_le_bytes([raw[p], raw[p + 1], raw[p + 2], raw[p + 3]]) as usize;
+            p += 4;
+            let kb = n * 8;
+            let wb = if weighted { n * 4 } else { 0 };
+            if p + kb + wb > raw.len() {
+                return Err(Error::Invalid("spill file shorter than written".into()));
+            }
+            keys.extend(bytemuck::pod_collect_to_vec::<u8, u64>(&raw[p..p + kb]));
+            p += kb;
+            weights.extend(bytemuck::pod_collect_to_vec::<u8, f32>(&raw[p..p + wb]));
+            p += wb;
+        }
+        Ok((keys, weights))
+    }
+}
+
+/// Where a sink's full pages go.
+#[derive(Clone)]
+pub enum Destination {
+    /// Keep pages in memory; stop once the shared budget (bytes) runs out.
+    Memory(Arc<AtomicI64>),
+    /// Append pages to the spill sets of the out- and in-adjacency.
+    Spill(Arc<SpillSet>, Option<Arc<SpillSet>>),
+}
+
+/// What the build does with each edge.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordRules {
+    /// Store each edge in both directions.
+    pub undirected: bool,
+    /// Also store the edge reversed in the in-adjacency.
+    pub reverse: bool,
+    /// Keep weights.
+    pub weighted: bool,
+    /// Keep self loops.
+    pub keep_self_loops: bool,
+}
+
+/// Per-worker sink that turns edges into records.
+pub struct CellSink {
+    rules: RecordRules,
+    mapper: IdMapper,
+    dest: Destination,
+    /// Open pages of the out-adjacency, by cell or partition.
+    open_out: Vec<Page>,
+    open_in: Vec<Page>,
+    /// Full pages kept in memory.
+    pub full_out: Vec<Page>,
+    /// Full pages of the in-adjacency kept in memory.
+    pub full_in: Vec<Page>,
+    /// Ids seen (dense mode only).
+    pub seen: SeenIds,
+    /// Self loops dropped.
+    pub self_loops: u64,
+    /// An id did not fit the dense mapping.
+    pub needs_compaction: bool,
+    /// The memory budget ran out.
+    pub over_budget: bool,
+    /// A spill write failed.
+    pub error: Option<Error>,
+}
+
+impl CellSink {
+    /// A sink with the given rules, id mapping and destination.
+    pub fn new(rules: RecordRules, mapper: IdMapper, dest: Destination) -> CellSink {
+        CellSink {
+            rules,
+            mapper,
+            dest,
+            open_out: Vec::new(),
+            open_in: Vec::new(),
+            full_out: Vec::new(),
+            full_in: Vec::new(),
+            seen: SeenIds::default(),
+            self_loops: 0,
+            needs_compaction: false,
+            over_budget: false,
+            error: None,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, inn: bool, src: u32, dst: u32, w: f32) -> bool {
+        let cell = (src >> CELL_SHIFT) as usize;
+        let (slot, cap) = match &self.dest {
+            Destination::Memory(_) => (cell, PAGE_RECORDS),
+            Destination::Spill(o, i) => {
+                let set = if inn { i.as_ref().unwrap_or(o) } else { o };
+                (
+                    set.cell_part.get(cell).copied().unwrap_or(set.last_part()) as usize,
+                    SPILL_PAGE_RECORDS,
+                )
+            }
+        };
+        let weighted = self.rules.weighted;
+        let open = if inn {
+            &mut self.open_in
+        } else {
+            &mut self.open_out
+        };
+        if slot >= open.len() {
+            open.resize_with(slot + 1, Page::default);
+        }
+        let page = &mut open[slot];
+        if page.keys.capacity() == 0 {
+            page.owner = slot as u32;
+            page.keys.reserve_exact(cap);
+            if weighted {
+                page.weights.reserve_exact(cap);
+            }
+            if let Destination::Memory(budget) = &self.dest {
+                if budget.fetch_sub(Page::bytes(cap, weighted), Ordering::Relaxed) < 0 {
+                    self.over_budget = true;
+                    return false;
+                }
+            }
+        }
+        page.keys.push(((src as u64) << 32) | dst as u64);
+        if weighted {
+            page.weights.push(w);
+        }
+        if page.keys.len() == cap {
+            let full = std::mem::take(page);
+            return self.retire(inn, full);
+        }
+        true
+    }
+
+    fn retire(&mut self, inn: bool, page: Page) -> bool {
+        match &self.dest {
+            Destination::Memory(_) => {
+                if inn {
+                    self.full_in.push(page)
+                } else {
+                    self.full_out.push(page)
+                }
+                true
+            }
+            Destination::Spill(o, i) => {
+                match (if inn { i.as_ref().unwrap_or(o) } else { o }).write(&page) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        self.error = Some(e);
+                        false
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves every partly filled page to the full lists (or the spill files).
+    pub fn finish(&mut self) -> Result<()> {
+        for inn in [false, true] {
+            let open = std::mem::take(if inn {
+                &mut self.open_in
+            } else {
+                &mut self.open_out
+            });
+            for p in open.into_iter().filter(|p| !p.keys.is_empty()) {
+                if !self.retire(inn, p) {
+                    break;
+                }
+            }
+        }
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl EdgeSink for CellSink {
+    #[inline]
+    fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
+        let (Some(a), Some(b)) = (self.mapper.map(u), self.mapper.map(v)) else {
+            self.needs_compaction = true;
+            return false;
+        };
+        if let IdMapper::Dense { .. } = self.mapper {
+            self.seen.small.set(a as u64);
+            self.seen.small.set(b as u64);
+        }
+        if a == b && !self.rules.keep_self_loops {
+            self.self_loops += 1;
+            return true;
+        }
+        if !self.push(false, a, b, w) {
+            return false;
+        }
+        if self.rules.undirected && a != b {
+            return self.push(false, b, a, w);
+        }
+        if self.rules.reverse {
+            return self.push(true, b, a, w);
+        }
+        true
+    }
+
+    fn vertex(&mut self, u: u64) {
+        match self.mapper.map(u) {
+            Some(a) => {
+                if let IdMapper::Dense { .. } = self.mapper {
+                    self.seen.small.set(a as u64);
+                }
+            }
+            None => self.needs_compaction = true,
+        }
+    }
+}
+
+/// Per-worker sink for the first pass of the external build: ids seen and
+/// records per cell, nothing stored.
+pub struct StatsSink {
+    rules: RecordRules,
+    mapper: Option<IdMapper>,
+    /// Ids seen (when no mapper is set).
+    pub seen: SeenIds,
+    /// Out-records per cell of internal ids (ids below 2^32 - 1 only).
+    pub out_cells: Vec<u64>,
+    /// In-records per cell.
+    pub in_cells: Vec<u64>,
+    /// Records whose source is beyond the u32 range (no cell yet).
+    pub unplaced: u64,
+}
+
+impl StatsSink {
+    /// A sink that records seen ids (`mapper = None`) or, with a mapper,
+    /// counts records per cell of mapped ids.
+    pub fn new(rules: RecordRules, mapper: Option<IdMapper>) -> StatsSink {
+        StatsSink {
+            rules,
+            mapper,
+            seen: SeenIds::default(),
+            out_cells: Vec::new(),
+            in_cells: Vec::new(),
+            unplaced: 0,
+        }
+    }
+
+    #[inline]
+    fn count(cells: &mut Vec<u64>, unplaced: &mut u64, src: u64) {
+        if src >= u32::MAX as u64 {
+            *unplaced += 1;
+            return;
+        }
+        let c = (src >> CELL_SHIFT) as usize;
+        if c >= cells.len() {
+            cells.resize(c + 1, 0);
+        }
+        cells[c] += 1;
+    }
+}
+
+impl EdgeSink for StatsSink {
+    #[inline]
+    fn edge(&mut self, u: u64, v: u64, _w: f32) -> bool {
+        let (a, b) = match &self.mapper {
+            None => {
+                self.seen.insert(u);
+                self.seen.insert(v);
+                (u, v)
+            }
+            Some(m) => match (m.map(u), m.map(v)) {
+                (Some(a), Some(b)) => (a as u64, b as u64),
+                _ => return true,
+            },
+        };
+        if a == b && !self.rules.keep_self_loops {
+            return true;
+        }
+        Self::count(&mut self.out_cells, &mut self.unplaced, a);
+        if self.rules.undirected && a != b {
+            Self::count(&mut self.out_cells, &mut self.unplaced, b);
+        }
+        if self.rules.reverse {
+            Self::count(&mut self.in_cells, &mut self.unplaced, b);
+        }
+        true
+    }
+
+    fn vertex(&mut self, u: u64) {
+        if self.mapper.is_none() {
+            self.seen.insert(u);
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! Byte-level layout of a grotto graph file (format version 1).
+//!
+//! `docs/format.md` describes the same layout in prose; this module is the
+//! single place in the code that knows offsets and encodings. Everything is
+//! little-endian and every section starts on a 4 KiB boundary so that the
+//! engines can read with `O_DIRECT`.
+
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// First eight bytes of every grotto file.
+pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
+/// The newest format version this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Size of the header and of every edge block, in bytes.
+pub const BLOCK_BYTES: usize = 4096;
+/// Neighbour ids (u32) held by one edge block.
+pub const SLOTS_PER_BLOCK: usize = BLOCK_BYTES / 4;
+/// Largest vertex count a file can hold: internal ids are u32 and
+/// `u32::MAX` is reserved as "no vertex".
+pub const MAX_VERTICES: u64 = u32::MAX as u64;
+
+/// Header flag: edges have a direction (otherwise each edge is stored in both lists).
+pub const FLAG_DIRECTED: u64 = 1 << 0;
+/// Header flag: a weights section parallels the edge blocks.
+pub const FLAG_WEIGHTED: u64 = 1 << 1;
+/// Header flag: the in-edge adjacency (reverse edges) is stored too.
+pub const FLAG_REVERSE: u64 = 1 << 2;
+/// Header flag: vertex ids were compacted and an id map section exists.
+pub const FLAG_ID_MAP: u64 = 1 << 3;
+/// Header flag: lists of degree 1 and 2 may be stored inside the index.
+pub const FLAG_INLINE_SMALL: u64 = 1 << 4;
+/// Header flag: duplicate edges were kept.
+pub const FLAG_MULTI: u64 = 1 << 5;
+/// Header flag: self loops were kept.
+pub const FLAG_SELF_LOOPS: u64 = 1 << 6;
+const KNOWN_FLAGS: u64 = (1 << 7) - 1;
+
+/// Block encoding tag: 1024 raw little-endian u32 neighbour ids.
+pub const ENCODING_RAW_U32: u8 = 0;
+
+/// What a section holds. The numeric codes are part of the format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SectionKind {
+    /// Edge blocks of the out-adjacency (or the only adjacency of an undirected graph).
+    OutBlocks,
+    /// Weight blocks parallel to `OutBlocks` (f32 per slot).
+    OutWeights,
+    /// One u64 index entry per vertex for the out-adjacency.
+    OutIndex,
+    /// One CRC-32C per edge block, then one per weight block.
+    OutBlockCrcs,
+    /// One encoding tag byte per edge block.
+    OutBlockTags,
+    /// (vertex u64, degree u64) pairs for lists too long for an index entry.
+    OutHuge,
+    /// In-adjacency sections (present with `FLAG_REVERSE`).
+    InBlocks,
+    /// Weights of the in-adjacency.
+    InWeights,
+    /// Index of the in-adjacency.
+    InIndex,
+    /// Block checksums of the in-adjacency.
+    InBlockCrcs,
+    /// Block tags of the in-adjacency.
+    InBlockTags,
+    /// Long lists of the in-adjacency.
+    InHuge,
+    /// Sorted original ids (u64), one per vertex (present with `FLAG_ID_MAP`).
+    IdMap,
+}
+
+impl SectionKind {
+    /// Every kind, in the order sections appear in a file.
+    pub const ALL: [SectionKind; 13] = [
+        SectionKind::OutBlocks,
+        SectionKind::OutWeights,
+        SectionKind::OutIndex,
+        SectionKind::OutBlockCrcs,
+        SectionKind::OutBlockTags,
+        SectionKind::OutHuge,
+        SectionKind::InBlocks,
+        SectionKind::InWeights,
+        SectionKind::InIndex,
+        SectionKind::InBlockCrcs,
+        SectionKind::InBlockTags,
+        SectionKind::InHuge,
+        SectionKind::IdMap,
+    ];
+
+    /// The on-disk code of this kind.
+    pub fn code(self) -> u32 {
+        match self {
+            SectionKind::OutBlocks => 1,
+            SectionKind::OutWeights => 2,
+            SectionKind::OutIndex => 3,
+            SectionKind::OutBlockCrcs => 4,
+            SectionKind::OutBlockTags => 5,
+            SectionKind::OutHuge => 6,
+            SectionKind::InBlocks => 11,
+            SectionKind::InWeights => 12,
+            SectionKind::InIndex => 13,
+            SectionKind::InBlockCrcs => 14,
+            SectionKind::InBlockTags => 15,
+            SectionKind::InHuge => 16,
+            SectionKind::IdMap => 20,
+        }
+    }
+
+    /// The kind with on-disk code `code`, if this build knows it.
+    pub fn from_code(code: u32) -> Option<SectionKind> {
+        SectionKind::ALL.into_iter().find(|k| k.code() == code)
+    }
+
+    /// A short name used in error messages and `grotto info`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SectionKind::OutBlocks => "out-blocks",
+            SectionKind::OutWeights => "out-weights",
+            SectionKind::OutIndex => "out-index",
+            SectionKind::OutBlockCrcs => "out-block-crcs",
+            SectionKind::OutBlockTags => "out-block-tags",
+            SectionKind::OutHuge => "out-huge",
+            SectionKind::InBlocks => "in-blocks",
+            SectionKind::InWeights => "in-weights",
+            SectionKind::InIndex => "in-index",
+            SectionKind::InBlockCrcs => "in-block-crcs",
+            SectionKind::InBlockTags => "in-block-tags",
+            SectionKind::InHuge => "in-huge",
+            SectionKind::IdMap => "id-map",
+        }
+    }
+
+    /// Block sections are checked block by block when read (their CRCs
+    /// live in a separate section); every other section has one CRC in the
+    /// header that is checked when the file is opened.
+    pub fn is_block_data(self) -> bool {
+        matches!(
+            self,
+            SectionKind::OutBlocks
+                | SectionKind::OutWeights
+                | SectionKind::InBlocks
+                | SectionKind::InWeights
+        )
+    }
+}
+
+/// One row of the section table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// What the section holds.
+    pub kind: SectionKind,
+    /// Byte offset in the file, a multiple of `BLOCK_BYTES`.
+    pub offset: u64,
+    /// Length in bytes, excluding padding up to the next 4 KiB boundary.
+    pub length: u64,
+    /// Number of elements (blocks, entries, pairs) the section holds.
+    pub count: u64,
+    /// CRC-32C of the section bytes including zero padding (0 for block data).
+    pub crc: u32,
+}
+
+/// The decoded header block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// Format version the file was written with.
+    pub version: u32,
+    /// `FLAG_*` bits.
+    pub flags: u64,
+    /// Number of vertices (internal ids are `0..vertex_count`).
+    pub vertex_count: u64,
+    /// Number of edges: arcs for a directed graph, unordered pairs for an undirected one.
+    pub edge_count: u64,
+    /// Sum of out-degrees (adjacency entries stored in the out-adjacency).
+    pub out_entries: u64,
+    /// Added to an internal id to give the user's id when there is no id map
+    /// (1 for Matrix Market input, 0 otherwise).
+    pub id_base: u64,
+    /// Self loops dropped while building.
+    pub self_loops_dropped: u64,
+    /// Duplicate edges dropped while building.
+    pub duplicates_dropped: u64,
+    /// Malformed input lines skipped (with `--skip-invalid`).
+    pub lines_skipped: u64,
+    /// The section table.
+    pub sections: Vec<Section>,
+}
+
+const HEADER_FIXED: usize = 96;
+const SECTION_ROW: usize = 40;
+const HEADER_CRC_AT: usize = BLOCK_BYTES - 4;
+/// Most sections a header can describe.
+pub const MAX_SECTIONS: usize = (HEADER_CRC_AT - HEADER_FIXED) / SECTION_ROW;
+
+impl Header {
+    /// True when the graph's edges have a direction.
+    pub fn directed(&self) -> bool {
+        self.flags & FLAG_DIRECTED != 0
+    }
+    /// True when edges carry f32 weights.
+    pub fn weighted(&self) -> bool {
+        self.flags & FLAG_WEIGHTED != 0
+    }
+    /// True when the in-adjacency is stored.
+    pub fn has_reverse(&self) -> bool {
+        self.flags & FLAG_REVERSE != 0
+    }
+    /// True when an id map section translates internal ids to the user's.
+    pub fn has_id_map(&self) -> bool {
+        self.flags & FLAG_ID_MAP != 0
+    }
+
+    /// The section of `kind`, if present.
+    pub fn section(&self, kind: SectionKind) -> Option<&Section> {
+        self.sections.iter().find(|s| s.kind == kind)
+    }
+
+    /// Serialises the header into one 4 KiB block, checksum included.
+    pub fn encode(&self) -> Vec<u8> {
+        assert!(
+            self.sections.len() <= MAX_SECTIONS,
+            "section table overflow"
+        );
+        let mut b = vec![0u8; BLOCK_BYTES];
+        b[0..8].copy_from_slice(&MAGIC);
+        put_u32(&mut b, 8, self.version);
+        put_u32(&mut b, 12, BLOCK_BYTES as u32);
+        put_u64(&mut b, 16, self.flags);
+        put_u64(&mut b, 24, self.vertex_count);
+        put_u64(&mut b, 32, self.edge_count);
+        put_u64(&mut b, 40, self.out_entries);
+        put_u64(&mut b, 48, self.id_base);
+        put_u64(&mut b, 56, self.self_loops_dropped);
+        put_u64(&mut b, 64, self.duplicates_dropped);
+        put_u64(&mut b, 72, self.lines_skipped);
+        put_u32(&mut b, 80, self.sections.len() as u32);
+        for (i, s) in self.sections.iter().enumerate() {
+            let at = HEADER_FIXED + i * SECTION_ROW;
+            put_u32(&mut b, at, s.kind.code());
+            put_u64(&mut b, at + 8, s.offset);
+            put_u64(&mut b, at + 16, s.length);
+            put_u64(&mut b, at + 24, s.count);
+            put_u32(&mut b, at + 32, s.crc);
+        }
+        let crc = crc32c::crc32c(&b[..HEADER_CRC_AT]);
+        put_u32(&mut b, HEADER_CRC_AT, crc);
+        b
+    }
+
+    /// Parses and validates a header block read from `path` whose total
+    /// size is `file_len`. Checks magic, version, checksum, flags and that
+    /// every section lies inside the file, aligned and without overlap.
+    pub fn decode(b: &[u8], path: &Path, file_len: u64) -> Result<Header> {
+        let corrupt = |what: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            what,
+        };
+        if b.len() < BLOCK_BYTES || b[0..8] != MAGIC {
+            return Err(Error::NotAGraph {
+                path: path.to_path_buf(),
+            });
+        }
+        let version = get_u32(b, 8);
+        if version > FORMAT_VERSION {
+            return Err(Error::NewerVersion {
+                path: path.to_path_buf(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if version == 0 {
+            return Err(corrupt("header: format version 0".into()));
+        }
+        let stored = get_u32(b, HEADER_CRC_AT);
+        let actual = crc32c::crc32c(&b[..HEADER_CRC_AT]);
+        if stored != actual {
+            return Err(corrupt(format!(
+                "header checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
+            )));
+        }
+        if get_u32(b, 12) as usize != BLOCK_BYTES {
+            return Err(corrupt(format!(
+                "header: block size {} is not 4096",
+                get_u32(b, 12)
+            )));
+        }
+        let flags = get_u64(b, 16);
+        if flags & !KNOWN_FLAGS != 0 {
+            return Err(corrupt(format!("header: unknown flags {flags:#x}")));
+        }
+        let n = get_u32(b, 80) as usize;
+        if n > MAX_SECTIONS {
+            return Err(corrupt(format!(
+                "header: {n} sections listed, at most {MAX_SECTIONS} fit"
+            )));
+        }
+        let mut sections = Vec::with_capacity(n);
+        for i in 0..n {
+            let at = HEADER_FIXED + i * SECTION_ROW;
+            let code = get_u32(b, at);
+            let kind = SectionKind::from_code(code).ok_or_else(|| {
+                corrupt(format!(
+                    "section table row {i}: unknown section kind {code}"
+                ))
+            })?;
+            let s = Section {
+                kind,
+                offset: get_u64(b, at + 8),
+                length: get_u64(b, at + 16),
+                count: get_u64(b, at + 24),
+                crc: get_u32(b, at + 32),
+            };
+            let end = s.offset.checked_add(padded(s.length));
+            if s.offset % BLOCK_BYTES as u64 != 0 || s.offset < BLOCK_BYTES as u64 {
+                return Err(corrupt(format!(
+                    "section {}: offset {} is not a 4 KiB boundary after the header",
+                    kind.name(),
+                    s.offset
+                )));
+            }
+            match end {
+                Some(e) if e <= file_len => {}
+                _ => {
+                    return Err(Error::Truncated {
+                        path: path.to_path_buf(),
+                        what: format!(
+                            "section {} ends at byte {} but the file has {} bytes",
+                            kind.name(),
+                            s.offset.saturating_add(padded(s.length)),
+                            file_len
+                        ),
+                    })
+                }
+            }
+            if sections.iter().any(|o: &Section| o.kind == kind) {
+                return Err(corrupt(format!("section {} listed twice", kind.name())));
+            }
+            sections.push(s);
+        }
+        let mut sorted: Vec<&Section> = sections.iter().collect();
+        sorted.sort_by_key(|s| s.offset);
+        for w in sorted.windows(2) {
+            if w[0].offset + padded(w[0].length) > w[1].offset {
+                return Err(corrupt(format!(
+                    "sections {} and {} overlap",
+                    w[0].kind.name(),
+                    w[1].kind.name()
+                )));
+            }
+        }
+        Ok(Header {
+            version,
+            flags,
+            vertex_count: get_u64(b, 24),
+            edge_count: get_u64(b, 32),
+            out_entries: get_u64(b, 40),
+            id_base: get_u64(b, 48),
+            self_loops_dropped: get_u64(b, 56),
+            duplicates_dropped: get_u64(b, 64),
+            lines_skipped: get_u64(b, 72),
+            sections,
+        })
+    }
+}
+
+/// `len` rounded up to a whole number of 4 KiB blocks.
+pub fn padded(len: u64) -> u64 {
+    len.div_ceil(BLOCK_BYTES as u64) * BLOCK_BYTES as u64
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+fn get_u32(b: &[u8], at: usize) -> u32 {
+    let mut a = [0u8; 4];
+    a.copy_from_slice(&b[at..at + 4]);
+    u32::from_le_bytes(a)
+}
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// Index entry encoding: 2 tag bits, then a payload.
+///
+/// | tag | meaning | payload |
+/// |-----|---------|---------|
+/// | 0 | list in edge blocks (or empty) | degree (22 bits) and slot offset (40 bits) |
+/// | 1 | one neighbour, kept in memory | the neighbour id (low 32 bits) |
+/// | 2 | two neighbours < 2^31, kept in memory | two 31-bit ids |
+/// | 3 | list in edge blocks, degree ≥ 2^22 | slot offset (40 bits); degree in the huge table |
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexEntry {
+    /// A list of `degree` neighbours starting at slot `offset` of the edge blocks.
+    Disk {
+        /// Slot (u32 position) where the list starts: block = offset / 1024.
+        offset: u64,
+        /// Length of the list; `0` for a vertex without edges.
+        degree: u64,
+    },
+    /// A single neighbour stored in the index itself.
+    One(u32),
+    /// Two neighbours stored in the index itself.
+    Two(u32, u32),
+    /// A list too long for the degree field; its degree is in the huge table.
+    Huge {
+        /// Slot where the list starts (always a block boundary).
+        offset: u64,
+    },
+}
+
+/// Largest degree the index entry's degree field holds.
+pub const ENTRY_MAX_DEGREE: u64 = (1 << 22) - 1;
+/// Largest slot offset an index entry holds (2^40 slots = 4 TiB of edges).
+pub const ENTRY_MAX_OFFSET: u64 = (1 << 40) - 1;
+const MASK31: u64 = (1 << 31) - 1;
+
+impl IndexEntry {
+    /// Packs the entry into its u64 form.
+    pub fn encode(self) -> u64 {
+        match self {
+            IndexEntry::Disk { offset, degree } => {
+                debug_assert!(offset <= ENTRY_MAX_OFFSET && degree <= ENTRY_MAX_DEGREE);
+                (degree << 40) | offset
+            }
+            IndexEntry::One(v) => (1 << 62) | v as u64,
+            IndexEntry::Two(a, b) => {
+                debug_assert!((a as u64) <= MASK31 && (b as u64) <= MASK31);
+                (2 << 62) | ((a as u64) << 31) | b as u64
+            }
+            IndexEntry::Huge { offset } => (3 << 62) | offset,
+        }
+    }
+
+    /// Unpacks a u64 index entry.
+    pub fn decode(e: u64) -> IndexEntry {
+        match e >> 62 {
+            0 => IndexEntry::Disk {
+                offset: e & ENTRY_MAX_OFFSET,
+                degree: (e >> 40) & ENTRY_MAX_DEGREE,
+            },
+            1 => IndexEntry::One(e as u32),
+            2 => IndexEntry::Two(((e >> 31) & MASK31) as u32, (e & MASK31) as u32),
+            _ => IndexEntry::Huge {
+                offset: e & ENTRY_MAX_OFFSET,
+            },
+        }
+    }
+
+    /// Whether two neighbours fit an inline entry.
+    pub fn fits_two(a: u32, b: u32) -> bool {
+        (a as u64) <= MASK31 && (b as u64) <= MASK31
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_entries_round_trip() {
+        let cases = [
+            IndexEntry::Disk {
+                offset: 0,
+                degree: 0,
+            },
+            IndexEntry::Disk {
+                offset: ENTRY_MAX_OFFSET,
+                degree: ENTRY_MAX_DEGREE,
+            },
+            IndexEntry::Disk {
+                offset: 1024 * 77 + 5,
+                degree: 3,
+            },
+            IndexEntry::One(u32::MAX - 1),
+            IndexEntry::Two(0, (1 << 31) - 1),
+            IndexEntry::Huge { offset: 1 << 39 },
+        ];
+        for c in cases {
+            assert_eq!(IndexEntry::decode(c.encode()), c);
+        }
+    }
+
+    #[test]
+    fn header_round_trip_and_corruption() {
+        let h = Header {
+            version: FORMAT_VERSION,
+            flags: FLAG_DIRECTED | FLAG_WEIGHTED,
+            vertex_count: 10,
+            edge_count: 20,
+            out_entries: 20,
+            id_base: 1,
+            self_loops_dropped: 1,
+            duplicates_dropped: 2,
+            lines_skipped: 0,
+            sections: vec![Section {
+                kind: SectionKind::OutIndex,
+                offset: 4096,
+                length: 80,
+                count: 10,
+                crc: 7,
+            }],
+        };
+        let b = h.encode();
+        let p = Path::new("x.grotto");
+        assert_eq!(Header::decode(&b, p, 8192).unwrap(), h);
+        let mut bad = b.clone();
+        bad[30] ^= 1;
+        assert!(matches!(
+            Header::decode(&bad, p, 8192),
+            Err(Error::Corrupt { .. })
+        ));
+        assert!(matches!(
+            Header::decode(&b, p, 4096),
+            Err(Error::Truncated { .. })
+        ));
+        let mut newer = h.clone();
+        newer.version = FORMAT_VERSION + 1;
+        assert!(matches!(
+            Header::decode(&newer.encode(), p, 8192),
+            Err(Error::NewerVersion { .. })
+        ));
+    }
+}

@@ -1,0 +1,627 @@
+//! Opening a graph file: validation, the in-memory vertex index, and a
+//! simple synchronous block reader. The concurrent reader used by the
+//! engines belongs to the io layer; this one serves `info`, `export`,
+//! `check` and library users who want a vertex's neighbours.
+
+use super::format::*;
+use crate::error::{Error, Result};
+use crate::{BlockId, VertexId};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Which adjacency of a directed graph to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Out-edges (for an undirected graph: all edges).
+    Out,
+    /// In-edges (needs the reverse section).
+    In,
+}
+
+/// One adjacency structure: index in memory, blocks on disk.
+#[derive(Debug)]
+pub struct Adjacency {
+    index: Vec<u64>,
+    huge: Vec<(u64, u64)>,
+    crcs: Vec<u32>,
+    tags: Vec<u8>,
+    blocks: Section,
+    weights: Option<Section>,
+    entries: u64,
+}
+
+impl Adjacency {
+    /// Number of 4 KiB edge blocks.
+    pub fn block_count(&self) -> u64 {
+        self.blocks.count
+    }
+    /// Adjacency entries stored (sum of degrees).
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+    /// Adjacency entries kept inline in the index (degree 1 and 2 lists).
+    pub fn inline_entries(&self) -> u64 {
+        self.index
+            .iter()
+            .map(|&e| match IndexEntry::decode(e) {
+                IndexEntry::One(_) => 1,
+                IndexEntry::Two(..) => 2,
+                _ => 0,
+            })
+            .sum()
+    }
+    /// The decoded index entry of `v`.
+    pub fn entry(&self, v: VertexId) -> IndexEntry {
+        IndexEntry::decode(self.index[v as usize])
+    }
+    /// Degree of `v` in this adjacency.
+    pub fn degree(&self, v: VertexId) -> u64 {
+        match self.entry(v) {
+            IndexEntry::Disk { degree, .. } => degree,
+            IndexEntry::One(_) => 1,
+            IndexEntry::Two(..) => 2,
+            IndexEntry::Huge { .. } => self.huge_degree(v as u64).unwrap_or(0),
+        }
+    }
+    fn huge_degree(&self, v: u64) -> Option<u64> {
+        self.huge
+            .binary_search_by_key(&v, |&(x, _)| x)
+            .ok()
+            .map(|i| self.huge[i].1)
+    }
+    /// The slot where `v`'s on-disk list starts and its length, or `None`
+    /// for a list kept in memory or an empty one.
+    pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
+        match self.entry(v) {
+            IndexEntry::Disk { degree: 0, .. } => None,
+            IndexEntry::Disk { offset, degree } => Some((offset, degree)),
+            IndexEntry::Huge { offset } => Some((offset, self.degree(v))),
+            _ => None,
+        }
+    }
+}
+
+/// An open, validated graph file.
+#[derive(Debug)]
+pub struct Graph {
+    path: PathBuf,
+    file: File,
+    header: Header,
+    out: Adjacency,
+    inn: Option<Adjacency>,
+    id_map: Option<Vec<u64>>,
+}
+
+/// Sizes of the in-memory part of an open graph.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryFootprint {
+    /// Bytes of vertex index (all adjacencies, huge tables included).
+    pub index_bytes: u64,
+    /// Bytes of per-block metadata (checksums, tags).
+    pub block_meta_bytes: u64,
+    /// Bytes of id map.
+    pub id_map_bytes: u64,
+}
+
+impl Graph {
+    /// Opens and validates `path`: magic, version, header checksum,
+    /// section bounds, metadata checksums and index consistency. Edge
+    /// blocks are checked by their own checksums when read.
+    pub fn open(path: &Path) -> Result<Graph> {
+        let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io(path, "stat", e))?
+            .len();
+        if len < BLOCK_BYTES as u64 {
+            if len >= 8 {
+                let mut m = [0u8; 8];
+                file.read_exact_at(&mut m, 0)
+                    .map_err(|e| Error::io(path, "read header", e))?;
+                if m == MAGIC {
+                    return Err(Error::Truncated {
+                        path: path.into(),
+                        what: format!("{len} bytes, shorter than the 4096-byte header"),
+                    });
+                }
+            }
+            return Err(Error::NotAGraph { path: path.into() });
+        }
+        let mut hb = vec![0u8; BLOCK_BYTES];
+        file.read_exact_at(&mut hb, 0)
+            .map_err(|e| Error::io(path, "read header", e))?;
+        let header = Header::decode(&hb, path, len)?;
+        if header.vertex_count > MAX_VERTICES {
+            return Err(corrupt(
+                path,
+                format!(
+                    "vertex count {} exceeds the format limit",
+                    header.vertex_count
+                ),
+            ));
+        }
+        let mut g = Graph {
+            path: path.to_path_buf(),
+            out: load_adjacency(&file, path, &header, Direction::Out)?,
+            inn: None,
+            id_map: None,
+            file,
+            header,
+        };
+        if g.header.has_reverse() {
+            g.inn = Some(load_adjacency(&g.file, path, &g.header, Direction::In)?);
+        }
+        if g.out.entries != g.header.out_entries {
+            return Err(corrupt(
+                path,
+                format!(
+                    "out-index lists {} entries, header says {}",
+                    g.out.entries, g.header.out_entries
+                ),
+            ));
+        }
+        if g.header.has_id_map() {
+            let s = required(&g.header, SectionKind::IdMap, path)?;
+            expect_len(path, &s, g.header.vertex_count * 8)?;
+            let bytes = read_checked(&g.file, path, &s)?;
+            let ids: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..s.length as usize]);
+            if ids.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(corrupt(path, "id map is not strictly increasing".into()));
+            }
+            g.id_map = Some(ids);
+        }
+        Ok(g)
+    }
+
+    /// The file this graph was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// The decoded header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> u64 {
+        self.header.vertex_count
+    }
+    /// Number of edges (arcs if directed, unordered pairs if undirected).
+    pub fn edge_count(&self) -> u64 {
+        self.header.edge_count
+    }
+    /// True for a directed graph.
+    pub fn directed(&self) -> bool {
+        self.header.directed()
+    }
+    /// True when edges carry weights.
+    pub fn weighted(&self) -> bool {
+        self.header.weighted()
+    }
+    /// The out-adjacency (all edges of an undirected graph).
+    pub fn out(&self) -> &Adjacency {
+        &self.out
+    }
+    /// The in-adjacency, when the file has reverse edges.
+    pub fn inn(&self) -> Option<&Adjacency> {
+        self.inn.as_ref()
+    }
+    /// The adjacency for `dir`, or an error saying how to get it.
+    pub fn adjacency(&self, dir: Direction) -> Result<&Adjacency> {
+        match dir {
+            Direction::Out => Ok(&self.out),
+            Direction::In => self.inn.as_ref().ok_or_else(|| {
+                Error::Invalid(format!(
+                    "{} has no reverse edges; convert it again with --reverse",
+                    self.path.display()
+                ))
+            }),
+        }
+    }
+
+    /// The user's id of internal vertex `v`.
+    pub fn original_id(&self, v: VertexId) -> u64 {
+        match &self.id_map {
+            Some(m) => m[v as usize],
+            None => v as u64 + self.header.id_base,
+        }
+    }
+
+    /// The internal vertex of the user's id `id`.
+    pub fn vertex_of(&self, id: u64) -> Result<VertexId> {
+        let v = match &self.id_map {
+            Some(m) => m.binary_search(&id).ok().map(|i| i as u64),
+            None => id
+                .checked_sub(self.header.id_base)
+                .filter(|&v| v < self.header.vertex_count),
+        };
+        v.map(|v| v as VertexId).ok_or(Error::NoSuchVertex { id })
+    }
+
+    /// Bytes of memory the open graph's metadata takes.
+    pub fn memory_footprint(&self) -> MemoryFootprint {
+        let adj = |a: &Adjacency| {
+            (
+                a.index.len() as u64 * 8 + a.huge.len() as u64 * 16,
+                a.crcs.len() as u64 * 4 + a.tags.len() as u64,
+            )
+        };
+        let (mut index_bytes, mut block_meta_bytes) = adj(&self.out);
+        if let Some(i) = &self.inn {
+            let (a, b) = adj(i);
+            index_bytes += a;
+            block_meta_bytes += b;
+        }
+        MemoryFootprint {
+            index_bytes,
+            block_meta_bytes,
+            id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8),
+        }
+    }
+
+    /// Reads and checks edge block `b` of `dir` into `buf` (4096 bytes).
+    pub fn read_block(&self, dir: Direction, b: BlockId, buf: &mut [u8]) -> Result<()> {
+        let a = self.adjacency(dir)?;
+        self.read_block_of(a, false, b, buf)
+    }
+
+    fn read_block_of(
+        &self,
+        a: &Adjacency,
+        weights: bool,
+        b: BlockId,
+        buf: &mut [u8],
+    ) -> Result<()> {
+        let section = if weights {
+            a.weights
+                .as_ref()
+                .ok_or_else(|| Error::Invalid("graph has no weights".into()))?
+        } else {
+            &a.blocks
+        };
+        if b.0 >= a.blocks.count {
+            return Err(Error::Invalid(format!(
+                "block {} out of range ({} blocks)",
+                b.0, a.blocks.count
+            )));
+        }
+        let what = if weights { "weight block" } else { "block" };
+        let at = section.offset + b.0 * BLOCK_BYTES as u64;
+        self.file
+            .read_exact_at(&mut buf[..BLOCK_BYTES], at)
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    Error::Truncated {
+                        path: self.path.clone(),
+                        what: format!(
+                            "{} {what} {} is past the end of the file",
+                            section.kind.name(),
+                            b.0
+                        ),
+                    }
+                } else {
+                    Error::io(
+                        &self.path,
+                        format!("read {} {what} {} at byte {at}", section.kind.name(), b.0),
+                        e,
+                    )
+                }
+            })?;
+        let crc_at = if weights { a.blocks.count + b.0 } else { b.0 } as usize;
+        let actual = crc32c::crc32c(&buf[..BLOCK_BYTES]);
+        if actual != a.crcs[crc_at] {
+            return Err(corrupt(
+                &self.path,
+                format!("{} {what} {} fails its checksum", section.kind.name(), b.0),
+            ));
+        }
+        if !weights && a.tags[b.0 as usize] != ENCODING_RAW_U32 {
+            return Err(corrupt(
+                &self.path,
+                format!(
+                    "{} block {} has encoding tag {} which this grotto does not know",
+                    section.kind.name(),
+                    b.0,
+                    a.tags[b.0 as usize]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Out-neighbours of `v` (internal ids), read from disk when needed.
+    pub fn neighbors(&self, v: VertexId) -> Result<Vec<VertexId>> {
+        let mut r = BlockReader::new(self, Direction::Out)?;
+        let mut out = Vec::new();
+        r.neighbors(v, &mut out, None)?;
+        Ok(out)
+    }
+
+    /// Reads every block of every adjacency and checks its checksum and
+    /// contents; returns the number of blocks checked.
+    pub fn verify_all_blocks(&self) -> Result<u64> {
+        let mut checked = 0;
+        let mut buf = vec![0u8; BLOCK_BYTES];
+        for (dir, a) in [
+            (Direction::Out, Some(&self.out)),
+            (Direction::In, self.inn.as_ref()),
+        ] {
+            let Some(a) = a else { continue };
+            for b in 0..a.blocks.count {
+                self.read_block_of(a, false, BlockId(b), &mut buf)?;
+                if a.weights.is_some() {
+                    self.read_block_of(a, true, BlockId(b), &mut buf)?;
+                }
+                checked += 1;
+            }
+            // Every listed neighbour must be a vertex.
+            let mut r = BlockReader::new(self, dir)?;
+            let mut tmp = Vec::new();
+            for v in 0..self.header.vertex_count {
+                r.neighbors(v as VertexId, &mut tmp, None)?;
+            }
+        }
+        Ok(checked)
+    }
+}
+
+/// Sequential reader of adjacency lists with a small block cache, good for
+/// scans in vertex order (lists of nearby vertices share blocks).
+pub struct BlockReader<'g> {
+    g: &'g Graph,
+    a: &'g Adjacency,
+    slots: Vec<(u64, Vec<u32>, Vec<f32>)>,
+    bytes: Vec<u8>,
+    /// Blocks read from disk so far.
+    pub blocks_read: u64,
+}
+
+const READER_CACHE_BLOCKS: usize = 64;
+
+impl<'g> BlockReader<'g> {
+    /// A reader over the `dir` adjacency of `g`.
+    pub fn new(g: &'g Graph, dir: Direction) -> Result<BlockReader<'g>> {
+        Ok(BlockReader {
+            g,
+            a: g.adjacency(dir)?,
+            slots: (0..READER_CACHE_BLOCKS)
+                .map(|_| (u64::MAX, Vec::new(), Vec::new()))
+                .collect(),
+            bytes: vec![0u8; BLOCK_BYTES],
+            blocks_read: 0,
+        })
+    }
+
+    fn block(&mut self, b: u64, weights: bool) -> Result<&(u64, Vec<u32>, Vec<f32>)> {
+        let i = (b % READER_CACHE_BLOCKS as u64) as usize;
+        if self.slots[i].0 != b {
+            self.g
+                .read_block_of(self.a, false, BlockId(b), &mut self.bytes)?;
+            self.slots[i].1 = bytemuck::pod_collect_to_vec(&self.bytes);
+            self.slots[i].2.clear();
+            if weights {
+                self.g
+                    .read_block_of(self.a, true, BlockId(b), &mut self.bytes)?;
+                self.slots[i].2 = bytemuck::pod_collect_to_vec(&self.bytes);
+            }
+            self.slots[i].0 = b;
+            self.blocks_read += 1;
+        } else if weights && self.slots[i].2.is_empty() {
+            self.g
+                .read_block_of(self.a, true, BlockId(b), &mut self.bytes)?;
+            self.slots[i].2 = bytemuck::pod_collect_to_vec(&self.bytes);
+        }
+        Ok(&self.slots[i])
+    }
+
+    /// Replaces `out` (and `weights`, when given and the graph is weighted)
+    /// with `v`'s neighbours in this adjacency.
+    pub fn neighbors(
+        &mut self,
+        v: VertexId,
+        out: &mut Vec<VertexId>,
+        mut weights: Option<&mut Vec<f32>>,
+    ) -> Result<()> {
+        out.clear();
+        if let Some(w) = weights.as_deref_mut() {
+            w.clear();
+        }
+        let n = self.g.header.vertex_count;
+        let want_w = weights.is_some() && self.a.weights.is_some();
+        match self.a.entry(v) {
+            IndexEntry::One(x) => out.push(x),
+            IndexEntry::Two(x, y) => out.extend([x, y]),
+            _ => {
+                let Some((start, degree)) = self.a.disk_span(v) else {
+                    return Ok(());
+                };
+                let mut slot = start;
+                let end = start + degree;
+                while slot < end {
+                    let b = slot / SLOTS_PER_BLOCK as u64;
+                    let lo = (slot % SLOTS_PER_BLOCK as u64) as usize;
+                    let hi =
+                        ((end - b * SLOTS_PER_BLOCK as u64).min(SLOTS_PER_BLOCK as u64)) as usize;
+                    let blk = self.block(b, want_w)?;
+                    out.extend_from_slice(&blk.1[lo..hi]);
+                    if want_w {
+                        if let Some(w) = weights.as_deref_mut() {
+                            w.extend_from_slice(&blk.2[lo..hi]);
+                        }
+                    }
+                    slot = (b + 1) * SLOTS_PER_BLOCK as u64;
+                }
+            }
+        }
+        if let Some(&bad) = out.iter().find(|&&x| x as u64 >= n) {
+            return Err(corrupt(
+                &self.g.path,
+                format!("vertex {v}'s list names vertex {bad}, but the graph has {n} vertices"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn corrupt(path: &Path, what: String) -> Error {
+    Error::Corrupt {
+        path: path.to_path_buf(),
+        what,
+    }
+}
+
+fn required(h: &Header, kind: SectionKind, path: &Path) -> Result<Section> {
+    h.section(kind)
+        .copied()
+        .ok_or_else(|| corrupt(path, format!("section {} is missing", kind.name())))
+}
+
+fn expect_len(path: &Path, s: &Section, len: u64) -> Result<()> {
+    if s.length != len {
+        return Err(corrupt(
+            path,
+            format!(
+                "section {} is {} bytes, expected {len}",
+                s.kind.name(),
+                s.length
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a metadata section with its padding and checks its CRC.
+fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
+    let mut buf = vec![0u8; padded(s.length) as usize];
+    file.read_exact_at(&mut buf, s.offset).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Error::Truncated {
+                path: path.into(),
+                what: format!("section {} is cut short", s.kind.name()),
+            }
+        } else {
+            Error::io(path, format!("read section {}", s.kind.name()), e)
+        }
+    })?;
+    let actual = crc32c::crc32c(&buf);
+    if actual != s.crc {
+        return Err(corrupt(
+            path,
+            format!("section {} fails its checksum", s.kind.name()),
+        ));
+    }
+    Ok(buf)
+}
+
+fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Result<Adjacency> {
+    use SectionKind::*;
+    let (kb, kw, ki, kc, kt, kh) = match dir {
+        Direction::Out => (
+            OutBlocks,
+            OutWeights,
+            OutIndex,
+            OutBlockCrcs,
+            OutBlockTags,
+            OutHuge,
+        ),
+        Direction::In => (
+            InBlocks,
+            InWeights,
+            InIndex,
+            InBlockCrcs,
+            InBlockTags,
+            InHuge,
+        ),
+    };
+    let n = h.vertex_count;
+    let blocks = required(h, kb, path)?;
+    expect_len(path, &blocks, blocks.count * BLOCK_BYTES as u64)?;
+    let weights = if h.weighted() {
+        let w = required(h, kw, path)?;
+        expect_len(path, &w, blocks.count * BLOCK_BYTES as u64)?;
+        Some(w)
+    } else {
+        None
+    };
+    let si = required(h, ki, path)?;
+    expect_len(path, &si, n * 8)?;
+    let sc = required(h, kc, path)?;
+    let ncrc = blocks.count * if h.weighted() { 2 } else { 1 };
+    expect_len(path, &sc, ncrc * 4)?;
+    let st = required(h, kt, path)?;
+    expect_len(path, &st, blocks.count)?;
+    let sh = required(h, kh, path)?;
+    expect_len(path, &sh, sh.count * 16)?;
+
+    let ib = read_checked(file, path, &si)?;
+    let index: Vec<u64> = bytemuck::pod_collect_to_vec(&ib[..si.length as usize]);
+    drop(ib);
+    let crcs: Vec<u32> =
+        bytemuck::pod_collect_to_vec(&read_checked(file, path, &sc)?[..sc.length as usize]);
+    let tags = read_checked(file, path, &st)?[..st.length as usize].to_vec();
+    let hb = read_checked(file, path, &sh)?;
+    let flat: Vec<u64> = bytemuck::pod_collect_to_vec(&hb[..sh.length as usize]);
+    let huge: Vec<(u64, u64)> = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+    if huge.windows(2).any(|w| w[0].0 >= w[1].0) {
+        return Err(corrupt(
+            path,
+            format!("section {} is not sorted", kh.name()),
+        ));
+    }
+
+    // Every entry must describe a list inside the blocks, laid out by the
+    // format's rules; this is what later readers rely on.
+    let slots = blocks.count * SLOTS_PER_BLOCK as u64;
+    let cap = SLOTS_PER_BLOCK as u64;
+    let mut entries = 0u64;
+    for (v, &e) in index.iter().enumerate() {
+        let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
+        match IndexEntry::decode(e) {
+            IndexEntry::Disk { offset, degree } => {
+                if degree > 0 {
+                    if offset + degree > slots {
+                        return Err(bad("points past the last block"));
+                    }
+                    if degree <= cap && offset / cap != (offset + degree - 1) / cap {
+                        return Err(bad("straddles a block boundary"));
+                    }
+                    if degree > cap && offset % cap != 0 {
+                        return Err(bad("starts a long list inside a block"));
+                    }
+                }
+                entries += degree;
+            }
+            IndexEntry::Huge { offset } => {
+                let d = huge
+                    .binary_search_by_key(&(v as u64), |&(x, _)| x)
+                    .map(|i| huge[i].1)
+                    .map_err(|_| bad("has no degree in the huge table"))?;
+                if offset % cap != 0 || offset + d > slots || d <= ENTRY_MAX_DEGREE {
+                    return Err(bad("describes an impossible long list"));
+                }
+                entries += d;
+            }
+            IndexEntry::One(x) => {
+                if x as u64 >= n || h.weighted() {
+                    return Err(bad("holds an impossible inline neighbour"));
+                }
+                entries += 1;
+            }
+            IndexEntry::Two(x, y) => {
+                if x as u64 >= n || y as u64 >= n || h.weighted() {
+                    return Err(bad("holds impossible inline neighbours"));
+                }
+                entries += 2;
+            }
+        }
+    }
+    Ok(Adjacency {
+        index,
+        huge,
+        crcs,
+        tags,
+        blocks,
+        weights,
+        entries,
+    })
+}

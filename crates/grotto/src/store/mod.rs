@@ -1,0 +1,11 @@
+//! The on-disk graph format: layout constants and encodings ([`format`]),
+//! block packing ([`layout`]), crash-safe writing ([`writer`]), and
+//! opening a file with a synchronous reader ([`graph`]).
+
+pub mod format;
+pub mod graph;
+pub mod layout;
+pub mod stats;
+pub mod writer;
+
+pub use graph::{BlockReader, Direction, Graph};

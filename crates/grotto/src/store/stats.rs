@@ -1,0 +1,139 @@
+//! Summary statistics of an open graph, computed from the in-memory index
+//! alone (no edge block is read): what `grotto info` prints.
+
+use super::format::SLOTS_PER_BLOCK;
+use super::graph::{Adjacency, Graph};
+use serde::Serialize;
+
+/// Degree distribution of one adjacency.
+#[derive(Clone, Debug, Serialize)]
+pub struct DegreeStats {
+    /// Smallest degree.
+    pub min: u64,
+    /// Largest degree.
+    pub max: u64,
+    /// Mean degree.
+    pub mean: f64,
+    /// Vertices with degree 0.
+    pub zero: u64,
+    /// `log2_histogram[0]` counts degree 1, `[i]` counts degrees in `2^i..2^(i+1)`.
+    pub log2_histogram: Vec<u64>,
+}
+
+/// Storage figures of one adjacency.
+#[derive(Clone, Debug, Serialize)]
+pub struct AdjacencyStats {
+    /// Adjacency entries (sum of degrees).
+    pub entries: u64,
+    /// Entries held inline in the index (lists of degree 1 or 2).
+    pub inline_entries: u64,
+    /// 4 KiB edge blocks.
+    pub blocks: u64,
+    /// On-disk entries over block capacity.
+    pub fill_ratio: f64,
+    /// Degree distribution.
+    pub degrees: DegreeStats,
+}
+
+/// Computes the figures of `a` for a graph of `n` vertices.
+pub fn adjacency_stats(a: &Adjacency, n: u64) -> AdjacencyStats {
+    let mut d = DegreeStats {
+        min: u64::MAX,
+        max: 0,
+        mean: 0.0,
+        zero: 0,
+        log2_histogram: Vec::new(),
+    };
+    for v in 0..n {
+        let x = a.degree(v as u32);
+        d.min = d.min.min(x);
+        d.max = d.max.max(x);
+        if x == 0 {
+            d.zero += 1;
+        } else {
+            let bin = 63 - x.leading_zeros() as usize;
+            if d.log2_histogram.len() <= bin {
+                d.log2_histogram.resize(bin + 1, 0);
+            }
+            d.log2_histogram[bin] += 1;
+        }
+    }
+    if n == 0 {
+        d.min = 0;
+    } else {
+        d.mean = a.entries() as f64 / n as f64;
+    }
+    let inline = a.inline_entries();
+    let cap = a.block_count() * SLOTS_PER_BLOCK as u64;
+    AdjacencyStats {
+        entries: a.entries(),
+        inline_entries: inline,
+        blocks: a.block_count(),
+        fill_ratio: if cap == 0 {
+            1.0
+        } else {
+            (a.entries() - inline) as f64 / cap as f64
+        },
+        degrees: d,
+    }
+}
+
+/// Everything `grotto info` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct GraphInfo {
+    /// Vertices.
+    pub vertices: u64,
+    /// Edges (arcs if directed, unordered pairs otherwise).
+    pub edges: u64,
+    /// Directed or not.
+    pub directed: bool,
+    /// Weighted or not.
+    pub weighted: bool,
+    /// Reverse edges stored.
+    pub reverse: bool,
+    /// Ids compacted with an id map.
+    pub id_map: bool,
+    /// Format version of the file.
+    pub format_version: u32,
+    /// File size in bytes.
+    pub file_bytes: u64,
+    /// In-memory index bytes per vertex (all adjacencies).
+    pub index_bytes_per_vertex: f64,
+    /// Self loops dropped at build time.
+    pub self_loops_dropped: u64,
+    /// Duplicates dropped at build time.
+    pub duplicates_dropped: u64,
+    /// Input lines skipped as malformed.
+    pub lines_skipped: u64,
+    /// Out-adjacency (all edges when undirected).
+    pub out: AdjacencyStats,
+    /// In-adjacency, with reverse edges.
+    pub r#in: Option<AdjacencyStats>,
+}
+
+/// Computes [`GraphInfo`] for an open graph.
+pub fn graph_info(g: &Graph) -> GraphInfo {
+    let h = g.header();
+    let n = g.vertex_count();
+    let mem = g.memory_footprint();
+    GraphInfo {
+        vertices: n,
+        edges: g.edge_count(),
+        directed: h.directed(),
+        weighted: h.weighted(),
+        reverse: h.has_reverse(),
+        id_map: h.has_id_map(),
+        format_version: h.version,
+        file_bytes: std::fs::metadata(g.path()).map(|m| m.len()).unwrap_or(0),
+        index_bytes_per_vertex: if n == 0 {
+            0.0
+        } else {
+            mem.index_bytes as f64 / n as f64
+        },
+        self_loops_dropped: h.self_loops_dropped,
+        duplicates_dropped: h.duplicates_dropped,
+        lines_skipped: h.lines_skipped,
+        out: adjacency_stats(g.out(), n),
+        r#in: g.inn().map(|a| adjacency_stats(a, n)),
+    }
+}
