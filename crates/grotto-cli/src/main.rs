@@ -124,6 +124,9 @@ struct BuildArgs {
     /// Directory for spill files (default: the output's directory).
     #[arg(long)]
     temp_dir: Option<PathBuf>,
+    /// Use the external (spilling) build even when the edges fit in memory.
+    #[arg(long, hide = true)]
+    force_external: bool,
 }
 
 #[derive(Args)]
@@ -238,6 +241,7 @@ impl BuildArgs {
                 inline_small: !self.no_inline,
             },
             temp_dir: self.temp_dir.clone(),
+            force_external: self.force_external,
             ..ConvertOptions::default()
         }
     }
@@ -292,10 +296,11 @@ fn main() {
             Some(_) => 2,
             None => 1,
         };
-        let mut msg = format!("{e}");
-        for cause in e.chain().skip(1) {
-            msg.push_str(&format!(": {cause}"));
-        }
+        // grotto's errors already name their cause; other errors show their chain.
+        let msg = match e.downcast_ref::<grotto::Error>() {
+            Some(g) => g.to_string(),
+            None => format!("{e:#}"),
+        };
         eprintln!("error: {msg}");
         std::process::exit(code);
     }

@@ -79,6 +79,9 @@ pub struct ConvertOptions {
     pub layout: LayoutConfig,
     /// Directory for spill files (default: the output's directory).
     pub temp_dir: Option<PathBuf>,
+    /// Take the external path even when the records would fit (for tests
+    /// and benchmarks of that path).
+    pub force_external: bool,
 }
 
 impl Default for ConvertOptions {
@@ -97,6 +100,7 @@ impl Default for ConvertOptions {
             threads: 0,
             layout: LayoutConfig::default(),
             temp_dir: None,
+            force_external: false,
         }
     }
 }
@@ -453,7 +457,9 @@ pub fn convert_from(
         parse_s: 0.0,
     };
     let mut reason;
-    if opts.ids == IdMode::Compact {
+    if opts.force_external {
+        reason = "external path forced".to_string();
+    } else if opts.ids == IdMode::Compact {
         reason = "ids compacted on request".to_string();
     } else if (est as i64) <= record_budget {
         reason = format!(
@@ -897,6 +903,7 @@ impl BuildCtx<'_> {
             (counts.data_lines.saturating_mul(rec * dirs) as i64) <= record_budget
         };
         if fits
+            && !self.opts.force_external
             && !reason.starts_with("records outgrew")
             && !reason.starts_with("estimated records")
         {

@@ -1,0 +1,218 @@
+//! Property tests: random edge lists (duplicates, self loops, isolated
+//! vertices, degrees around the 1024-id block size) go through every input
+//! format and both build paths and come back as exactly the expected edges.
+
+use grotto::export::{export, ExportFormat};
+use grotto::ingest::{convert, BuildPath, ConvertOptions, IdMode, Input};
+use grotto::store::Graph;
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::io::Write;
+
+#[derive(Clone, Copy, Debug)]
+enum Fmt {
+    EdgeList,
+    AdjList,
+    Mtx,
+    Gzip,
+    Zstd,
+}
+
+fn render(edges: &[(u64, u64)], fmt: Fmt, n: u64) -> Vec<u8> {
+    let mut s = String::new();
+    match fmt {
+        Fmt::Mtx => {
+            s.push_str("%%MatrixMarket matrix coordinate pattern general\n% comment\n");
+            s.push_str(&format!("{n} {n} {}\n", edges.len()));
+            for (u, v) in edges {
+                s.push_str(&format!("{} {}\n", u + 1, v + 1));
+            }
+        }
+        Fmt::AdjList => {
+            s.push_str("# adjacency list\n");
+            s.push_str(&format!("{}\n", edges.first().map_or(0, |e| e.0)));
+            for (u, v) in edges {
+                // one edge per line, padded with a second list line so the
+                // sniffer sees an adjacency list
+                s.push_str(&format!("{u} {v}\n"));
+            }
+        }
+        _ => {
+            s.push_str("# edge list\r\n");
+            for (i, (u, v)) in edges.iter().enumerate() {
+                let sep = if i % 3 == 0 { "\t" } else { " " };
+                s.push_str(&format!("{u}{sep}{v}\r\n"));
+            }
+        }
+    }
+    let bytes = s.into_bytes();
+    match fmt {
+        Fmt::Gzip => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&bytes).unwrap();
+            e.finish().unwrap()
+        }
+        Fmt::Zstd => zstd::encode_all(&bytes[..], 1).unwrap(),
+        _ => bytes,
+    }
+}
+
+fn expected(edges: &[(u64, u64)], undirected: bool, keep_loops: bool) -> BTreeSet<(u64, u64)> {
+    edges
+        .iter()
+        .filter(|(u, v)| keep_loops || u != v)
+        .map(|&(u, v)| if undirected && v < u { (v, u) } else { (u, v) })
+        .collect()
+}
+
+fn exported(path: &std::path::Path) -> BTreeSet<(u64, u64)> {
+    let g = Graph::open(path).unwrap();
+    g.verify_all_blocks().unwrap();
+    let mut out = Vec::new();
+    export(&g, ExportFormat::EdgeList, &mut out).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut it = l.split(' ').map(|x| x.parse::<u64>().unwrap());
+            (it.next().unwrap(), it.next().unwrap())
+        })
+        .collect()
+}
+
+/// Edge lists with hubs of degree 1023..=1025 and 3000, duplicates and loops.
+fn graphs() -> impl Strategy<Value = (Vec<(u64, u64)>, u64)> {
+    (
+        2u64..3000,
+        prop::collection::vec((0u64..3000, 0u64..3000), 0..400),
+        prop::sample::select(vec![0u64, 1, 1023, 1024, 1025, 3000]),
+        any::<u64>(),
+    )
+        .prop_map(|(n, raw, hub_deg, seed)| {
+            let mut e: Vec<(u64, u64)> = raw.into_iter().map(|(u, v)| (u % n, v % n)).collect();
+            let hub = seed % n;
+            for i in 0..hub_deg {
+                e.push((hub, (hub + 1 + i) % (n + hub_deg)));
+            }
+            if let Some(&x) = e.first() {
+                e.push(x); // a duplicate
+            }
+            e.push((hub, hub)); // a self loop
+            let n = e.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);
+            (e, n)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.txt");
+        std::fs::write(&input, render(&edges, fmt, n)).unwrap();
+        let out = dir.path().join("g.grotto");
+        let opts = ConvertOptions {
+            undirected,
+            keep_self_loops: keep_loops,
+            memory_bytes: if external { Some(16 << 10) } else { None },
+            force_external: external,
+            ids: IdMode::Dense,
+            ..ConvertOptions::default()
+        };
+        let r = convert(&Input::path(&input), &out, &opts).unwrap();
+        prop_assert_eq!(r.path == BuildPath::External, external, "{:?}", r);
+        let g = Graph::open(&out).unwrap();
+        let base = if matches!(fmt, Fmt::Mtx) { 1 } else { 0 };
+        let want: BTreeSet<(u64, u64)> = expected(&edges, undirected, keep_loops).into_iter().map(|(u, v)| (u + base, v + base)).collect();
+        prop_assert_eq!(g.edge_count(), want.len() as u64);
+        let mut n_expect = n;
+        if matches!(fmt, Fmt::AdjList | Fmt::EdgeList | Fmt::Gzip | Fmt::Zstd) {
+            n_expect = edges.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);
+        }
+        prop_assert_eq!(g.vertex_count(), n_expect);
+        prop_assert_eq!(exported(&out), want);
+    }
+
+    #[test]
+    fn sparse_and_huge_ids_are_compacted(ids in prop::collection::btree_set(any::<u64>(), 2..60), pairs in prop::collection::vec((0usize..60, 0usize..60), 1..200), external: bool) {
+        let ids: Vec<u64> = ids.into_iter().collect();
+        let edges: Vec<(u64, u64)> = pairs.into_iter().map(|(a, b)| (ids[a % ids.len()], ids[b % ids.len()])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in.el");
+        std::fs::write(&input, render(&edges, Fmt::EdgeList, 0)).unwrap();
+        let out = dir.path().join("g.grotto");
+        let opts = ConvertOptions { ids: IdMode::Compact, force_external: external, memory_bytes: if external { Some(16 << 10) } else { None }, ..ConvertOptions::default() };
+        convert(&Input::path(&input), &out, &opts).unwrap();
+        prop_assert_eq!(exported(&out), expected(&edges, false, false));
+        let g = Graph::open(&out).unwrap();
+        for &(u, _) in &edges {
+            let v = g.vertex_of(u).unwrap();
+            prop_assert_eq!(g.original_id(v), u);
+        }
+    }
+}
+
+#[test]
+fn weighted_edges_keep_their_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("w.el");
+    std::fs::write(&input, "0 1 0.5\n1 2 2.25\n0 1 0.25\n2 2 9\n").unwrap();
+    let out = dir.path().join("w.grotto");
+    for external in [false, true] {
+        let opts = ConvertOptions {
+            force_external: external,
+            memory_bytes: if external { Some(16 << 10) } else { None },
+            ..ConvertOptions::default()
+        };
+        convert(&Input::path(&input), &out, &opts).unwrap();
+        let g = Graph::open(&out).unwrap();
+        assert!(g.weighted());
+        let mut s = Vec::new();
+        export(&g, ExportFormat::EdgeList, &mut s).unwrap();
+        assert_eq!(String::from_utf8(s).unwrap(), "0 1 0.25\n1 2 2.25\n");
+    }
+}
+
+#[test]
+fn reverse_edges_mirror_the_out_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("d.el");
+    std::fs::write(&input, "0 1\n0 2\n3 1\n2 1\n").unwrap();
+    let out = dir.path().join("d.grotto");
+    for external in [false, true] {
+        let opts = ConvertOptions {
+            reverse: true,
+            force_external: external,
+            memory_bytes: if external { Some(16 << 10) } else { None },
+            ..ConvertOptions::default()
+        };
+        convert(&Input::path(&input), &out, &opts).unwrap();
+        let g = Graph::open(&out).unwrap();
+        let mut r = grotto::store::BlockReader::new(&g, grotto::store::Direction::In).unwrap();
+        let mut nb = Vec::new();
+        r.neighbors(1, &mut nb, None).unwrap();
+        assert_eq!(nb, vec![0, 2, 3]);
+    }
+}
+
+#[test]
+fn zstd_external_small() {
+    let mut edges = vec![(0u64, 1u64), (1, 1), (0, 1)];
+    for i in 0..3000 {
+        edges.push((2, 3 + i));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, render(&edges, Fmt::Zstd, 2)).unwrap();
+    let out = dir.path().join("g.grotto");
+    let opts = ConvertOptions {
+        force_external: true,
+        memory_bytes: Some(16 << 10),
+        ids: IdMode::Dense,
+        ..ConvertOptions::default()
+    };
+    let r = convert(&Input::path(&input), &out, &opts).unwrap();
+    assert_eq!(r.path, BuildPath::External, "{r:?}");
+    assert_eq!(exported(&out), expected(&edges, false, false));
+}
