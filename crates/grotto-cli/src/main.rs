@@ -149,9 +149,13 @@ struct ConvertArgs {
 struct GenerateArgs {
     #[command(subcommand)]
     kind: GenKind,
+}
+
+#[derive(Args, Clone)]
+struct GenCommon {
     /// Output: a text edge list, or a .grotto file (then the build flags apply).
-    #[arg(short, long, global = true)]
-    output: Option<PathBuf>,
+    #[arg(short, long)]
+    output: PathBuf,
     #[command(flatten)]
     build: BuildArgs,
 }
@@ -169,6 +173,8 @@ enum GenKind {
         /// Random seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        #[command(flatten)]
+        common: GenCommon,
     },
     /// 2D grid, each vertex linked to its right and lower neighbour (road-like, high diameter).
     Grid {
@@ -178,6 +184,8 @@ enum GenKind {
         /// Columns.
         #[arg(long, default_value_t = 1000)]
         cols: u64,
+        #[command(flatten)]
+        common: GenCommon,
     },
     /// Barabasi-Albert preferential attachment graph.
     Ba {
@@ -190,6 +198,8 @@ enum GenKind {
         /// Random seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        #[command(flatten)]
+        common: GenCommon,
     },
 }
 
@@ -311,25 +321,27 @@ fn is_grotto_path(p: &Path) -> bool {
 }
 
 fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
-    let g: Box<dyn Generator> = match a.kind {
+    let (g, common): (Box<dyn Generator>, GenCommon) = match a.kind {
         GenKind::Rmat {
             scale,
             edge_factor,
             seed,
-        } => Box::new(Rmat::new(RmatConfig {
-            scale,
-            edge_factor,
-            seed,
-            ..Default::default()
-        })?),
-        GenKind::Grid { rows, cols } => Box::new(Grid { rows, cols }),
-        GenKind::Ba { n, m, seed } => Box::new(Ba::new(n, m, seed)?),
+            common,
+        } => (
+            Box::new(Rmat::new(RmatConfig {
+                scale,
+                edge_factor,
+                seed,
+                ..Default::default()
+            })?),
+            common,
+        ),
+        GenKind::Grid { rows, cols, common } => (Box::new(Grid { rows, cols }), common),
+        GenKind::Ba { n, m, seed, common } => (Box::new(Ba::new(n, m, seed)?), common),
     };
-    let out = a.output.ok_or_else(|| {
-        grotto::Error::Invalid("generate needs -o FILE (a text edge list, or FILE.grotto)".into())
-    })?;
+    let out = common.output;
     if is_grotto_path(&out) {
-        let opts = a.build.options(ctx.threads);
+        let opts = common.build.options(ctx.threads);
         let bar = ctx.bar();
         let src = AsSource(g.as_ref());
         let r = convert_from(&Source::Generated(&src), &out, &opts, &bar)?;
@@ -619,9 +631,11 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
                 scale: 16,
                 edge_factor: 16,
                 seed: 1,
+                common: GenCommon {
+                    output: el.clone(),
+                    build: BuildArgs::parse_default(),
+                },
             },
-            output: Some(el.clone()),
-            build: BuildArgs::parse_default(),
         },
     )?;
     if !ctx.quiet {

@@ -260,6 +260,15 @@ impl Header {
                 path: path.to_path_buf(),
             });
         }
+        // The checksum sits at the same place in every version, so it is
+        // checked before the version is believed.
+        let stored = get_u32(b, HEADER_CRC_AT);
+        let actual = crc32c::crc32c(&b[..HEADER_CRC_AT]);
+        if stored != actual {
+            return Err(corrupt(format!(
+                "header checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
+            )));
+        }
         let version = get_u32(b, 8);
         if version > FORMAT_VERSION {
             return Err(Error::NewerVersion {
@@ -270,13 +279,6 @@ impl Header {
         }
         if version == 0 {
             return Err(corrupt("header: format version 0".into()));
-        }
-        let stored = get_u32(b, HEADER_CRC_AT);
-        let actual = crc32c::crc32c(&b[..HEADER_CRC_AT]);
-        if stored != actual {
-            return Err(corrupt(format!(
-                "header checksum mismatch (stored {stored:#010x}, computed {actual:#010x})"
-            )));
         }
         if get_u32(b, 12) as usize != BLOCK_BYTES {
             return Err(corrupt(format!(
