@@ -115,6 +115,11 @@ pub fn write_edge_list(
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io(path, "fsync", e))?;
+    // Readable like any file the user creates (tempfile makes 0600).
+    let _ = std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    );
     tmp.persist(path)
         .map_err(|e| Error::io(path, "rename temporary file onto target", e.error))?;
     Ok(bytes)

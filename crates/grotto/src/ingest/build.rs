@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn weighted_duplicates_keep_the_smallest_weight() {
-        let keys = [(0u64 << 32) | 3, 3, 1];
+        let keys = [3u64, 3, 1];
         let ws = [2.0f32, -1.5, 0.25];
         let c = build_cell(0, 1, &[(&keys, &ws)], true, false);
         assert_eq!(c.list(0), (&[1u32, 3][..], &[0.25f32, -1.5][..]));

@@ -313,7 +313,7 @@ impl Header {
                 crc: get_u32(b, at + 32),
             };
             let end = s.offset.checked_add(padded(s.length));
-            if s.offset % BLOCK_BYTES as u64 != 0 || s.offset < BLOCK_BYTES as u64 {
+            if !s.offset.is_multiple_of(BLOCK_BYTES as u64) || s.offset < BLOCK_BYTES as u64 {
                 return Err(corrupt(format!(
                     "section {}: offset {} is not a 4 KiB boundary after the header",
                     kind.name(),

@@ -152,6 +152,11 @@ impl GraphWriter {
             .map_err(|e| Error::io(&self.target, "write header", e))?;
         file.sync_all()
             .map_err(|e| Error::io(&self.target, "fsync", e))?;
+        // Readable like any file the user creates (tempfile makes 0600).
+        let _ = std::fs::set_permissions(
+            self.tmp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        );
         let target = self.target.clone();
         self.tmp
             .persist(&target)

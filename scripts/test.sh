@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs grotto's whole test suite: Rust unit, property and CLI tests, then
+# the reference checks against networkx and scipy (installed into .venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v cargo >/dev/null 2>&1; then
+  if [ -x "$HOME/.cargo/bin/cargo" ]; then export PATH="$HOME/.cargo/bin:$PATH"; else
+    echo "cargo not found: install Rust (https://rustup.rs)" >&2; exit 1; fi
+fi
+
+cargo build --release --locked 2>&1 || cargo build --release
+cargo test --release --workspace
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy pytest
+GROTTO_BIN="$PWD/target/release/grotto" .venv/bin/python -m pytest -q tests/python
