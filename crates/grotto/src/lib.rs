@@ -36,10 +36,12 @@ compile_error!(
     "grotto's file format is little-endian and is only implemented for little-endian hosts"
 );
 
+pub mod cache;
 pub mod error;
 pub mod export;
 pub mod gen;
 pub mod ingest;
+pub mod io;
 pub mod metrics;
 pub mod rng;
 pub mod store;

@@ -272,6 +272,33 @@ impl Graph {
         b: BlockId,
         buf: &mut [u8],
     ) -> Result<()> {
+        let at = self.block_offset_of(a, weights, b)?;
+        let what = if weights { "weight block" } else { "block" };
+        let kind = if weights {
+            a.weights.as_ref().map_or("?", |w| w.kind.name())
+        } else {
+            a.blocks.kind.name()
+        };
+        self.file
+            .read_exact_at(&mut buf[..BLOCK_BYTES], at)
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    Error::Truncated {
+                        path: self.path.clone(),
+                        what: format!("{kind} {what} {} is past the end of the file", b.0),
+                    }
+                } else {
+                    Error::io(
+                        &self.path,
+                        format!("read {kind} {what} {} at byte {at}", b.0),
+                        e,
+                    )
+                }
+            })?;
+        self.check_block_of(a, weights, b, &buf[..BLOCK_BYTES])
+    }
+
+    fn block_offset_of(&self, a: &Adjacency, weights: bool, b: BlockId) -> Result<u64> {
         let section = if weights {
             a.weights
                 .as_ref()
@@ -285,44 +312,49 @@ impl Graph {
                 b.0, a.blocks.count
             )));
         }
+        Ok(section.offset + b.0 * BLOCK_BYTES as u64)
+    }
+
+    /// Byte offset in the file of block `b` of `dir` (its weight block when
+    /// `weights`), for readers that do their own I/O.
+    pub fn block_offset(&self, dir: Direction, weights: bool, b: BlockId) -> Result<u64> {
+        self.block_offset_of(self.adjacency(dir)?, weights, b)
+    }
+
+    /// Checks the bytes of block `b` of `dir` (its weight block when
+    /// `weights`) against the stored checksum and encoding tag.
+    pub fn check_block(
+        &self,
+        dir: Direction,
+        weights: bool,
+        b: BlockId,
+        bytes: &[u8],
+    ) -> Result<()> {
+        self.check_block_of(self.adjacency(dir)?, weights, b, bytes)
+    }
+
+    fn check_block_of(&self, a: &Adjacency, weights: bool, b: BlockId, bytes: &[u8]) -> Result<()> {
         let what = if weights { "weight block" } else { "block" };
-        let at = section.offset + b.0 * BLOCK_BYTES as u64;
-        self.file
-            .read_exact_at(&mut buf[..BLOCK_BYTES], at)
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                    Error::Truncated {
-                        path: self.path.clone(),
-                        what: format!(
-                            "{} {what} {} is past the end of the file",
-                            section.kind.name(),
-                            b.0
-                        ),
-                    }
-                } else {
-                    Error::io(
-                        &self.path,
-                        format!("read {} {what} {} at byte {at}", section.kind.name(), b.0),
-                        e,
-                    )
-                }
-            })?;
+        let kind = a.blocks.kind.name();
+        if b.0 >= a.blocks.count || bytes.len() != BLOCK_BYTES || (weights && a.weights.is_none()) {
+            return Err(Error::Invalid(format!(
+                "{kind} {what} {} cannot be checked",
+                b.0
+            )));
+        }
         let crc_at = if weights { a.blocks.count + b.0 } else { b.0 } as usize;
-        let actual = crc32c::crc32c(&buf[..BLOCK_BYTES]);
-        if actual != a.crcs[crc_at] {
+        if crc32c::crc32c(bytes) != a.crcs[crc_at] {
             return Err(corrupt(
                 &self.path,
-                format!("{} {what} {} fails its checksum", section.kind.name(), b.0),
+                format!("{kind} {what} {} fails its checksum", b.0),
             ));
         }
         if !weights && a.tags[b.0 as usize] != ENCODING_RAW_U32 {
             return Err(corrupt(
                 &self.path,
                 format!(
-                    "{} block {} has encoding tag {} which this grotto does not know",
-                    section.kind.name(),
-                    b.0,
-                    a.tags[b.0 as usize]
+                    "{kind} block {} has encoding tag {} which this grotto does not know",
+                    b.0, a.tags[b.0 as usize]
                 ),
             ));
         }

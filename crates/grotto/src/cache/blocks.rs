@@ -1,0 +1,403 @@
+//! The pool bound to one graph file: block keys, merged reads of adjacent
+//! misses, checksum verification before a block is published.
+
+use super::pool::{BufferPool, Joined, Load, Lookup, Pinned};
+use crate::error::{Error, Result};
+use crate::io::{Done, IoBuf, IoFile, IoStats, Reader};
+use crate::store::{Direction, Graph};
+use crate::BlockId;
+use std::sync::Arc;
+
+/// A block of one of the graph's block sections, as a dense pool key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockKey(pub u64);
+
+#[derive(Clone, Copy, Debug)]
+struct Space {
+    base: u64,
+    count: u64,
+    dir: Direction,
+    weights: bool,
+}
+
+/// A graph's blocks behind a shared buffer pool.
+pub struct BlockCache {
+    graph: Arc<Graph>,
+    io: Arc<IoFile>,
+    pool: BufferPool,
+    spaces: Vec<Space>,
+    merge_blocks: usize,
+}
+
+impl BlockCache {
+    /// A cache of `budget_bytes` over `graph`, reading through `io` (the
+    /// same file opened by the io layer), merging up to `merge_bytes` of
+    /// adjacent blocks into one request.
+    pub fn new(
+        graph: Arc<Graph>,
+        io: Arc<IoFile>,
+        budget_bytes: u64,
+        merge_bytes: usize,
+    ) -> Result<BlockCache> {
+        let mut spaces = Vec::new();
+        let mut base = 0;
+        for dir in [Direction::Out, Direction::In] {
+            let Ok(a) = graph.adjacency(dir) else {
+                continue;
+            };
+            let n = a.block_count();
+            spaces.push(Space {
+                base,
+                count: n,
+                dir,
+                weights: false,
+            });
+            base += n;
+            if graph.weighted() {
+                spaces.push(Space {
+                    base,
+                    count: n,
+                    dir,
+                    weights: true,
+                });
+                base += n;
+            }
+        }
+        let slots =
+            (budget_bytes / super::SLOT_BYTES as u64).clamp(1, u32::MAX as u64 - 1) as usize;
+        Ok(BlockCache {
+            pool: BufferPool::new(base, slots)?,
+            graph,
+            io,
+            spaces,
+            merge_blocks: (merge_bytes / super::SLOT_BYTES).max(1),
+        })
+    }
+
+    /// The key of block `b` of `dir` (its weights block when `weights`).
+    pub fn key(&self, dir: Direction, weights: bool, b: BlockId) -> Result<BlockKey> {
+        self.spaces
+            .iter()
+            .find(|s| s.dir == dir && s.weights == weights)
+            .filter(|s| b.0 < s.count)
+            .map(|s| BlockKey(s.base + b.0))
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "no block {} in the {dir:?} {} section",
+                    b.0,
+                    if weights { "weight" } else { "edge" }
+                ))
+            })
+    }
+
+    fn locate(&self, k: BlockKey) -> Option<(Space, BlockId)> {
+        self.spaces
+            .iter()
+            .find(|s| k.0 >= s.base && k.0 < s.base + s.count)
+            .map(|s| (*s, BlockId(k.0 - s.base)))
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &BufferPool {
+        &self.pool
+    }
+
+    /// The file as the io layer opened it.
+    pub fn io(&self) -> &Arc<IoFile> {
+        &self.io
+    }
+
+    /// Most blocks merged into one request.
+    pub fn merge_blocks(&self) -> usize {
+        self.merge_blocks
+    }
+
+    /// A per-thread reader with `depth` requests in flight.
+    pub fn reader(&self, depth: usize) -> Result<CacheReader<'_>> {
+        Ok(CacheReader {
+            cache: self,
+            reader: self.io.reader(depth, Some(Arc::clone(self.pool.arena())))?,
+            groups: Vec::new(),
+            free: Vec::new(),
+            done: Vec::new(),
+        })
+    }
+
+    fn describe(&self, first: BlockKey, n: usize) -> String {
+        match self.locate(first) {
+            Some((s, b)) => {
+                let what =
+                    format!("{:?}{}", s.dir, if s.weights { " weight" } else { "" }).to_lowercase();
+                if n == 1 {
+                    format!("{what} block {}", b.0)
+                } else {
+                    format!("{what} blocks {}..={}", b.0, b.0 + n as u64 - 1)
+                }
+            }
+            None => format!("block key {}", first.0),
+        }
+    }
+}
+
+/// One thread's access to a [`BlockCache`].
+pub struct CacheReader<'c> {
+    cache: &'c BlockCache,
+    reader: Reader,
+    groups: Vec<Option<Vec<Load<'c>>>>,
+    free: Vec<usize>,
+    done: Vec<Done>,
+}
+
+impl<'c> CacheReader<'c> {
+    /// The underlying reader's counters.
+    pub fn io_stats(&self) -> &IoStats {
+        self.reader.stats()
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> &'static str {
+        self.reader.backend()
+    }
+
+    /// Whether the pool's memory is registered with io_uring.
+    pub fn registered_buffers(&self) -> bool {
+        self.reader.registered_buffers()
+    }
+
+    /// Reads of this reader in flight.
+    pub fn in_flight(&self) -> usize {
+        self.reader.in_flight()
+    }
+
+    /// The block `key`, pinned; reads it if needed and waits.
+    pub fn get(&mut self, key: BlockKey) -> Result<Pinned<'c>> {
+        let mut out = None;
+        self.fetch(&[key], |p| {
+            out = Some(p);
+            Ok(())
+        })?;
+        out.ok_or_else(|| Error::Invalid(format!("block key {} was not delivered", key.0)))
+    }
+
+    /// Delivers every block of `keys` to `f`, pinned, in whatever order they
+    /// become available, keeping up to the reader's depth of reads in flight
+    /// and merging runs of adjacent keys that all miss. Pass keys sorted to
+    /// get merged requests. `f` should drop each pin soon: a pool whose
+    /// slots are all pinned cannot load more.
+    pub fn fetch(
+        &mut self,
+        keys: &[BlockKey],
+        mut f: impl FnMut(Pinned<'c>) -> Result<()>,
+    ) -> Result<()> {
+        let cache = self.cache;
+        let pool = &cache.pool;
+        let mut i = 0;
+        let mut joins: Vec<Joined<'c>> = Vec::new();
+        let mut retry: Vec<BlockKey> = Vec::new();
+        loop {
+            let mut blocked = false;
+            // Issue lookups while there is room for reads.
+            while self.reader.room() > 0 && !blocked {
+                let key = match retry.pop() {
+                    Some(k) => k,
+                    None if i < keys.len() => {
+                        i += 1;
+                        keys[i - 1]
+                    }
+                    None => break,
+                };
+                match pool.lookup(key.0)? {
+                    Lookup::Hit(p) => f(p)?,
+                    Lookup::Joined(j) => joins.push(j),
+                    Lookup::Full => {
+                        retry.push(key);
+                        blocked = true;
+                    }
+                    Lookup::Miss(first) => {
+                        let mut group = vec![first];
+                        let space = cache.locate(key);
+                        // Extend with the following keys while they are
+                        // adjacent, in the same section, and also miss.
+                        while group.len() < cache.merge_blocks && retry.is_empty() && i < keys.len()
+                        {
+                            let next = keys[i];
+                            let prev = group[group.len() - 1].key();
+                            if next.0 != prev + 1
+                                || cache.locate(next).map(|s| s.0.base) != space.map(|s| s.0.base)
+                            {
+                                break;
+                            }
+                            i += 1;
+                            match pool.lookup(next.0)? {
+                                Lookup::Miss(l) => group.push(l),
+                                Lookup::Hit(p) => {
+                                    f(p)?;
+                                    break;
+                                }
+                                Lookup::Joined(j) => {
+                                    joins.push(j);
+                                    break;
+                                }
+                                Lookup::Full => {
+                                    retry.push(next);
+                                    blocked = true;
+                                    break;
+                                }
+                            }
+                        }
+                        self.submit(group)?;
+                    }
+                }
+            }
+            self.reader.flush()?;
+            // Joined reads that landed.
+            let mut k = 0;
+            while k < joins.len() {
+                let j = joins.swap_remove(k);
+                let key = j.key();
+                match j.poll() {
+                    Ok(Ok(p)) => f(p)?,
+                    Ok(Err(())) => retry.push(BlockKey(key)),
+                    Err(j) => {
+                        joins.push(j);
+                        let last = joins.len() - 1;
+                        joins.swap(k, last);
+                        k += 1;
+                    }
+                }
+            }
+            let more = i < keys.len() || !retry.is_empty();
+            if !more && joins.is_empty() && self.reader.in_flight() == 0 {
+                return Ok(());
+            }
+            // Our own completions: wait for one when nothing else can move.
+            let must_wait =
+                self.reader.in_flight() > 0 && (self.reader.room() == 0 || blocked || !more);
+            self.done.clear();
+            let mut done = std::mem::take(&mut self.done);
+            if must_wait && joins.is_empty() {
+                self.reader.wait(&mut done, 1)?;
+            } else {
+                self.reader.reap(&mut done)?;
+                if done.is_empty() && (blocked || !more) && self.reader.in_flight() == 0 {
+                    // Waiting on other threads' reads or pins.
+                    std::thread::yield_now();
+                }
+            }
+            let r = self.deliver(&mut done, &mut f);
+            self.done = done;
+            r?;
+        }
+    }
+
+    fn submit(&mut self, group: Vec<Load<'c>>) -> Result<()> {
+        let cache = self.cache;
+        let first = BlockKey(group[0].key());
+        let (space, b) = cache
+            .locate(first)
+            .ok_or_else(|| Error::Invalid(format!("block key {} out of range", first.0)))?;
+        let offset = cache.graph.block_offset(space.dir, space.weights, b)?;
+        let bufs: Vec<IoBuf> = group.iter().map(|l| l.buf()).collect();
+        let tag = match self.free.pop() {
+            Some(t) => t,
+            None => {
+                self.groups.push(None);
+                self.groups.len() - 1
+            }
+        };
+        // SAFETY: each buffer is a claimed slot (phase LOADING, owned by the
+        // Load handles stored in `groups[tag]`), which nobody reads or
+        // reclaims until the handles are finished or dropped after the
+        // completion with this tag; the pool's arena outlives the reader
+        // (the reader holds an Arc to it).
+        let r = unsafe { self.reader.read(offset, &bufs, tag as u64) };
+        match r {
+            Ok(()) => {
+                self.groups[tag] = Some(group);
+                Ok(())
+            }
+            Err(e) => {
+                self.free.push(tag);
+                Err(e)
+            }
+        }
+    }
+
+    fn deliver(
+        &mut self,
+        done: &mut Vec<Done>,
+        f: &mut impl FnMut(Pinned<'c>) -> Result<()>,
+    ) -> Result<()> {
+        let cache = self.cache;
+        let mut first_err = None;
+        for d in done.drain(..) {
+            let tag = d.tag as usize;
+            let Some(group) = self.groups.get_mut(tag).and_then(|g| g.take()) else {
+                continue;
+            };
+            self.free.push(tag);
+            let first = BlockKey(group[0].key());
+            if let Err(e) = d.result {
+                let what = cache.describe(first, group.len());
+                first_err.get_or_insert(match e {
+                    Error::Io { path, op, source } => Error::Io {
+                        path,
+                        op: format!("{op} ({what})"),
+                        source,
+                    },
+                    Error::Truncated { path, what: w } => Error::Truncated {
+                        path,
+                        what: format!("{what}: {w}"),
+                    },
+                    other => other,
+                });
+                continue; // dropping the loads frees their slots
+            }
+            for load in group {
+                if first_err.is_some() {
+                    break;
+                }
+                let key = BlockKey(load.key());
+                let check = cache
+                    .locate(key)
+                    .ok_or_else(|| Error::Invalid(format!("block key {} out of range", key.0)))
+                    .and_then(|(s, b)| cache.graph.check_block(s.dir, s.weights, b, load.bytes()));
+                match check {
+                    Ok(()) => {
+                        if let Err(e) = f(load.finish()) {
+                            first_err.get_or_insert(e);
+                        }
+                    }
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for CacheReader<'_> {
+    fn drop(&mut self) {
+        // Let the reader drain before the Load handles give their slots
+        // back: no slot is reused while the kernel may still write it.
+        let mut sink = Vec::new();
+        while self.reader.in_flight() > 0 {
+            sink.clear();
+            if self.reader.wait(&mut sink, 1).is_err() {
+                // Leave the slots claimed forever rather than reuse memory
+                // the kernel may still own.
+                for g in self.groups.drain(..).flatten() {
+                    std::mem::forget(g);
+                }
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The cache layer: a fixed budget of 4 KiB slots shared by all threads
+//! ([`pool`]), bound to a graph file ([`BlockCache`]) so callers ask for
+//! blocks by key and get them read (merged, checked) on a miss.
+
+pub mod blocks;
+pub mod policy;
+pub mod pool;
+pub mod stats;
+
+pub use blocks::{BlockCache, BlockKey, CacheReader};
+pub use policy::{Clock, Replacement};
+pub use pool::{BufferPool, Joined, Load, Lookup, Pinned, SLOT_BYTES};
+pub use stats::PoolSnapshot;
+
+use crate::error::{Error, Result};
+
+/// A cache budget as the user gives it: bytes, or a share of the graph file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CacheSize {
+    /// A number of bytes.
+    Bytes(u64),
+    /// A percentage of the graph file's size.
+    Percent(f64),
+}
+
+impl CacheSize {
+    /// Bytes for a graph file of `file_bytes`, at least one slot.
+    pub fn resolve(&self, file_bytes: u64) -> u64 {
+        let b = match *self {
+            CacheSize::Bytes(b) => b,
+            CacheSize::Percent(p) => (file_bytes as f64 * p / 100.0) as u64,
+        };
+        b.max(SLOT_BYTES as u64)
+    }
+}
+
+impl std::str::FromStr for CacheSize {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<CacheSize> {
+        let t = s.trim();
+        if let Some(p) = t.strip_suffix('%') {
+            return match p.trim().parse::<f64>() {
+                Ok(v) if v > 0.0 && v.is_finite() => Ok(CacheSize::Percent(v)),
+                _ => Err(Error::Invalid(format!(
+                    "cache size {s:?}: a percentage must be a positive number, like 3%"
+                ))),
+            };
+        }
+        parse_bytes(t).map(CacheSize::Bytes).ok_or_else(|| {
+            Error::Invalid(format!(
+                "cache size {s:?}: use bytes with an optional unit (256MiB, 4GiB, 1G) or a share of the graph file (3%)"
+            ))
+        })
+    }
+}
+
+/// Parses "4096", "64KiB", "256MiB", "4GiB", "1G", "512k" into bytes.
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let v: f64 = num.parse().ok()?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        _ => return None,
+    };
+    let b = v * mult as f64;
+    (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then_some(b as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_parse() {
+        assert_eq!(
+            "256MiB".parse::<CacheSize>().unwrap(),
+            CacheSize::Bytes(256 << 20)
+        );
+        assert_eq!("3%".parse::<CacheSize>().unwrap(), CacheSize::Percent(3.0));
+        assert_eq!("4096".parse::<CacheSize>().unwrap(), CacheSize::Bytes(4096));
+        assert!("x%".parse::<CacheSize>().is_err());
+        assert!("12 parsecs".parse::<CacheSize>().is_err());
+        assert_eq!(CacheSize::Percent(50.0).resolve(1 << 20), 1 << 19);
+        assert_eq!(CacheSize::Bytes(1).resolve(1 << 20), 4096);
+    }
+}

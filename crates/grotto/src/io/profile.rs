@@ -1,0 +1,494 @@
+//! Device profiling after the PIO model: throughput and latency against
+//! queue depth and request size, for reads and writes, and the parameters
+//! derived from them (k_r, k_w, alpha, merge size).
+//!
+//! Measurements use the same [`Reader`](super::Reader) the engines use,
+//! with O_DIRECT, on a scratch file that is removed afterwards.
+
+use super::{AlignedBuf, Done, IoBuf, IoFile, IoOptions};
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Queue depths measured.
+pub const DEPTHS: [usize; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/// Request sizes measured (4 KiB to 1 MiB).
+pub const SIZES: [usize; 9] = [
+    4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576,
+];
+/// Fraction of the peak that defines k_r, k_w and the merge size.
+pub const KNEE: f64 = 0.9;
+
+/// How to profile.
+#[derive(Clone, Debug)]
+pub struct ProfileConfig {
+    /// Directory on the device to measure (a scratch file is made there).
+    pub dir: PathBuf,
+    /// Scratch file size (default 4 GiB; quick: 1 GiB). Larger than any
+    /// device cache makes the random reads honest.
+    pub size: u64,
+    /// Measure only the points the derivation needs, briefly (< 30 s).
+    pub quick: bool,
+    /// Measuring time per point (default 0.4 s; quick 0.2 s).
+    pub seconds_per_point: f64,
+    /// Backend to measure with.
+    pub io: IoOptions,
+}
+
+impl ProfileConfig {
+    /// Defaults for `dir`: full profile, 4 GiB file.
+    pub fn new(dir: &Path, quick: bool) -> ProfileConfig {
+        ProfileConfig {
+            dir: dir.to_path_buf(),
+            size: if quick { 1 << 30 } else { 4 << 30 },
+            quick,
+            seconds_per_point: if quick { 0.2 } else { 0.4 },
+            io: IoOptions::default(),
+        }
+    }
+}
+
+/// One measured point.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Point {
+    /// "read" or "write".
+    pub op: String,
+    /// Queue depth.
+    pub depth: usize,
+    /// Request size in bytes.
+    pub size: usize,
+    /// Requests per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bandwidth: f64,
+    /// Mean latency in microseconds.
+    pub mean_us: f64,
+    /// 99th-percentile latency in microseconds.
+    pub p99_us: f64,
+}
+
+/// A stored device profile.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Profile {
+    /// Format of this record.
+    pub schema_version: u32,
+    /// Device measured.
+    pub device: super::system::DeviceId,
+    /// Directory the scratch file was in.
+    pub path: PathBuf,
+    /// When (seconds since the Unix epoch).
+    pub created_unix: u64,
+    /// Backend used ("io_uring" or "pread").
+    pub backend: String,
+    /// Whether O_DIRECT was in effect.
+    pub direct: bool,
+    /// Scratch file size.
+    pub file_bytes: u64,
+    /// Quick profile?
+    pub quick: bool,
+    /// Read concurrency: smallest depth reaching 90% of peak 4 KiB read IOPS.
+    pub k_r: usize,
+    /// Write concurrency, likewise for writes.
+    pub k_w: usize,
+    /// Asymmetry: peak 4 KiB read IOPS over peak 4 KiB write IOPS (the
+    /// amortised cost of a write in units of reads).
+    pub alpha: f64,
+    /// Smallest request size whose read bandwidth at depth k_r reaches 90%
+    /// of the best bandwidth at that depth.
+    pub merge_bytes: usize,
+    /// Every measured point.
+    pub points: Vec<Point>,
+}
+
+impl Profile {
+    /// The measured point, if any.
+    pub fn point(&self, op: &str, depth: usize, size: usize) -> Option<&Point> {
+        self.points
+            .iter()
+            .find(|p| p.op == op && p.depth == depth && p.size == size)
+    }
+
+    /// Read throughput (bytes/s) the profile expects at `depth` for
+    /// `size`-byte requests, interpolating between measured depths.
+    pub fn expected_read_bandwidth(&self, depth: usize, size: usize) -> Option<f64> {
+        let mut pts: Vec<&Point> = self
+            .points
+            .iter()
+            .filter(|p| p.op == "read" && p.size == size)
+            .collect();
+        pts.sort_by_key(|p| p.depth);
+        let first = pts.first()?;
+        if depth <= first.depth {
+            return Some(first.bandwidth);
+        }
+        for w in pts.windows(2) {
+            if depth >= w[0].depth && depth <= w[1].depth {
+                let t = (depth as f64).log2() - (w[0].depth as f64).log2();
+                let span = (w[1].depth as f64).log2() - (w[0].depth as f64).log2();
+                return Some(w[0].bandwidth + (w[1].bandwidth - w[0].bandwidth) * t / span);
+            }
+        }
+        pts.last().map(|p| p.bandwidth)
+    }
+}
+
+/// Measures one point: `depth` requests of `size` bytes in flight at random
+/// aligned offsets for `seconds`.
+pub fn measure(
+    file: &Arc<IoFile>,
+    write: bool,
+    depth: usize,
+    size: usize,
+    seconds: f64,
+    seed: u64,
+) -> Result<Point> {
+    let span = file.len().saturating_sub(size as u64) / 4096;
+    if span == 0 {
+        return Err(Error::Invalid(format!(
+            "{}: file of {} bytes is too small for {size}-byte requests",
+            file.path().display(),
+            file.len()
+        )));
+    }
+    let bufs: Vec<AlignedBuf> = (0..depth)
+        .map(|_| AlignedBuf::new(size, 4096))
+        .collect::<Result<_>>()?;
+    let mut reader = file.reader(depth, None)?;
+    let mut rng = Rng::new(seed, depth as u64 * 1000 + size as u64 / 4096);
+    let mut started = vec![Instant::now(); depth];
+    let mut lat: Vec<u32> = Vec::new();
+    let mut done: Vec<Done> = Vec::with_capacity(depth);
+    let warmup = Duration::from_secs_f64((seconds * 0.1).min(0.05));
+    let t0 = Instant::now();
+    let (mut measuring, mut count, mut t_start) = (false, 0u64, t0);
+    let end = t0 + warmup + Duration::from_secs_f64(seconds);
+    let submit =
+        |r: &mut super::Reader, i: usize, rng: &mut Rng, st: &mut Vec<Instant>| -> Result<()> {
+            let off = rng.below(span) * 4096;
+            let b = [IoBuf {
+                ptr: bufs[i].as_ptr(),
+                len: size,
+            }];
+            st[i] = Instant::now();
+            // SAFETY: buffer i is lent until its Done (tag i) comes back; the
+            // buffers outlive the reader, which drains in-flight work on drop.
+            unsafe {
+                if write {
+                    r.write(off, &b, i as u64)
+                } else {
+                    r.read(off, &b, i as u64)
+                }
+            }
+        };
+    for i in 0..depth {
+        submit(&mut reader, i, &mut rng, &mut started)?;
+    }
+    reader.flush()?;
+    loop {
+        done.clear();
+        reader.wait(&mut done, 1)?;
+        let now = Instant::now();
+        if !measuring && now >= t0 + warmup {
+            measuring = true;
+            t_start = now;
+        }
+        for d in done.drain(..) {
+            d.result?;
+            let i = d.tag as usize;
+            if measuring {
+                count += 1;
+                lat.push((now - started[i]).as_micros().min(u32::MAX as u128) as u32);
+            }
+            if now < end {
+                submit(&mut reader, i, &mut rng, &mut started)?;
+            }
+        }
+        if reader.in_flight() == 0 {
+            break;
+        }
+        reader.flush()?;
+    }
+    let secs = (Instant::now() - t_start).as_secs_f64().max(1e-9);
+    lat.sort_unstable();
+    let mean = lat.iter().map(|&x| x as f64).sum::<f64>() / lat.len().max(1) as f64;
+    let p99 = lat
+        .get(((lat.len() as f64 * 0.99) as usize).min(lat.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0);
+    drop(reader);
+    Ok(Point {
+        op: if write { "write" } else { "read" }.into(),
+        depth,
+        size,
+        iops: count as f64 / secs,
+        bandwidth: count as f64 * size as f64 / secs,
+        mean_us: mean,
+        p99_us: p99 as f64,
+    })
+}
+
+/// Smallest x whose value reaches `KNEE` of the largest value.
+fn knee(points: &[(usize, f64)]) -> usize {
+    let peak = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    points
+        .iter()
+        .find(|p| p.1 >= KNEE * peak)
+        .map_or(1, |p| p.0)
+}
+
+/// Creates the scratch file: `size` bytes of random data written with
+/// O_DIRECT in 1 MiB requests, then fdatasync'd.
+fn create_scratch(path: &Path, size: u64, io: &IoOptions) -> Result<Arc<IoFile>> {
+    std::fs::File::create(path).map_err(|e| Error::io(path, "create scratch file", e))?;
+    let mut opts = io.clone();
+    opts.write = true;
+    opts.faults = None;
+    let file = IoFile::open(path, &opts)?;
+    const REQ: usize = 1 << 20;
+    const DEPTH: usize = 8;
+    let mut bufs: Vec<AlignedBuf> = (0..DEPTH)
+        .map(|_| AlignedBuf::new(REQ, 4096))
+        .collect::<Result<_>>()?;
+    let mut rng = Rng::new(0x9e37, 1);
+    for b in &mut bufs {
+        for c in b.as_mut_slice().chunks_exact_mut(8) {
+            c.copy_from_slice(&rng.next_u64().to_le_bytes());
+        }
+    }
+    let mut w = file.reader(DEPTH, None)?;
+    let mut free: Vec<usize> = (0..DEPTH).collect();
+    let mut off = 0u64;
+    let mut done = Vec::new();
+    let size = size / REQ as u64 * REQ as u64;
+    while off < size || w.in_flight() > 0 {
+        while off < size {
+            let Some(i) = free.pop() else { break };
+            // SAFETY: buffer i is lent until its Done; bufs outlive `w`.
+            unsafe {
+                w.write(
+                    off,
+                    &[IoBuf {
+                        ptr: bufs[i].as_ptr(),
+                        len: REQ,
+                    }],
+                    i as u64,
+                )?
+            };
+            off += REQ as u64;
+        }
+        w.flush()?;
+        done.clear();
+        w.wait(&mut done, 1)?;
+        for d in done.drain(..) {
+            d.result?;
+            free.push(d.tag as usize);
+        }
+    }
+    drop(w);
+    file.sync()?;
+    IoFile::open(path, &opts)
+}
+
+/// Removes the scratch file when dropped.
+struct Scratch(PathBuf);
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs a profile; `progress(done, total, what)` is called per point.
+pub fn run(cfg: &ProfileConfig, mut progress: impl FnMut(usize, usize, &str)) -> Result<Profile> {
+    let device = super::system::device_of(&cfg.dir).map_err(|e| Error::io(&cfg.dir, "stat", e))?;
+    let path = cfg
+        .dir
+        .join(format!(".grotto-profile-{}.tmp", std::process::id()));
+    let _guard = Scratch(path.clone());
+    progress(0, 1, "writing scratch file");
+    let file = create_scratch(&path, cfg.size, &cfg.io)?;
+    let secs = cfg.seconds_per_point;
+    let total = if cfg.quick { 9 + 9 + 9 } else { 9 * 9 * 2 };
+    let mut points: Vec<Point> = Vec::new();
+    let mut n = 0;
+    let mut step = |points: &mut Vec<Point>, write: bool, d: usize, s: usize| -> Result<()> {
+        n += 1;
+        progress(
+            n,
+            total,
+            &format!(
+                "{} depth {d} size {}K",
+                if write { "write" } else { "read" },
+                s / 1024
+            ),
+        );
+        points.push(measure(&file, write, d, s, secs, n as u64)?);
+        Ok(())
+    };
+    if cfg.quick {
+        for d in DEPTHS {
+            step(&mut points, false, d, 4096)?;
+        }
+        let k_r = knee(&series(
+            &points,
+            "read",
+            |p| p.size == 4096,
+            |p| p.depth,
+            |p| p.iops,
+        ));
+        for s in SIZES {
+            if !(s == 4096 && points.iter().any(|p| p.depth == k_r && p.size == 4096)) {
+                step(&mut points, false, k_r, s)?;
+            }
+        }
+        for d in DEPTHS {
+            step(&mut points, true, d, 4096)?;
+        }
+    } else {
+        for write in [false, true] {
+            for s in SIZES {
+                for d in DEPTHS {
+                    step(&mut points, write, d, s)?;
+                }
+            }
+        }
+    }
+    derive(device, cfg, &file, points)
+}
+
+fn series(
+    points: &[Point],
+    op: &str,
+    keep: impl Fn(&Point) -> bool,
+    x: impl Fn(&Point) -> usize,
+    y: impl Fn(&Point) -> f64,
+) -> Vec<(usize, f64)> {
+    let mut v: Vec<(usize, f64)> = points
+        .iter()
+        .filter(|p| p.op == op && keep(p))
+        .map(|p| (x(p), y(p)))
+        .collect();
+    v.sort_by_key(|p| p.0);
+    v
+}
+
+fn derive(
+    device: super::system::DeviceId,
+    cfg: &ProfileConfig,
+    file: &Arc<IoFile>,
+    points: Vec<Point>,
+) -> Result<Profile> {
+    let reads = series(&points, "read", |p| p.size == 4096, |p| p.depth, |p| p.iops);
+    let writes = series(
+        &points,
+        "write",
+        |p| p.size == 4096,
+        |p| p.depth,
+        |p| p.iops,
+    );
+    let k_r = knee(&reads);
+    let k_w = knee(&writes);
+    let peak = |s: &[(usize, f64)]| s.iter().map(|p| p.1).fold(0.0, f64::max);
+    let alpha = if peak(&writes) > 0.0 {
+        peak(&reads) / peak(&writes)
+    } else {
+        0.0
+    };
+    let merge = knee(&series(
+        &points,
+        "read",
+        |p| p.depth == k_r,
+        |p| p.size,
+        |p| p.bandwidth,
+    ));
+    Ok(Profile {
+        schema_version: 1,
+        device,
+        path: cfg.dir.clone(),
+        created_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        backend: match file.backend() {
+            super::BackendKind::Uring => "io_uring",
+            super::BackendKind::Pread => "pread",
+        }
+        .into(),
+        direct: file.direct(),
+        file_bytes: file.len(),
+        quick: cfg.quick,
+        k_r,
+        k_w,
+        alpha,
+        merge_bytes: merge.max(4096),
+        points,
+    })
+}
+
+/// Where profiles are stored: `$GROTTO_PROFILE_DIR`, else
+/// `$XDG_CONFIG_HOME/grotto/profiles`, else `~/.config/grotto/profiles`.
+pub fn store_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("GROTTO_PROFILE_DIR") {
+        return PathBuf::from(d);
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    base.join("grotto").join("profiles")
+}
+
+/// Stores `p` under its device key (atomically); returns the file written.
+pub fn save(p: &Profile) -> Result<PathBuf> {
+    let dir = store_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, "create directory", e))?;
+    let path = dir.join(format!("{}.json", p.device.key()));
+    let text = serde_json::to_string_pretty(p)
+        .map_err(|e| Error::Invalid(format!("encode profile: {e}")))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)
+        .map_err(|e| Error::io(&dir, "create temporary file", e))?;
+    use std::io::Write;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| Error::io(&path, "write", e))?;
+    tmp.persist(&path)
+        .map_err(|e| Error::io(&path, "rename", e.error))?;
+    Ok(path)
+}
+
+/// The stored profile of the device holding `path`, with the file it came
+/// from; `Ok(None)` when there is none.
+pub fn load_for(path: &Path) -> Result<Option<(Profile, PathBuf)>> {
+    let dev = super::system::device_of(path).map_err(|e| Error::io(path, "stat", e))?;
+    let file = store_dir().join(format!("{}.json", dev.key()));
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&file, "read", e)),
+    };
+    let p: Profile = serde_json::from_str(&text).map_err(|e| Error::BadInput {
+        path: file.clone(),
+        what: format!("not a grotto device profile ({e}); run `grotto profile` again"),
+    })?;
+    Ok(Some((p, file)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knee_finds_first_point_near_peak() {
+        let s = [
+            (1, 10.0),
+            (2, 30.0),
+            (4, 80.0),
+            (8, 91.0),
+            (16, 100.0),
+            (32, 99.0),
+        ];
+        assert_eq!(knee(&s), 8);
+        assert_eq!(knee(&[(1, 5.0)]), 1);
+    }
+}

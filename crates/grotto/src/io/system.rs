@@ -1,0 +1,120 @@
+//! What the machine allows: kernel, direct-I/O alignment, locked-memory
+//! limit, and which block device holds a path.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+const STATX_DIOALIGN: u32 = 0x2000;
+
+/// Direct-I/O alignment for `path` (the larger of the memory and offset
+/// alignments), from statx(STATX_DIOALIGN); `None` when the kernel or file
+/// system does not report it (then 4096 is the safe choice).
+pub fn dio_alignment(path: &Path) -> Option<usize> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statx is plain data; an all-zero value is valid.
+    let mut st: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out
+    // pointer for the duration of the call.
+    let r = unsafe { libc::statx(libc::AT_FDCWD, c.as_ptr(), 0, STATX_DIOALIGN, &mut st) };
+    if r != 0 || st.stx_mask & STATX_DIOALIGN == 0 || st.stx_dio_offset_align == 0 {
+        return None;
+    }
+    Some(st.stx_dio_mem_align.max(st.stx_dio_offset_align) as usize)
+}
+
+/// Soft and hard RLIMIT_MEMLOCK in bytes (`u64::MAX` = unlimited).
+pub fn memlock_limit() -> Option<(u64, u64)> {
+    // SAFETY: plain out parameter.
+    let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer to an rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut r) } != 0 {
+        return None;
+    }
+    let f = |v: libc::rlim_t| {
+        if v == libc::RLIM_INFINITY {
+            u64::MAX
+        } else {
+            v
+        }
+    };
+    Some((f(r.rlim_cur), f(r.rlim_max)))
+}
+
+/// Kernel release string (`uname -r`).
+pub fn kernel_release() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// Value of the kernel.io_uring_disabled sysctl, when the kernel has it.
+pub fn io_uring_sysctl() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// The block device behind a path.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct DeviceId {
+    /// "major:minor" of the file system's device.
+    pub dev: String,
+    /// Kernel name of the whole disk (e.g. "nvme0n1", "vda"), if known.
+    pub disk: Option<String>,
+    /// Model string from sysfs, if known.
+    pub model: Option<String>,
+}
+
+impl DeviceId {
+    /// A file-name-safe key for stored profiles.
+    pub fn key(&self) -> String {
+        let name = self.disk.clone().unwrap_or_else(|| "dev".into());
+        let model: String = self
+            .model
+            .as_deref()
+            .unwrap_or("")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let k = format!(
+            "{name}-{}-{}",
+            self.dev.replace(':', "_"),
+            model.trim_matches('_')
+        );
+        k.trim_end_matches('-').to_string()
+    }
+}
+
+/// Identifies the device holding `path` (which must exist).
+pub fn device_of(path: &Path) -> std::io::Result<DeviceId> {
+    let md = std::fs::metadata(path)?;
+    let dev = md.dev();
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let sys = format!("/sys/dev/block/{major}:{minor}");
+    // A partition's sysfs directory has a "partition" file; its parent is
+    // the disk, which has the queue and device attributes.
+    let disk_dir = std::fs::canonicalize(&sys).ok().map(|p| {
+        if p.join("partition").exists() {
+            p.parent().map(|q| q.to_path_buf()).unwrap_or(p)
+        } else {
+            p
+        }
+    });
+    let disk = disk_dir
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let model = disk_dir.as_ref().and_then(|p| {
+        std::fs::read_to_string(p.join("device/model"))
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    });
+    Ok(DeviceId {
+        dev: format!("{major}:{minor}"),
+        disk,
+        model,
+    })
+}
