@@ -1,5 +1,9 @@
-//! The `grotto` command line: generate, convert, info, export, check, demo.
+//! The `grotto` command line: generate, convert, info, export, check, demo,
+//! profile, doctor, bench.
 
+mod bench;
+mod device;
+mod plot;
 mod progress;
 
 use anyhow::Context;
@@ -16,7 +20,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Schema version of every `--json` object.
-const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Parser)]
 #[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and inspect them", long_about = None)]
@@ -61,6 +65,12 @@ enum Cmd {
         /// The graph file.
         file: PathBuf,
     },
+    /// Measure the device under a directory (IOPS, bandwidth, latency against queue depth and request size) and store k_r, k_w, alpha and the merge size.
+    Profile(device::ProfileArgs),
+    /// Report what this machine allows: kernel, io_uring and why not, O_DIRECT, alignment, memlock, stored profile.
+    Doctor(device::DoctorArgs),
+    /// Benchmarks of grotto's layers: `bench io` (reader against the device), `bench pool` (cache hit path).
+    Bench(bench::BenchArgs),
     /// Run grotto's main job on a small built-in graph: generate, convert, info.
     Demo {
         /// Directory to work in (default: a temporary one, removed afterwards).
@@ -204,7 +214,7 @@ enum GenKind {
 }
 
 /// Parses sizes like `4GiB`, `512MiB`, `1.5G`, `1000000`.
-fn parse_size(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
@@ -257,10 +267,10 @@ impl BuildArgs {
     }
 }
 
-struct Ctx {
-    quiet: bool,
-    json: bool,
-    threads: usize,
+pub(crate) struct Ctx {
+    pub(crate) quiet: bool,
+    pub(crate) json: bool,
+    pub(crate) threads: usize,
 }
 
 impl Ctx {
@@ -299,6 +309,9 @@ fn main() {
         } => export_cmd(&ctx, &file, format, output),
         Cmd::Check { file } => check(&ctx, &file),
         Cmd::Demo { dir } => demo(&ctx, dir),
+        Cmd::Profile(a) => device::profile_cmd(&ctx, a),
+        Cmd::Doctor(a) => device::doctor(&ctx, a),
+        Cmd::Bench(a) => bench::bench(&ctx, a),
     };
     if let Err(e) = result {
         let code = match e.downcast_ref::<grotto::Error>() {

@@ -53,13 +53,23 @@ fn backends() -> Vec<BackendChoice> {
 }
 
 fn open(p: &Path, backend: BackendChoice, faults: Option<FaultPlan>) -> Arc<IoFile> {
-    IoFile::open(p, &IoOptions { backend, faults, ..IoOptions::default() }).unwrap()
+    IoFile::open(
+        p,
+        &IoOptions {
+            backend,
+            faults,
+            ..IoOptions::default()
+        },
+    )
+    .unwrap()
 }
 
 /// Reads every block once, `per` blocks per request into separate slots,
 /// `depth` in flight; returns the blocks in order or the first error.
 fn read_all(file: &Arc<IoFile>, depth: usize, per: usize) -> Result<Vec<Vec<u8>>, Error> {
-    let bufs: Vec<AlignedBuf> = (0..BLOCKS).map(|_| AlignedBuf::new(4096, 4096).unwrap()).collect();
+    let bufs: Vec<AlignedBuf> = (0..BLOCKS)
+        .map(|_| AlignedBuf::new(4096, 4096).unwrap())
+        .collect();
     let mut r = file.reader(depth, None)?;
     let mut next = 0u64;
     let mut done: Vec<Done> = Vec::new();
@@ -67,7 +77,12 @@ fn read_all(file: &Arc<IoFile>, depth: usize, per: usize) -> Result<Vec<Vec<u8>>
     loop {
         while next < BLOCKS && r.room() > 0 {
             let n = (per as u64).min(BLOCKS - next);
-            let iov: Vec<IoBuf> = (next..next + n).map(|b| IoBuf { ptr: bufs[b as usize].as_ptr(), len: 4096 }).collect();
+            let iov: Vec<IoBuf> = (next..next + n)
+                .map(|b| IoBuf {
+                    ptr: bufs[b as usize].as_ptr(),
+                    len: 4096,
+                })
+                .collect();
             // SAFETY: each buffer is used by exactly one request and read
             // only after all requests completed.
             unsafe { r.read(next * 4096, &iov, next)? };
@@ -102,7 +117,10 @@ fn both_backends_read_exact_bytes_single_and_merged() {
         for (depth, per) in [(1, 1), (32, 1), (8, 16), (4, 7)] {
             let blocks = read_all(&f, depth, per).unwrap();
             for (b, bytes) in blocks.iter().enumerate() {
-                assert!(block_ok(b as u64, bytes), "{be:?} depth {depth} per {per}: block {b} wrong");
+                assert!(
+                    block_ok(b as u64, bytes),
+                    "{be:?} depth {depth} per {per}: block {b} wrong"
+                );
             }
         }
     }
@@ -114,18 +132,42 @@ fn retried_faults_still_give_exact_bytes() {
     let p = stamped_file(dir.path());
     for be in backends() {
         let plans = [
-            FaultPlan { short_every: 2, ..FaultPlan::default() },
-            FaultPlan { eintr_every: 2, ..FaultPlan::default() },
-            FaultPlan { eagain_every: 3, ..FaultPlan::default() },
-            FaultPlan { slow_every: 5, slow: Duration::from_millis(3), ..FaultPlan::default() },
-            FaultPlan { short_every: 3, eintr_every: 4, eagain_every: 5, slow_every: 7, slow: Duration::from_millis(1), ..FaultPlan::default() },
+            FaultPlan {
+                short_every: 2,
+                ..FaultPlan::default()
+            },
+            FaultPlan {
+                eintr_every: 2,
+                ..FaultPlan::default()
+            },
+            FaultPlan {
+                eagain_every: 3,
+                ..FaultPlan::default()
+            },
+            FaultPlan {
+                slow_every: 5,
+                slow: Duration::from_millis(3),
+                ..FaultPlan::default()
+            },
+            FaultPlan {
+                short_every: 3,
+                eintr_every: 4,
+                eagain_every: 5,
+                slow_every: 7,
+                slow: Duration::from_millis(1),
+                ..FaultPlan::default()
+            },
         ];
         for plan in plans {
             let f = open(&p, be, Some(plan.clone()));
             for per in [1, 9] {
-                let blocks = read_all(&f, 16, per).unwrap_or_else(|e| panic!("{be:?} {plan:?}: {e}"));
+                let blocks =
+                    read_all(&f, 16, per).unwrap_or_else(|e| panic!("{be:?} {plan:?}: {e}"));
                 for (b, bytes) in blocks.iter().enumerate() {
-                    assert!(block_ok(b as u64, bytes), "{be:?} {plan:?}: block {b} wrong");
+                    assert!(
+                        block_ok(b as u64, bytes),
+                        "{be:?} {plan:?}: block {b} wrong"
+                    );
                 }
             }
         }
@@ -137,11 +179,21 @@ fn eio_is_an_error_with_path_and_range() {
     let dir = tempfile::tempdir().unwrap();
     let p = stamped_file(dir.path());
     for be in backends() {
-        let f = open(&p, be, Some(FaultPlan { eio_every: 10, ..FaultPlan::default() }));
+        let f = open(
+            &p,
+            be,
+            Some(FaultPlan {
+                eio_every: 10,
+                ..FaultPlan::default()
+            }),
+        );
         let e = read_all(&f, 8, 1).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, Error::Io { .. }), "{msg}");
-        assert!(msg.contains("stamped.bin") && msg.contains("read 4096 bytes at byte"), "{msg}");
+        assert!(
+            msg.contains("stamped.bin") && msg.contains("read 4096 bytes at byte"),
+            "{msg}"
+        );
         assert!(!e.is_input_error());
     }
 }
@@ -152,14 +204,26 @@ fn end_of_file_is_reported_as_truncation() {
     let p = stamped_file(dir.path());
     for be in backends() {
         // Injected: the file pretends to end at block 300 (mid-request too).
-        let f = open(&p, be, Some(FaultPlan { eof_at: Some(300 * 4096), ..FaultPlan::default() }));
+        let f = open(
+            &p,
+            be,
+            Some(FaultPlan {
+                eof_at: Some(300 * 4096),
+                ..FaultPlan::default()
+            }),
+        );
         let e = read_all(&f, 8, 7).unwrap_err();
         assert!(matches!(e, Error::Truncated { .. }), "{e}");
         assert!(e.to_string().contains("past the end of the file"), "{e}");
         // Real: a file cut short.
         let cut = dir.path().join("cut.bin");
         std::fs::copy(&p, &cut).unwrap();
-        std::fs::OpenOptions::new().write(true).open(&cut).unwrap().set_len(100 * 4096).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&cut)
+            .unwrap()
+            .set_len(100 * 4096)
+            .unwrap();
         let f = open(&cut, be, None);
         let e = read_all(&f, 8, 1).unwrap_err();
         assert!(matches!(e, Error::Truncated { .. }), "{e}");
@@ -174,10 +238,30 @@ fn misaligned_requests_are_refused_not_sent() {
     let b = AlignedBuf::new(8192, 4096).unwrap();
     let mut r = f.reader(4, None).unwrap();
     // SAFETY: refused before reaching the device.
-    let e = unsafe { r.read(100, &[IoBuf { ptr: b.as_ptr(), len: 4096 }], 0) }.unwrap_err();
+    let e = unsafe {
+        r.read(
+            100,
+            &[IoBuf {
+                ptr: b.as_ptr(),
+                len: 4096,
+            }],
+            0,
+        )
+    }
+    .unwrap_err();
     assert!(e.to_string().contains("not aligned"), "{e}");
     // SAFETY: as above.
-    let e = unsafe { r.read(0, &[IoBuf { ptr: b.as_ptr().wrapping_add(1), len: 4096 }], 0) }.unwrap_err();
+    let e = unsafe {
+        r.read(
+            0,
+            &[IoBuf {
+                ptr: b.as_ptr().wrapping_add(1),
+                len: 4096,
+            }],
+            0,
+        )
+    }
+    .unwrap_err();
     assert!(e.to_string().contains("not aligned"), "{e}");
     assert_eq!(r.in_flight(), 0);
 }
@@ -189,7 +273,15 @@ fn unavailable_uring_is_refused_when_forced() {
     if let Err((_, why)) = uring_status() {
         let dir = tempfile::tempdir().unwrap();
         let p = stamped_file(dir.path());
-        let e = IoFile::open(&p, &IoOptions { backend: BackendChoice::Uring, ..IoOptions::default() }).err().unwrap();
+        let e = IoFile::open(
+            &p,
+            &IoOptions {
+                backend: BackendChoice::Uring,
+                ..IoOptions::default()
+            },
+        )
+        .err()
+        .unwrap();
         assert!(e.to_string().contains(why.as_str()));
         let f = open(&p, BackendChoice::Auto, None);
         assert!(f.notes().iter().any(|n| n.contains("pread")));
@@ -242,12 +334,18 @@ fn pool_stress_never_returns_another_blocks_bytes() {
                         loop {
                             match pool.lookup(key).unwrap() {
                                 Lookup::Hit(pin) => {
-                                    assert!(block_ok(key, pin.bytes()), "hit on {key} has wrong bytes");
+                                    assert!(
+                                        block_ok(key, pin.bytes()),
+                                        "hit on {key} has wrong bytes"
+                                    );
                                     break;
                                 }
                                 Lookup::Joined(j) => {
                                     if let Ok(pin) = j.wait() {
-                                        assert!(block_ok(key, pin.bytes()), "join on {key} has wrong bytes");
+                                        assert!(
+                                            block_ok(key, pin.bytes()),
+                                            "join on {key} has wrong bytes"
+                                        );
                                         break;
                                     }
                                 }
@@ -260,7 +358,10 @@ fn pool_stress_never_returns_another_blocks_bytes() {
                                     r.wait(&mut done, 1).unwrap();
                                     done[0].result.as_ref().unwrap();
                                     let pin = load.finish();
-                                    assert!(block_ok(key, pin.bytes()), "load of {key} has wrong bytes");
+                                    assert!(
+                                        block_ok(key, pin.bytes()),
+                                        "load of {key} has wrong bytes"
+                                    );
                                     break;
                                 }
                                 Lookup::Full => std::thread::yield_now(),
@@ -278,8 +379,17 @@ fn pool_stress_never_returns_another_blocks_bytes() {
 
 fn rmat_graph(dir: &Path, scale: u32) -> std::path::PathBuf {
     let out = dir.join(format!("rmat{scale}.grotto"));
-    let g = Rmat::new(RmatConfig { scale, edge_factor: 8, seed: 3, ..RmatConfig::default() }).unwrap();
-    let opts = ConvertOptions { undirected: true, ..ConvertOptions::default() };
+    let g = Rmat::new(RmatConfig {
+        scale,
+        edge_factor: 8,
+        seed: 3,
+        ..RmatConfig::default()
+    })
+    .unwrap();
+    let opts = ConvertOptions {
+        undirected: true,
+        ..ConvertOptions::default()
+    };
     convert_from(&Source::Generated(&AsSource(&g)), &out, &opts, &NoProgress).unwrap();
     out
 }
@@ -299,7 +409,8 @@ fn block_cache_matches_the_synchronous_reader_from_many_threads() {
     for be in backends() {
         let io = open(&path, be, None);
         for slots in [3u64, 17, nblocks + 1] {
-            let cache = BlockCache::new(Arc::clone(&g), Arc::clone(&io), slots * 4096, 64 << 10).unwrap();
+            let cache =
+                BlockCache::new(Arc::clone(&g), Arc::clone(&io), slots * 4096, 64 << 10).unwrap();
             std::thread::scope(|s| {
                 for t in 0..3u64 {
                     let (cache, expected) = (&cache, &expected);
@@ -308,7 +419,11 @@ fn block_cache_matches_the_synchronous_reader_from_many_threads() {
                         let mut rng = grotto::rng::Rng::new(11, t);
                         for round in 0..20 {
                             let mut keys: Vec<_> = (0..40)
-                                .map(|_| cache.key(Direction::Out, false, BlockId(rng.below(nblocks))).unwrap())
+                                .map(|_| {
+                                    cache
+                                        .key(Direction::Out, false, BlockId(rng.below(nblocks)))
+                                        .unwrap()
+                                })
                                 .collect();
                             if round % 2 == 0 {
                                 keys.sort();
@@ -324,7 +439,9 @@ fn block_cache_matches_the_synchronous_reader_from_many_threads() {
                             assert_eq!(got, keys.len());
                         }
                         // A dense pass in order uses merged requests.
-                        let all: Vec<_> = (0..nblocks).map(|b| cache.key(Direction::Out, false, BlockId(b)).unwrap()).collect();
+                        let all: Vec<_> = (0..nblocks)
+                            .map(|b| cache.key(Direction::Out, false, BlockId(b)).unwrap())
+                            .collect();
                         r.fetch(&all, |pin| {
                             assert_eq!(pin.bytes(), &expected[pin.key() as usize][..]);
                             Ok(())
@@ -345,11 +462,26 @@ fn block_cache_names_the_block_on_errors() {
     let g = Arc::new(Graph::open(&path).unwrap());
     let key_of = |c: &BlockCache, b| c.key(Direction::Out, false, BlockId(b)).unwrap();
     // EIO from the device.
-    let io = open(&path, BackendChoice::Auto, Some(FaultPlan { eio_every: 1, ..FaultPlan::default() }));
+    let io = open(
+        &path,
+        BackendChoice::Auto,
+        Some(FaultPlan {
+            eio_every: 1,
+            ..FaultPlan::default()
+        }),
+    );
     let cache = BlockCache::new(Arc::clone(&g), io, 1 << 20, 4096).unwrap();
-    let e = cache.reader(4).unwrap().get(key_of(&cache, 5)).err().unwrap();
+    let e = cache
+        .reader(4)
+        .unwrap()
+        .get(key_of(&cache, 5))
+        .err()
+        .unwrap();
     let msg = e.to_string();
-    assert!(msg.contains("out block 5") && msg.contains("rmat12.grotto"), "{msg}");
+    assert!(
+        msg.contains("out block 5") && msg.contains("rmat12.grotto"),
+        "{msg}"
+    );
     // A flipped byte inside block 2.
     let off = g.block_offset(Direction::Out, false, BlockId(2)).unwrap();
     let bad = dir.path().join("bad.grotto");
@@ -357,10 +489,19 @@ fn block_cache_names_the_block_on_errors() {
     bytes[off as usize + 10] ^= 0x40;
     std::fs::write(&bad, bytes).unwrap();
     let gb = Arc::new(Graph::open(&bad).unwrap());
-    let cache = BlockCache::new(gb, open(&bad, BackendChoice::Auto, None), 1 << 20, 1 << 20).unwrap();
+    let cache =
+        BlockCache::new(gb, open(&bad, BackendChoice::Auto, None), 1 << 20, 1 << 20).unwrap();
     let all: Vec<_> = (0..6).map(|b| key_of(&cache, b)).collect();
-    let e = cache.reader(4).unwrap().fetch(&all, |_| Ok(())).err().unwrap();
-    assert!(matches!(e, Error::Corrupt { .. }) && e.to_string().contains("block 2 fails its checksum"), "{e}");
+    let e = cache
+        .reader(4)
+        .unwrap()
+        .fetch(&all, |_| Ok(()))
+        .err()
+        .unwrap();
+    assert!(
+        matches!(e, Error::Corrupt { .. }) && e.to_string().contains("block 2 fails its checksum"),
+        "{e}"
+    );
     // The failed load left no slot behind: a good block still loads.
     let mut r = cache.reader(4).unwrap();
     assert!(r.get(key_of(&cache, 3)).is_ok());

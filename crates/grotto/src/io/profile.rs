@@ -136,7 +136,7 @@ impl Profile {
 }
 
 /// Measures one point: `depth` requests of `size` bytes in flight at random
-/// aligned offsets for `seconds`.
+/// 4 KiB-aligned offsets of the whole file for `seconds`.
 pub fn measure(
     file: &Arc<IoFile>,
     write: bool,
@@ -145,14 +145,30 @@ pub fn measure(
     seconds: f64,
     seed: u64,
 ) -> Result<Point> {
-    let span = file.len().saturating_sub(size as u64) / 4096;
-    if span == 0 {
+    measure_range(file, 0..file.len(), write, depth, size, seconds, seed)
+}
+
+/// As [`measure`], with every request inside `range` (4 KiB-aligned start).
+pub fn measure_range(
+    file: &Arc<IoFile>,
+    range: std::ops::Range<u64>,
+    write: bool,
+    depth: usize,
+    size: usize,
+    seconds: f64,
+    seed: u64,
+) -> Result<Point> {
+    let base = range.start;
+    let room = range.end.saturating_sub(range.start);
+    if room < size as u64 || !base.is_multiple_of(4096) {
         return Err(Error::Invalid(format!(
-            "{}: file of {} bytes is too small for {size}-byte requests",
+            "{}: bytes {}..{} cannot hold aligned {size}-byte requests",
             file.path().display(),
-            file.len()
+            range.start,
+            range.end
         )));
     }
+    let span = (room - size as u64) / 4096 + 1;
     let bufs: Vec<AlignedBuf> = (0..depth)
         .map(|_| AlignedBuf::new(size, 4096))
         .collect::<Result<_>>()?;
@@ -167,7 +183,7 @@ pub fn measure(
     let end = t0 + warmup + Duration::from_secs_f64(seconds);
     let submit =
         |r: &mut super::Reader, i: usize, rng: &mut Rng, st: &mut Vec<Instant>| -> Result<()> {
-            let off = rng.below(span) * 4096;
+            let off = base + rng.below(span) * 4096;
             let b = [IoBuf {
                 ptr: bufs[i].as_ptr(),
                 len: size,
