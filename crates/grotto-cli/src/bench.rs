@@ -348,7 +348,7 @@ fn bench_pool(ctx: &Ctx, a: PoolBenchArgs) -> anyhow::Result<()> {
         println!(
             "{}: {nblocks} blocks cached ({} MiB) in {warm_s:.2} s",
             a.file.display(),
-            nblocks * 4096 >> 20
+            (nblocks * 4096) >> 20
         );
         println!(
             "{threads} threads, {} keys{}: {:.1} M pinned lookups/s in all, {:.1} M/s per thread",
