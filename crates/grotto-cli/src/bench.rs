@@ -6,7 +6,7 @@ use crate::{parse_size, Ctx, SCHEMA_VERSION};
 use clap::{Args, Subcommand, ValueEnum};
 use grotto::cache::{BlockCache, Lookup};
 use grotto::io::profile::measure_range;
-use grotto::io::{scan::scan, BackendChoice, IoFile, IoOptions};
+use grotto::io::{BackendChoice, IoFile, IoOptions};
 use grotto::store::{Direction, Graph};
 use grotto::BlockId;
 use serde::Serialize;
@@ -160,10 +160,24 @@ fn bench_io(ctx: &Ctx, a: IoBenchArgs) -> anyhow::Result<()> {
     };
     let qd = a.qd.clamp(1, 4096);
     let mut results = Vec::new();
-    if a.pattern != Pattern::Seq {
-        let p = measure_range(&io, range.clone(), false, qd, size, a.seconds, 1)?;
+    for (pattern, sequential) in [("random", false), ("seq", true)] {
+        if (sequential && a.pattern == Pattern::Random)
+            || (!sequential && a.pattern == Pattern::Seq)
+        {
+            continue;
+        }
+        let p = measure_range(
+            &io,
+            range.clone(),
+            sequential,
+            false,
+            qd,
+            size,
+            a.seconds,
+            1,
+        )?;
         results.push(IoResult {
-            pattern: "random",
+            pattern,
             qd,
             size,
             iops: p.iops,
@@ -172,31 +186,6 @@ fn bench_io(ctx: &Ctx, a: IoBenchArgs) -> anyhow::Result<()> {
             p99_us: p.p99_us,
             requests: (p.iops * a.seconds) as u64,
             mean_in_flight: p.iops * p.mean_us / 1e6,
-        });
-    }
-    if a.pattern != Pattern::Random {
-        let t0 = Instant::now();
-        let mut total = grotto::io::IoStats::default();
-        let mut passes = 0;
-        while passes == 0 || t0.elapsed().as_secs_f64() < a.seconds {
-            let s = scan(&io, range.clone(), size, qd, |_, b| {
-                std::hint::black_box(b.first());
-                Ok(())
-            })?;
-            total.merge(&s);
-            passes += 1;
-        }
-        let secs = t0.elapsed().as_secs_f64();
-        results.push(IoResult {
-            pattern: "seq",
-            qd,
-            size,
-            iops: total.requests as f64 / secs,
-            bandwidth: total.bytes as f64 / secs,
-            mean_us: total.latency_ns as f64 / total.requests.max(1) as f64 / 1e3,
-            p99_us: f64::NAN,
-            requests: total.requests,
-            mean_in_flight: total.latency_ns as f64 / 1e9 / secs,
         });
     }
     let expected = profile

@@ -145,13 +145,27 @@ pub fn measure(
     seconds: f64,
     seed: u64,
 ) -> Result<Point> {
-    measure_range(file, 0..file.len(), write, depth, size, seconds, seed)
+    measure_range(
+        file,
+        0..file.len(),
+        false,
+        write,
+        depth,
+        size,
+        seconds,
+        seed,
+    )
 }
 
-/// As [`measure`], with every request inside `range` (4 KiB-aligned start).
+/// As [`measure`], with every request inside `range` (4 KiB-aligned
+/// start); `sequential` reads consecutive requests from the start of the
+/// range, wrapping around at its end (as fio's time-based sequential jobs
+/// do), instead of random ones.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_range(
     file: &Arc<IoFile>,
     range: std::ops::Range<u64>,
+    sequential: bool,
     write: bool,
     depth: usize,
     size: usize,
@@ -181,26 +195,41 @@ pub fn measure_range(
     let t0 = Instant::now();
     let (mut measuring, mut count, mut t_start) = (false, 0u64, t0);
     let end = t0 + warmup + Duration::from_secs_f64(seconds);
-    let submit =
-        |r: &mut super::Reader, i: usize, rng: &mut Rng, st: &mut Vec<Instant>| -> Result<()> {
-            let off = base + rng.below(span) * 4096;
-            let b = [IoBuf {
-                ptr: bufs[i].as_ptr(),
-                len: size,
-            }];
-            st[i] = Instant::now();
-            // SAFETY: buffer i is lent until its Done (tag i) comes back; the
-            // buffers outlive the reader, which drains in-flight work on drop.
-            unsafe {
-                if write {
-                    r.write(off, &b, i as u64)
-                } else {
-                    r.read(off, &b, i as u64)
-                }
-            }
+    let submit = |r: &mut super::Reader,
+                  i: usize,
+                  rng: &mut Rng,
+                  st: &mut Vec<Instant>,
+                  cursor: &mut u64|
+     -> Result<()> {
+        let off = if sequential {
+            let o = *cursor;
+            *cursor = if o + 2 * size as u64 > room {
+                0
+            } else {
+                o + size as u64
+            };
+            base + o
+        } else {
+            base + rng.below(span) * 4096
         };
+        let b = [IoBuf {
+            ptr: bufs[i].as_ptr(),
+            len: size,
+        }];
+        st[i] = Instant::now();
+        // SAFETY: buffer i is lent until its Done (tag i) comes back; the
+        // buffers outlive the reader, which drains in-flight work on drop.
+        unsafe {
+            if write {
+                r.write(off, &b, i as u64)
+            } else {
+                r.read(off, &b, i as u64)
+            }
+        }
+    };
+    let mut cursor = 0u64;
     for i in 0..depth {
-        submit(&mut reader, i, &mut rng, &mut started)?;
+        submit(&mut reader, i, &mut rng, &mut started, &mut cursor)?;
     }
     reader.flush()?;
     loop {
@@ -219,13 +248,12 @@ pub fn measure_range(
                 lat.push((now - started[i]).as_micros().min(u32::MAX as u128) as u32);
             }
             if now < end {
-                submit(&mut reader, i, &mut rng, &mut started)?;
+                submit(&mut reader, i, &mut rng, &mut started, &mut cursor)?;
             }
         }
         if reader.in_flight() == 0 {
             break;
         }
-        reader.flush()?;
     }
     let secs = (Instant::now() - t_start).as_secs_f64().max(1e-9);
     lat.sort_unstable();
@@ -246,9 +274,17 @@ pub fn measure_range(
     })
 }
 
-/// Smallest x whose value reaches `KNEE` of the largest value.
+/// Smallest x whose value reaches `KNEE` of the peak, where the peak is the
+/// median of the three largest values: one lucky measurement on a noisy
+/// machine must not move the knee.
 fn knee(points: &[(usize, f64)]) -> usize {
-    let peak = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let mut ys: Vec<f64> = points.iter().map(|p| p.1).collect();
+    ys.sort_by(|a, b| b.total_cmp(a));
+    let peak = match ys.len() {
+        0 => return 1,
+        1 | 2 => ys[0],
+        _ => ys[1],
+    };
     points
         .iter()
         .find(|p| p.1 >= KNEE * peak)
@@ -505,6 +541,16 @@ mod tests {
             (32, 99.0),
         ];
         assert_eq!(knee(&s), 8);
+        // One outlier does not set the peak.
+        let s = [
+            (1, 10.0),
+            (2, 50.0),
+            (4, 91.0),
+            (8, 100.0),
+            (16, 99.0),
+            (32, 180.0),
+        ];
+        assert_eq!(knee(&s), 4);
         assert_eq!(knee(&[(1, 5.0)]), 1);
     }
 }

@@ -106,7 +106,16 @@ pub struct Reader {
     stats: IoStats,
     arena: Option<Arc<AlignedBuf>>,
     registered: bool,
+    batch: usize,
+    unflushed: usize,
 }
+
+/// Default for [`Reader::set_submit_batch`]: hand every request to the
+/// device at once. Measured on a virtio SSD at depth 32, batching refills
+/// until a whole group of completions is processed made requests arrive in
+/// bursts and cost 10-20% of IOPS against fio, which submits each request
+/// as soon as it is ready; one system call per request is cheaper than that.
+pub const DEFAULT_SUBMIT_BATCH: usize = 1;
 
 // SAFETY: the iovecs in `ops` point into buffers lent under `submit`'s
 // contract; the reader moves between threads as a whole.
@@ -131,7 +140,17 @@ impl Reader {
             stats: IoStats::default(),
             arena,
             registered,
+            batch: DEFAULT_SUBMIT_BATCH,
+            unflushed: 0,
         }
+    }
+
+    /// Requests queued before they are handed to the device without an
+    /// explicit [`Reader::flush`] (default [`DEFAULT_SUBMIT_BATCH`]).
+    /// Larger batches save system calls, smaller ones keep the device's
+    /// queue steadier.
+    pub fn set_submit_batch(&mut self, batch: usize) {
+        self.batch = batch.max(1);
     }
 
     /// The backend in use ("io_uring" or "pread").
@@ -277,6 +296,10 @@ impl Reader {
         if self.stats.first_submit.is_none() {
             self.stats.first_submit = Some(Instant::now());
         }
+        self.unflushed += 1;
+        if self.unflushed >= self.batch {
+            self.flush()?;
+        }
         Ok(())
     }
 
@@ -302,6 +325,7 @@ impl Reader {
 
     /// Hands queued operations to the device.
     pub fn flush(&mut self) -> Result<()> {
+        self.unflushed = 0;
         self.backend
             .submit()
             .map_err(|e| Error::io(self.file.path(), "submit I/O requests", e))
@@ -321,6 +345,7 @@ impl Reader {
 
     fn collect(&mut self, out: &mut Vec<Done>, min: usize) -> Result<usize> {
         let min = min.min(self.in_flight);
+        self.unflushed = 0; // the backend submits queued requests when reaping
         let mut got = 0;
         loop {
             let want = usize::from(got < min);
