@@ -155,6 +155,7 @@ impl RawBackend for PreadBackend {
         if self.staged.is_empty() {
             return Ok(());
         }
+        let n = self.staged.len();
         let mut g = lock(&self.pool.queue.0);
         for op in self.staged.drain(..) {
             g.jobs.push_back(Job {
@@ -164,7 +165,11 @@ impl RawBackend for PreadBackend {
             });
         }
         drop(g);
-        self.pool.queue.1.notify_all();
+        // Wake one thread per job: waking all of them for every request
+        // (a thundering herd on few cores) cut 4 KiB IOPS fivefold.
+        for _ in 0..n {
+            self.pool.queue.1.notify_one();
+        }
         Ok(())
     }
 
