@@ -215,29 +215,7 @@ enum GenKind {
 
 /// Parses sizes like `4GiB`, `512MiB`, `1.5G`, `1000000`.
 pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let x: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("\"{s}\" is not a size like 4GiB or 512MiB"))?;
-    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        u => {
-            return Err(format!(
-                "unknown size unit \"{u}\" (use KiB, MiB, GiB or TiB)"
-            ))
-        }
-    };
-    if x < 0.0 || !x.is_finite() {
-        return Err(format!("\"{s}\" is not a positive size"));
-    }
-    Ok((x * mult as f64) as u64)
+    grotto::cache::parse_bytes(s)
 }
 
 impl BuildArgs {

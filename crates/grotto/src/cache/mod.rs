@@ -46,32 +46,41 @@ impl std::str::FromStr for CacheSize {
                 ))),
             };
         }
-        parse_bytes(t).map(CacheSize::Bytes).ok_or_else(|| {
+        parse_bytes(t).map(CacheSize::Bytes).map_err(|why| {
             Error::Invalid(format!(
-                "cache size {s:?}: use bytes with an optional unit (256MiB, 4GiB, 1G) or a share of the graph file (3%)"
+                "cache size {s:?}: {why}; use bytes with an optional unit (256MiB, 4GiB) or a share of the graph file (3%)"
             ))
         })
     }
 }
 
-/// Parses "4096", "64KiB", "256MiB", "4GiB", "1G", "512k" into bytes.
-pub fn parse_bytes(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let v: f64 = num.parse().ok()?;
+/// Parses sizes like `4096`, `64KiB`, `512MiB`, `1.5G`, `4GiB` into bytes;
+/// the error says what was wrong, for command-line messages.
+pub fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let x: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a size like 4GiB or 512MiB"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        _ => return None,
+        u => {
+            return Err(format!(
+                "unknown size unit \"{u}\" (use KiB, MiB, GiB or TiB)"
+            ))
+        }
     };
-    let b = v * mult as f64;
-    (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then_some(b as u64)
+    let b = x * mult as f64;
+    if !(b.is_finite() && b >= 0.0 && b < u64::MAX as f64) {
+        return Err(format!("\"{s}\" is not a positive size"));
+    }
+    Ok(b as u64)
 }
 
 #[cfg(test)]
