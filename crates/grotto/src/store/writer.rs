@@ -83,7 +83,9 @@ impl GraphWriter {
     /// Appends bytes to the open section.
     pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
         let Some(open) = self.open.as_mut() else {
-            return Err(Error::Invalid("GraphWriter::write called outside a section".into()));
+            return Err(Error::Invalid(
+                "GraphWriter::write called outside a section".into(),
+            ));
         };
         if !open.kind.is_block_data() {
             open.crc = crc32c::crc32c_append(open.crc, bytes);
@@ -94,7 +96,9 @@ impl GraphWriter {
     /// Closes the open section holding `count` elements and pads it to 4 KiB.
     pub fn end(&mut self, count: u64) -> Result<()> {
         let Some(open) = self.open.take() else {
-            return Err(Error::Invalid("GraphWriter::end called without begin".into()));
+            return Err(Error::Invalid(
+                "GraphWriter::end called without begin".into(),
+            ));
         };
         let length = self.pos - open.start;
         let pad = (padded(length) - length) as usize;
