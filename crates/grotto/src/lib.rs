@@ -37,6 +37,7 @@ compile_error!(
 );
 
 pub mod cache;
+pub mod engine;
 pub mod error;
 pub mod export;
 pub mod gen;

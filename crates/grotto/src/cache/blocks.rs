@@ -192,11 +192,23 @@ impl<'c> CacheReader<'c> {
     pub fn fetch(
         &mut self,
         keys: &[BlockKey],
+        f: impl FnMut(Pinned<'c>) -> Result<()>,
+    ) -> Result<()> {
+        self.fetch_iter(keys.iter().copied(), f)
+    }
+
+    /// [`CacheReader::fetch`] over keys produced on demand: the reader
+    /// pulls the next key only when it has room for another read, so a
+    /// caller can hand out work from a shared queue and keep the reader's
+    /// depth of reads in flight without a pause between batches.
+    pub fn fetch_iter(
+        &mut self,
+        keys: impl Iterator<Item = BlockKey>,
         mut f: impl FnMut(Pinned<'c>) -> Result<()>,
     ) -> Result<()> {
         let cache = self.cache;
         let pool = &cache.pool;
-        let mut i = 0;
+        let mut keys = keys.peekable();
         let mut joins: Vec<Joined<'c>> = Vec::new();
         let mut retry: Vec<BlockKey> = Vec::new();
         loop {
@@ -205,11 +217,10 @@ impl<'c> CacheReader<'c> {
             while self.reader.room() > 0 && !blocked {
                 let key = match retry.pop() {
                     Some(k) => k,
-                    None if i < keys.len() => {
-                        i += 1;
-                        keys[i - 1]
-                    }
-                    None => break,
+                    None => match keys.next() {
+                        Some(k) => k,
+                        None => break,
+                    },
                 };
                 match pool.lookup(key.0)? {
                     Lookup::Hit(p) => f(p)?,
@@ -223,16 +234,15 @@ impl<'c> CacheReader<'c> {
                         let space = cache.locate(key);
                         // Extend with the following keys while they are
                         // adjacent, in the same section, and also miss.
-                        while group.len() < cache.merge_blocks && retry.is_empty() && i < keys.len()
-                        {
-                            let next = keys[i];
+                        while group.len() < cache.merge_blocks && retry.is_empty() {
+                            let Some(&next) = keys.peek() else { break };
                             let prev = group[group.len() - 1].key();
                             if next.0 != prev + 1
                                 || cache.locate(next).map(|s| s.0.base) != space.map(|s| s.0.base)
                             {
                                 break;
                             }
-                            i += 1;
+                            keys.next();
                             match pool.lookup(next.0)? {
                                 Lookup::Miss(l) => group.push(l),
                                 Lookup::Hit(p) => {
@@ -271,7 +281,7 @@ impl<'c> CacheReader<'c> {
                     }
                 }
             }
-            let more = i < keys.len() || !retry.is_empty();
+            let more = keys.peek().is_some() || !retry.is_empty();
             if !more && joins.is_empty() && self.reader.in_flight() == 0 {
                 return Ok(());
             }

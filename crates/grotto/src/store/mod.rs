@@ -8,4 +8,4 @@ pub mod layout;
 pub mod stats;
 pub mod writer;
 
-pub use graph::{BlockReader, Direction, Graph};
+pub use graph::{Adjacency, BlockReader, Direction, Graph};

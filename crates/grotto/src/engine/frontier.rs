@@ -1,0 +1,230 @@
+//! Frontiers: the set of active vertices of one level, in the form that
+//! fits its size, and the atomic bitmap that deduplicates activations.
+//!
+//! A step builds the next frontier without a global lock: each worker
+//! thread claims a vertex by setting its bit in a shared [`AtomicBitmap`]
+//! (one `fetch_or`; only the thread that flips the bit keeps the vertex)
+//! and appends it to a list of its own. When the step ends the engine
+//! looks at the total: up to one vertex in [`DENSE_DIVISOR`] it
+//! concatenates and sorts the lists ([`Frontier::Sparse`]); above that it
+//! keeps the bitmap itself ([`Frontier::Dense`]), whose scan yields the
+//! vertices in order for free.
+
+use crate::VertexId;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A frontier holding more than one vertex in this many becomes dense.
+pub const DENSE_DIVISOR: u64 = 32;
+
+/// A fixed-size set of `u32` with lock-free insertion.
+#[derive(Debug)]
+pub struct AtomicBitmap {
+    words: Vec<AtomicU64>,
+    len: u64,
+}
+
+impl AtomicBitmap {
+    /// An empty set over `0..len`.
+    pub fn new(len: u64) -> AtomicBitmap {
+        AtomicBitmap {
+            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            len,
+        }
+    }
+
+    /// The universe size.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the universe is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Inserts `i`; true when this call inserted it (false: already there).
+    #[inline]
+    pub fn insert(&self, i: u64) -> bool {
+        let bit = 1u64 << (i % 64);
+        let w = &self.words[(i / 64) as usize];
+        if w.load(Ordering::Relaxed) & bit != 0 {
+            return false;
+        }
+        w.fetch_or(bit, Ordering::Relaxed) & bit == 0
+    }
+
+    /// Whether `i` is in the set.
+    #[inline]
+    pub fn contains(&self, i: u64) -> bool {
+        self.words[(i / 64) as usize].load(Ordering::Relaxed) & (1u64 << (i % 64)) != 0
+    }
+
+    /// Removes `i`.
+    #[inline]
+    pub fn remove(&self, i: u64) {
+        self.words[(i / 64) as usize].fetch_and(!(1u64 << (i % 64)), Ordering::Relaxed);
+    }
+
+    /// Number of 64-bit words.
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Appends the members held by words `lo..hi` to `out`, in order.
+    pub fn members_in_words(&self, lo: usize, hi: usize, out: &mut Vec<u64>) {
+        for (k, w) in self.words[lo..hi].iter().enumerate() {
+            let mut x = w.load(Ordering::Relaxed);
+            let base = ((lo + k) as u64) * 64;
+            while x != 0 {
+                out.push(base + x.trailing_zeros() as u64);
+                x &= x - 1;
+            }
+        }
+    }
+
+    /// Takes the members held by words `lo..hi` out of the set, in order.
+    pub fn drain_words(&self, lo: usize, hi: usize, out: &mut Vec<u64>) {
+        for (k, w) in self.words[lo..hi].iter().enumerate() {
+            let mut x = w.swap(0, Ordering::Relaxed);
+            let base = ((lo + k) as u64) * 64;
+            while x != 0 {
+                out.push(base + x.trailing_zeros() as u64);
+                x &= x - 1;
+            }
+        }
+    }
+
+    /// Number of members (a scan).
+    pub fn count(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+            .sum()
+    }
+}
+
+/// The active vertices of one level.
+#[derive(Debug)]
+pub enum Frontier {
+    /// Every vertex `0..n` (a whole-graph sweep).
+    All(u64),
+    /// A sorted list of distinct vertices.
+    Sparse(Vec<VertexId>),
+    /// A bitmap over all vertices and its member count.
+    Dense(AtomicBitmap, u64),
+}
+
+/// Vertices are handed to workers in runs of this many units (vertices of
+/// a list or of a sweep, or 64-vertex words of a bitmap).
+pub(crate) const GRAB_UNITS: usize = 64;
+
+impl Frontier {
+    /// No vertex active.
+    pub fn empty() -> Frontier {
+        Frontier::Sparse(Vec::new())
+    }
+
+    /// One vertex active.
+    pub fn single(v: VertexId) -> Frontier {
+        Frontier::Sparse(vec![v])
+    }
+
+    /// Every vertex of a graph of `n` vertices.
+    pub fn all(n: u64) -> Frontier {
+        Frontier::All(n)
+    }
+
+    /// The given vertices (sorted and deduplicated here).
+    pub fn from_vertices(mut v: Vec<VertexId>) -> Frontier {
+        v.sort_unstable();
+        v.dedup();
+        Frontier::Sparse(v)
+    }
+
+    /// Number of active vertices.
+    pub fn len(&self) -> u64 {
+        match self {
+            Frontier::All(n) => *n,
+            Frontier::Sparse(v) => v.len() as u64,
+            Frontier::Dense(_, c) => *c,
+        }
+    }
+
+    /// Whether no vertex is active.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the frontier is stored as a bitmap (or is a whole sweep).
+    pub fn is_dense(&self) -> bool {
+        !matches!(self, Frontier::Sparse(_))
+    }
+
+    /// The active vertices, in increasing order.
+    pub fn to_vec(&self) -> Vec<VertexId> {
+        let mut out = Vec::with_capacity(self.len() as usize);
+        self.vertices(0, self.units(), &mut out);
+        out
+    }
+
+    /// Units a worker can claim: vertices of a list or sweep, words of a
+    /// bitmap.
+    pub(crate) fn units(&self) -> usize {
+        match self {
+            Frontier::All(n) => *n as usize,
+            Frontier::Sparse(v) => v.len(),
+            Frontier::Dense(b, _) => b.word_count(),
+        }
+    }
+
+    /// Appends the vertices of units `lo..hi` to `out`, in order.
+    pub(crate) fn vertices(&self, lo: usize, hi: usize, out: &mut Vec<VertexId>) {
+        match self {
+            Frontier::All(_) => out.extend(lo as u32..hi as u32),
+            Frontier::Sparse(v) => out.extend_from_slice(&v[lo..hi]),
+            Frontier::Dense(b, _) => {
+                for (k, w) in b.words[lo..hi].iter().enumerate() {
+                    let mut x = w.load(Ordering::Relaxed);
+                    let base = ((lo + k) as u64) * 64;
+                    while x != 0 {
+                        out.push((base + x.trailing_zeros() as u64) as VertexId);
+                        x &= x - 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitmap_insert_is_claimed_once() {
+        let b = AtomicBitmap::new(200);
+        assert!(b.insert(5));
+        assert!(!b.insert(5));
+        assert!(b.insert(199));
+        assert!(b.contains(5) && b.contains(199) && !b.contains(6));
+        assert_eq!(b.count(), 2);
+        let mut out = Vec::new();
+        b.drain_words(0, b.word_count(), &mut out);
+        assert_eq!(out, vec![5, 199]);
+        assert_eq!(b.count(), 0);
+    }
+
+    #[test]
+    fn frontier_forms_list_the_same_vertices() {
+        let b = AtomicBitmap::new(300);
+        for v in [3u64, 64, 65, 299] {
+            b.insert(v);
+        }
+        let d = Frontier::Dense(b, 4);
+        assert_eq!(d.to_vec(), vec![3, 64, 65, 299]);
+        let s = Frontier::from_vertices(vec![299, 3, 65, 64, 3]);
+        assert_eq!(s.to_vec(), d.to_vec());
+        assert_eq!(Frontier::all(4).to_vec(), vec![0, 1, 2, 3]);
+        assert!(Frontier::empty().is_empty());
+    }
+}

@@ -1,0 +1,56 @@
+//! What every engine run reports.
+
+use serde::Serialize;
+
+/// Measurements of one run, filled in by the engine.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunMetrics {
+    /// Engine name ("sync").
+    pub engine: &'static str,
+    /// Processing mode ("vertex" or "block").
+    pub mode: &'static str,
+    /// Reads the engine kept in flight (its concurrency).
+    pub concurrency: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// I/O backend ("io_uring" or "pread").
+    pub backend: &'static str,
+    /// Whether the buffer pool was registered with io_uring.
+    pub registered_buffers: bool,
+    /// Buffer pool size.
+    pub cache_bytes: u64,
+    /// Seconds from the start of the run (cache allocation included) to
+    /// its end.
+    pub wall_s: f64,
+    /// Seconds inside the algorithm.
+    pub algo_s: f64,
+    /// Levels (steps) run.
+    pub steps: u64,
+    /// Vertices handed to `visit` (a list in several pieces counts once
+    /// per piece).
+    pub visits: u64,
+    /// Neighbour entries handed to `visit`: edges traversed.
+    pub traversed_edges: u64,
+    /// Bytes read from the graph file.
+    pub bytes_read: u64,
+    /// Read requests (a merged request counts once).
+    pub requests: u64,
+    /// `bytes_read / traversed_edges`.
+    pub bytes_per_edge: f64,
+    /// Mean reads in flight from the first submission to the last
+    /// completion (Little's law).
+    pub mean_in_flight: f64,
+    /// Seconds from the first read submitted to the last completed.
+    pub io_span_s: f64,
+    /// Bytes read per second over `io_span_s`.
+    pub read_bytes_per_s: f64,
+    /// Pool lookups served without a read (hits and joins) over all.
+    pub cache_hit_ratio: f64,
+    /// Pool lookups.
+    pub cache_lookups: u64,
+    /// Time threads waited for the pool's eviction lock, as a share of
+    /// `threads x algo_s` (CAVE Fig. 6).
+    pub lock_wait_share: f64,
+    /// Peak resident memory of the process, bytes.
+    pub peak_rss_bytes: u64,
+}

@@ -1,0 +1,722 @@
+//! The synchronous engine (CAVE): level-synchronous frontier processing
+//! with the device's read concurrency worth of block reads in flight.
+//!
+//! # How a step runs
+//!
+//! Each I/O worker thread owns a [`CacheReader`] with its share of the
+//! concurrency as depth, created once per run. Workers claim frontier
+//! units (or blocks) from a shared atomic cursor, `GRAB_UNITS` at a time,
+//! and feed the keys they need to their reader as an iterator: the reader
+//! pulls a key only when it has room for another read, so reads stay in
+//! flight across claims and only drain at the level's end, the one barrier
+//! a synchronous engine needs.
+//!
+//! * **Vertex mode** (CAVE's ProcessQueue): a worker walks its frontier
+//!   vertices; a list kept inline in the index (one or two neighbours) is
+//!   visited at once, a list on disk asks the pool for each of its blocks.
+//!   A block two active vertices share is read twice unless the pool still
+//!   holds it, so reads fall as the cache grows.
+//! * **Block mode** (ProcessQueueBlock): a first parallel pass visits the
+//!   inline lists and marks, in a bitmap over blocks, every block an
+//!   active vertex has neighbours in; the marked blocks are then fetched
+//!   in increasing order (so adjacent ones merge into one request) and,
+//!   when a block arrives, every active vertex with neighbours in it is
+//!   visited from that one copy ([`BlockMap`]). Each block is read at most
+//!   once per level whatever the cache size; a cached block is a hit.
+//!
+//! Activations go through [`Next`]: a shared [`AtomicBitmap`] decides who
+//! adds a vertex, each worker appends to its own list, and the lists are
+//! combined after the barrier (see [`super::frontier`]).
+//!
+//! Threads: `min(threads, concurrency)` I/O workers, each with depth
+//! `concurrency / workers` (the remainder spread over the first ones), so
+//! the total in flight never exceeds the concurrency. CPU-only passes use
+//! all `threads`.
+
+use super::blockmap::{block_span, BlockMap};
+use super::frontier::{AtomicBitmap, Frontier, DENSE_DIVISOR, GRAB_UNITS};
+use super::{Edges, EngineConfig, Mode, Next, RunMetrics};
+use crate::cache::{BlockCache, BlockKey, CacheReader};
+use crate::error::{Error, Result};
+use crate::io::{IoFile, IoStats};
+use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
+use crate::store::{Adjacency, Direction, Graph};
+use crate::{BlockId, VertexId};
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+/// The synchronous engine over one graph file.
+pub struct SyncEngine {
+    graph: Arc<Graph>,
+    io: Arc<IoFile>,
+    cfg: EngineConfig,
+    file_bytes: u64,
+}
+
+impl SyncEngine {
+    /// Opens the graph's file for block I/O with `cfg`'s settings.
+    pub fn open(graph: Arc<Graph>, cfg: EngineConfig) -> Result<SyncEngine> {
+        if cfg.concurrency == 0 || cfg.concurrency > 4096 {
+            return Err(Error::Invalid(format!(
+                "concurrency {} is out of range: use 1 to 4096 reads in flight",
+                cfg.concurrency
+            )));
+        }
+        if cfg.threads == 0 || cfg.threads > 1024 {
+            return Err(Error::Invalid(format!(
+                "{} threads is out of range: use 1 to 1024",
+                cfg.threads
+            )));
+        }
+        let file_bytes = std::fs::metadata(graph.path())
+            .map_err(|e| Error::io(graph.path(), "stat", e))?
+            .len();
+        let io = IoFile::open(graph.path(), &cfg.io)?;
+        Ok(SyncEngine {
+            graph,
+            io,
+            cfg,
+            file_bytes,
+        })
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    /// The file as the io layer opened it (backend, notes).
+    pub fn io(&self) -> &Arc<IoFile> {
+        &self.io
+    }
+
+    /// The buffer pool size a run uses, in bytes.
+    pub fn cache_bytes(&self) -> u64 {
+        self.cfg.cache.resolve(self.file_bytes)
+    }
+
+    /// Runs `algorithm` with a fresh (cold) buffer pool and returns its
+    /// result with the run's measurements.
+    pub fn run<T>(
+        &self,
+        algorithm: impl FnOnce(&mut Run<'_>) -> Result<T>,
+    ) -> Result<(T, RunMetrics)> {
+        let t0 = Instant::now();
+        let cache = BlockCache::new(
+            Arc::clone(&self.graph),
+            Arc::clone(&self.io),
+            self.cache_bytes(),
+            self.cfg.merge_bytes,
+        )?;
+        let conc = self.cfg.concurrency;
+        let workers = self.cfg.threads.min(conc).max(1);
+        let mut readers = Vec::with_capacity(workers);
+        for i in 0..workers {
+            let depth = conc / workers + usize::from(i < conc % workers);
+            readers.push(cache.reader(depth)?);
+        }
+        let n = self.graph.vertex_count();
+        let mut run = Run {
+            graph: &self.graph,
+            cache: &cache,
+            cfg: &self.cfg,
+            readers,
+            maps: [OnceLock::new(), OnceLock::new()],
+            need: [OnceLock::new(), OnceLock::new()],
+            next_bits: AtomicBitmap::new(n),
+            cur_bits: AtomicBitmap::new(n),
+            n,
+            steps: 0,
+            visits: 0,
+            edges: 0,
+        };
+        let t1 = Instant::now();
+        let out = algorithm(&mut run)?;
+        let algo_s = t1.elapsed().as_secs_f64();
+        let mut io = IoStats::default();
+        for r in &run.readers {
+            io.merge(r.io_stats());
+        }
+        let backend = run.readers.first().map_or("none", |r| r.backend());
+        let registered = run.readers.first().is_some_and(|r| r.registered_buffers());
+        let (steps, visits, edges) = (run.steps, run.visits, run.edges);
+        drop(run);
+        let pool = cache.pool().stats();
+        let io_span_s = match (io.first_submit, io.last_complete) {
+            (Some(a), Some(b)) if b > a => (b - a).as_secs_f64(),
+            _ => 0.0,
+        };
+        let threads = self.cfg.threads;
+        let m = RunMetrics {
+            engine: "sync",
+            mode: match self.cfg.mode {
+                Mode::Vertex => "vertex",
+                Mode::Block => "block",
+            },
+            concurrency: conc,
+            threads,
+            backend,
+            registered_buffers: registered,
+            cache_bytes: cache.pool().budget_bytes(),
+            wall_s: t0.elapsed().as_secs_f64(),
+            algo_s,
+            steps,
+            visits,
+            traversed_edges: edges,
+            bytes_read: io.bytes,
+            requests: io.requests,
+            bytes_per_edge: if edges > 0 {
+                io.bytes as f64 / edges as f64
+            } else {
+                0.0
+            },
+            mean_in_flight: io.mean_in_flight(),
+            io_span_s,
+            read_bytes_per_s: if io_span_s > 0.0 {
+                io.bytes as f64 / io_span_s
+            } else {
+                0.0
+            },
+            cache_hit_ratio: pool.hit_ratio(),
+            cache_lookups: pool.hits + pool.joins + pool.misses,
+            lock_wait_share: if algo_s > 0.0 {
+                pool.lock_wait_ns as f64 / 1e9 / (threads as f64 * algo_s)
+            } else {
+                0.0
+            },
+            peak_rss_bytes: crate::metrics::peak_rss_bytes().unwrap_or(0),
+        };
+        Ok((out, m))
+    }
+}
+
+/// One run of an algorithm on the synchronous engine: the interface
+/// algorithms are written against.
+pub struct Run<'c> {
+    graph: &'c Graph,
+    cache: &'c BlockCache,
+    cfg: &'c EngineConfig,
+    readers: Vec<CacheReader<'c>>,
+    maps: [OnceLock<BlockMap>; 2],
+    need: [OnceLock<AtomicBitmap>; 2],
+    next_bits: AtomicBitmap,
+    cur_bits: AtomicBitmap,
+    n: u64,
+    steps: u64,
+    visits: u64,
+    edges: u64,
+}
+
+/// What one worker produced in a step.
+#[derive(Default)]
+struct Local {
+    next: Vec<VertexId>,
+    visits: u64,
+    edges: u64,
+}
+
+/// Everything a worker of one step reads.
+struct StepCtx<'s, F> {
+    graph: &'s Graph,
+    adj: &'s Adjacency,
+    frontier: &'s Frontier,
+    cur_bits: &'s AtomicBitmap,
+    next_bits: &'s AtomicBitmap,
+    visit: &'s F,
+    base: u64,
+    n: u64,
+    cursor: AtomicUsize,
+    abort: AtomicBool,
+}
+
+fn dir_index(dir: Direction) -> usize {
+    match dir {
+        Direction::Out => 0,
+        Direction::In => 1,
+    }
+}
+
+impl<'c> Run<'c> {
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        self.graph
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> u64 {
+        self.n
+    }
+
+    /// Worker threads.
+    pub fn threads(&self) -> usize {
+        self.cfg.threads
+    }
+
+    /// The processing mode.
+    pub fn mode(&self) -> Mode {
+        self.cfg.mode
+    }
+
+    /// Degree of `v` in direction `dir` (from the in-memory index, no I/O).
+    /// `In` on a graph without reverse edges is an error.
+    pub fn degree(&self, dir: Direction, v: VertexId) -> Result<u64> {
+        Ok(self.graph.adjacency(dir)?.degree(v))
+    }
+
+    /// Runs `f` on every vertex, in parallel.
+    pub fn for_each_vertex(&self, f: impl Fn(VertexId) + Sync) {
+        const CHUNK: u64 = 4096;
+        let cursor = AtomicUsize::new(0);
+        let n = self.n;
+        fan_out((0..self.cfg.threads).collect(), |_| loop {
+            let lo = cursor.fetch_add(CHUNK as usize, Ordering::Relaxed) as u64;
+            if lo >= n {
+                break;
+            }
+            for v in lo..(lo + CHUNK).min(n) {
+                f(v as VertexId);
+            }
+        });
+    }
+
+    /// The sum of `f` over all vertices, computed in parallel in fixed
+    /// chunks added in order, so the result does not depend on threads.
+    pub fn sum_f64(&self, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
+        const CHUNK: u64 = 4096;
+        let cursor = AtomicUsize::new(0);
+        let n = self.n;
+        let parts = fan_out((0..self.cfg.threads).collect(), |_| {
+            let mut mine = Vec::new();
+            loop {
+                let lo = cursor.fetch_add(CHUNK as usize, Ordering::Relaxed) as u64;
+                if lo >= n {
+                    break mine;
+                }
+                let s: f64 = (lo..(lo + CHUNK).min(n)).map(|v| f(v as VertexId)).sum();
+                mine.push((lo, s));
+            }
+        });
+        let mut all: Vec<(u64, f64)> = parts.into_iter().flatten().collect();
+        all.sort_by_key(|p| p.0);
+        all.into_iter().map(|p| p.1).sum()
+    }
+
+    /// Runs one level: hands every active vertex's neighbours in direction
+    /// `dir` to `visit` and returns the vertices `visit` activated.
+    ///
+    /// `visit(v, edges, next)` may be called several times for one vertex
+    /// (once per piece of its list, see [`Edges::first`]), on any thread,
+    /// in any order. Vertices without neighbours are not visited.
+    pub fn step<F>(&mut self, frontier: &Frontier, dir: Direction, visit: F) -> Result<Frontier>
+    where
+        F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+    {
+        let adj = self.graph.adjacency(dir)?;
+        self.steps += 1;
+        if frontier.is_empty() {
+            return Ok(Frontier::empty());
+        }
+        let base = if adj.block_count() > 0 {
+            self.cache.key(dir, false, BlockId(0))?.0
+        } else {
+            0
+        };
+        let ctx = StepCtx {
+            graph: self.graph,
+            adj,
+            frontier,
+            cur_bits: &self.cur_bits,
+            next_bits: &self.next_bits,
+            visit: &visit,
+            base,
+            n: self.n,
+            cursor: AtomicUsize::new(0),
+            abort: AtomicBool::new(false),
+        };
+        let results = match self.cfg.mode {
+            Mode::Vertex => fan_out(self.readers.iter_mut().collect(), |r| {
+                vertex_worker(r, &ctx)
+            }),
+            Mode::Block => {
+                let d = dir_index(dir);
+                let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n));
+                let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
+                // Pass 1: inline lists, membership bits, needed blocks.
+                let mut results = fan_out((0..self.cfg.threads).collect(), |_| {
+                    plan_worker(&ctx, need)
+                });
+                let blocks: Vec<u64> = if matches!(frontier, Frontier::All(_)) {
+                    (0..adj.block_count()).collect()
+                } else {
+                    let mut b = Vec::new();
+                    need.drain_words(0, need.word_count(), &mut b);
+                    b
+                };
+                // Pass 2: each needed block once, in order.
+                ctx.cursor.store(0, Ordering::Relaxed);
+                results.extend(fan_out(self.readers.iter_mut().collect(), |r| {
+                    block_worker(r, &ctx, map, &blocks)
+                }));
+                if let Frontier::Sparse(list) = frontier {
+                    for &v in list {
+                        self.cur_bits.remove(v as u64);
+                    }
+                }
+                results
+            }
+        };
+        let mut locals = Vec::with_capacity(results.len());
+        let mut first_err = None;
+        for r in results {
+            match r {
+                Ok(l) => locals.push(l),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = first_err {
+            // Leave no activation behind for the next step.
+            for l in &locals {
+                for &v in &l.next {
+                    self.next_bits.remove(v as u64);
+                }
+            }
+            return Err(e);
+        }
+        Ok(self.collect(locals))
+    }
+
+    fn collect(&mut self, locals: Vec<Local>) -> Frontier {
+        let total: usize = locals.iter().map(|l| l.next.len()).sum();
+        for l in &locals {
+            self.visits += l.visits;
+            self.edges += l.edges;
+        }
+        if total as u64 * DENSE_DIVISOR > self.n {
+            let bits = std::mem::replace(&mut self.next_bits, AtomicBitmap::new(self.n));
+            return Frontier::Dense(bits, total as u64);
+        }
+        let mut list = Vec::with_capacity(total);
+        for l in locals {
+            list.extend_from_slice(&l.next);
+        }
+        list.sort_unstable();
+        for &v in &list {
+            self.next_bits.remove(v as u64);
+        }
+        Frontier::Sparse(list)
+    }
+}
+
+impl<F> StepCtx<'_, F>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    /// Claims the next run of frontier units; false when none is left.
+    fn claim(&self, out: &mut Vec<VertexId>) -> bool {
+        out.clear();
+        if self.abort.load(Ordering::Relaxed) {
+            return false;
+        }
+        let units = self.frontier.units();
+        let lo = self.cursor.fetch_add(GRAB_UNITS, Ordering::Relaxed);
+        if lo >= units {
+            return false;
+        }
+        self.frontier
+            .vertices(lo, (lo + GRAB_UNITS).min(units), out);
+        true
+    }
+
+    fn member(&self, v: VertexId) -> bool {
+        match self.frontier {
+            Frontier::All(_) => true,
+            Frontier::Dense(bits, _) => bits.contains(v as u64),
+            Frontier::Sparse(_) => self.cur_bits.contains(v as u64),
+        }
+    }
+
+    fn call(&self, v: VertexId, ids: &[VertexId], first: u64, degree: u64, local: &mut Local) {
+        local.visits += 1;
+        local.edges += ids.len() as u64;
+        let mut next = Next {
+            bits: self.next_bits,
+            list: &mut local.next,
+        };
+        (self.visit)(
+            v,
+            Edges {
+                ids,
+                first,
+                degree,
+            },
+            &mut next,
+        );
+    }
+
+    /// Visits `v` if its list is kept in the index; true if it was.
+    fn inline(&self, v: VertexId, local: &mut Local) -> Result<bool> {
+        let (buf, len) = match self.adj.entry(v) {
+            IndexEntry::One(x) => ([x, 0], 1),
+            IndexEntry::Two(x, y) => ([x, y], 2),
+            _ => return Ok(false),
+        };
+        let ids = &buf[..len];
+        self.check(v, ids)?;
+        self.call(v, ids, 0, len as u64, local);
+        Ok(true)
+    }
+
+    fn check(&self, v: VertexId, ids: &[VertexId]) -> Result<()> {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        if max as u64 >= self.n {
+            return Err(Error::Corrupt {
+                path: self.graph.path().to_path_buf(),
+                what: format!(
+                    "vertex {v}'s list names vertex {max}, but the graph has {} vertices",
+                    self.n
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
+    fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
+        let Some((slot, degree)) = self.adj.disk_span(v) else {
+            return Ok(());
+        };
+        let per = SLOTS_PER_BLOCK as u64;
+        let start = b * per;
+        let lo = slot.max(start);
+        let hi = (slot + degree).min(start + per);
+        if lo >= hi {
+            return Ok(());
+        }
+        let ids: &[VertexId] = bytemuck::cast_slice(bytes);
+        let run = &ids[(lo - start) as usize..(hi - start) as usize];
+        self.check(v, run)?;
+        self.call(v, run, lo - slot, degree, local);
+        Ok(())
+    }
+}
+
+/// Vertex mode: each active vertex fetches its own blocks.
+fn vertex_worker<F>(reader: &mut CacheReader<'_>, ctx: &StepCtx<'_, F>) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let local = RefCell::new(Local::default());
+    let pending = RefCell::new(Pending::default());
+    let failed: RefCell<Option<Error>> = RefCell::new(None);
+    let mut batch = Vec::new();
+    let mut at = 0;
+    let mut queue: VecDeque<BlockKey> = VecDeque::new();
+    let keys = std::iter::from_fn(|| loop {
+        if let Some(k) = queue.pop_front() {
+            return Some(k);
+        }
+        if at == batch.len() {
+            if !ctx.claim(&mut batch) {
+                return None;
+            }
+            at = 0;
+            continue;
+        }
+        let v = batch[at];
+        at += 1;
+        match ctx.inline(v, &mut local.borrow_mut()) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => {
+                ctx.abort.store(true, Ordering::Relaxed);
+                failed.borrow_mut().get_or_insert(e);
+                return None;
+            }
+        }
+        if let Some((slot, degree)) = ctx.adj.disk_span(v) {
+            let (a, b) = block_span(slot, degree);
+            for blk in a..=b {
+                let k = BlockKey(ctx.base + blk);
+                pending.borrow_mut().push(k.0, v);
+                queue.push_back(k);
+            }
+        }
+    });
+    let r = reader.fetch_iter(keys, |pin| {
+        let key = pin.key();
+        let v = pending.borrow_mut().pop(key).ok_or_else(|| {
+            Error::Invalid(format!("block key {key} arrived but no vertex asked for it"))
+        })?;
+        ctx.deliver(v, key - ctx.base, pin.bytes(), &mut local.borrow_mut())
+    });
+    if let Err(e) = r {
+        ctx.abort.store(true, Ordering::Relaxed);
+        return Err(e);
+    }
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    Ok(local.into_inner())
+}
+
+/// Block mode, pass 1: visit inline lists, record membership of a sparse
+/// frontier, mark the blocks the frontier needs.
+fn plan_worker<F>(ctx: &StepCtx<'_, F>, need: &AtomicBitmap) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let mut local = Local::default();
+    let mut batch = Vec::new();
+    let sweep = matches!(ctx.frontier, Frontier::All(_));
+    let sparse = matches!(ctx.frontier, Frontier::Sparse(_));
+    while ctx.claim(&mut batch) {
+        for &v in &batch {
+            if ctx.inline(v, &mut local)? || sweep {
+                continue;
+            }
+            if let Some((slot, degree)) = ctx.adj.disk_span(v) {
+                if sparse {
+                    ctx.cur_bits.insert(v as u64);
+                }
+                let (a, b) = block_span(slot, degree);
+                for blk in a..=b {
+                    need.insert(blk);
+                }
+            }
+        }
+    }
+    Ok(local)
+}
+
+/// Block mode, pass 2: read each needed block once and visit every active
+/// vertex with neighbours in it.
+fn block_worker<F>(
+    reader: &mut CacheReader<'_>,
+    ctx: &StepCtx<'_, F>,
+    map: &BlockMap,
+    blocks: &[u64],
+) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let mut local = Local::default();
+    let mut mine: &[u64] = &[];
+    let keys = std::iter::from_fn(|| loop {
+        if let Some((&b, rest)) = mine.split_first() {
+            mine = rest;
+            return Some(BlockKey(ctx.base + b));
+        }
+        if ctx.abort.load(Ordering::Relaxed) {
+            return None;
+        }
+        let lo = ctx.cursor.fetch_add(GRAB_UNITS, Ordering::Relaxed);
+        if lo >= blocks.len() {
+            return None;
+        }
+        mine = &blocks[lo..(lo + GRAB_UNITS).min(blocks.len())];
+    });
+    let r = reader.fetch_iter(keys, |pin| {
+        let b = pin.key() - ctx.base;
+        for &v in map.vertices(b) {
+            if ctx.member(v) {
+                ctx.deliver(v, b, pin.bytes(), &mut local)?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = r {
+        ctx.abort.store(true, Ordering::Relaxed);
+        return Err(e);
+    }
+    Ok(local)
+}
+
+/// Runs `f` once per item, each on its own thread (the first on the
+/// calling thread), and returns the results in item order.
+fn fan_out<W: Send, R: Send>(items: Vec<W>, f: impl Fn(W) -> R + Sync) -> Vec<R> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return Vec::new();
+    };
+    std::thread::scope(|s| {
+        let f = &f;
+        let handles: Vec<_> = items.map(|w| s.spawn(move || f(w))).collect();
+        let mut out = vec![f(first)];
+        for h in handles {
+            match h.join() {
+                Ok(r) => out.push(r),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        out
+    })
+}
+
+/// Vertices waiting for each block key (vertex mode): a multimap as an
+/// intrusive list per key, so a step allocates nothing per request.
+#[derive(Default)]
+struct Pending {
+    heads: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    nodes: Vec<(VertexId, u32)>,
+    free: Vec<u32>,
+}
+
+const NIL: u32 = u32::MAX;
+
+impl Pending {
+    fn push(&mut self, key: u64, v: VertexId) {
+        let next = self.heads.get(&key).copied().unwrap_or(NIL);
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = (v, next);
+                i
+            }
+            None => {
+                self.nodes.push((v, next));
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        self.heads.insert(key, i);
+    }
+
+    fn pop(&mut self, key: u64) -> Option<VertexId> {
+        let i = *self.heads.get(&key)?;
+        let (v, next) = self.nodes[i as usize];
+        if next == NIL {
+            self.heads.remove(&key);
+        } else {
+            self.heads.insert(key, next);
+        }
+        self.free.push(i);
+        Some(v)
+    }
+}
+
+/// A multiplicative hash for dense integer keys.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
