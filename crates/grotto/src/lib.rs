@@ -36,6 +36,7 @@ compile_error!(
     "grotto's file format is little-endian and is only implemented for little-endian hosts"
 );
 
+pub mod algo;
 pub mod cache;
 pub mod engine;
 pub mod error;

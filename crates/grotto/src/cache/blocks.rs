@@ -208,7 +208,7 @@ impl<'c> CacheReader<'c> {
     ) -> Result<()> {
         let cache = self.cache;
         let pool = &cache.pool;
-        let mut keys = keys.peekable();
+        let mut keys = keys.fuse().peekable();
         let mut joins: Vec<Joined<'c>> = Vec::new();
         let mut retry: Vec<BlockKey> = Vec::new();
         loop {

@@ -246,8 +246,9 @@ fn dir_index(dir: Direction) -> usize {
 }
 
 impl<'c> Run<'c> {
-    /// The graph.
-    pub fn graph(&self) -> &Graph {
+    /// The graph (borrowed for the whole run, not just from `self`, so
+    /// an algorithm can hold it across steps).
+    pub fn graph(&self) -> &'c Graph {
         self.graph
     }
 
@@ -526,11 +527,11 @@ where
         if let Some(k) = queue.pop_front() {
             return Some(k);
         }
-        if at == batch.len() {
+        if at >= batch.len() {
+            at = 0;
             if !ctx.claim(&mut batch) {
                 return None;
             }
-            at = 0;
             continue;
         }
         let v = batch[at];
@@ -718,5 +719,129 @@ impl Hasher for KeyHasher {
     }
     fn write_u64(&mut self, x: u64) {
         self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testkit;
+    use crate::cache::CacheSize;
+    use crate::io::{FaultPlan, IoOptions};
+
+    fn count_reached(e: &SyncEngine) -> Result<u64> {
+        let n = e.graph().vertex_count();
+        e.run(|r| {
+            let seen = AtomicBitmap::new(n);
+            seen.insert(0);
+            let mut f = Frontier::single(0);
+            let mut total = 0;
+            while !f.is_empty() {
+                total += f.len();
+                f = r.step(&f, Direction::Out, |_, edges, next| {
+                    for &u in edges.ids {
+                        if seen.insert(u as u64) {
+                            next.activate(u);
+                        }
+                    }
+                })?;
+            }
+            Ok(total)
+        })
+        .map(|p| p.0)
+    }
+
+    #[test]
+    fn read_errors_end_the_run_with_the_block_named() {
+        let tg = testkit::grid(40, 40);
+        for mode in [Mode::Vertex, Mode::Block] {
+            for backend in [crate::io::BackendChoice::Auto, crate::io::BackendChoice::Pread] {
+                let cfg = EngineConfig {
+                    mode,
+                    threads: 2,
+                    concurrency: 8,
+                    cache: CacheSize::Bytes(8 * 4096),
+                    io: IoOptions {
+                        backend,
+                        faults: Some(FaultPlan {
+                            eio_every: 5,
+                            ..FaultPlan::default()
+                        }),
+                        ..IoOptions::default()
+                    },
+                    ..EngineConfig::default()
+                };
+                let e = SyncEngine::open(tg.graph.clone(), cfg).unwrap();
+                let err = count_reached(&e).unwrap_err();
+                let msg = err.to_string();
+                assert!(matches!(err, Error::Io { .. }), "{msg}");
+                assert!(msg.contains("out block"), "{msg}");
+            }
+        }
+    }
+
+    #[test]
+    fn short_reads_and_interrupts_change_nothing() {
+        let tg = testkit::rmat(10, 8, 21, true);
+        let clean = SyncEngine::open(tg.graph.clone(), EngineConfig::default()).unwrap();
+        let want = count_reached(&clean).unwrap();
+        for mode in [Mode::Vertex, Mode::Block] {
+            let cfg = EngineConfig {
+                mode,
+                threads: 2,
+                concurrency: 16,
+                cache: CacheSize::Bytes(16 * 4096),
+                io: IoOptions {
+                    faults: Some(FaultPlan {
+                        short_every: 3,
+                        eintr_every: 7,
+                        eagain_every: 11,
+                        ..FaultPlan::default()
+                    }),
+                    ..IoOptions::default()
+                },
+                ..EngineConfig::default()
+            };
+            let e = SyncEngine::open(tg.graph.clone(), cfg).unwrap();
+            assert_eq!(count_reached(&e).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn block_mode_reads_each_block_at_most_once_per_level() {
+        let tg = testkit::rmat(11, 8, 22, true);
+        let blocks = tg.graph.out().block_count();
+        for cache in [CacheSize::Bytes(4096), CacheSize::Percent(100.0)] {
+            let cfg = EngineConfig {
+                cache,
+                ..EngineConfig::default()
+            };
+            let e = SyncEngine::open(tg.graph.clone(), cfg).unwrap();
+            let n = e.graph().vertex_count();
+            let ((), m) = e
+                .run(|r| {
+                    r.step(&Frontier::all(n), Direction::Out, |_, _, _| {})?;
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(m.bytes_read, blocks * 4096);
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let tg = testkit::grid(3, 3);
+        for cfg in [
+            EngineConfig {
+                concurrency: 0,
+                ..EngineConfig::default()
+            },
+            EngineConfig {
+                threads: 0,
+                ..EngineConfig::default()
+            },
+        ] {
+            assert!(SyncEngine::open(tg.graph.clone(), cfg).is_err());
+        }
     }
 }

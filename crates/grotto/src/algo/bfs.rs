@@ -1,0 +1,159 @@
+//! Breadth-first search: the depth and a BFS-tree parent of every vertex
+//! reachable from a source, following out-edges.
+//!
+//! Level-synchronous top-down BFS (CAVE's PBFS): a vertex joins the next
+//! level when its parent is claimed with one compare-and-swap, so exactly
+//! one parent wins and the depth is exact. The verifier applies GAP's
+//! rules: the source is its own parent at depth 0, every other reached
+//! vertex's parent is one level up and has an edge to it, and the reached
+//! set and depths match a serial BFS.
+
+use super::output::{Table, Values};
+use super::reference::Csr;
+use super::{atomics_u32, fail, into_values, user_or_minus_one, Verdict, NONE};
+use crate::engine::{Frontier, Run};
+use crate::error::Result;
+use crate::store::{Direction, Graph};
+use crate::VertexId;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Settings of a BFS.
+#[derive(Clone, Debug)]
+pub struct BfsConfig {
+    /// Where the search starts (internal id; the CLI's default is a
+    /// seeded random vertex with out-edges, see [`super::pick_source`]).
+    pub source: VertexId,
+}
+
+/// Depths and parents, in internal ids.
+#[derive(Clone, Debug)]
+pub struct BfsResult {
+    /// The source.
+    pub source: VertexId,
+    /// Depth per vertex; `u32::MAX` when unreached.
+    pub depth: Vec<u32>,
+    /// Parent per vertex ([`NONE`] when unreached; the source's is itself).
+    pub parent: Vec<VertexId>,
+    /// Vertices reached, the source included.
+    pub reached: u64,
+    /// Levels with at least one vertex.
+    pub levels: u32,
+}
+
+/// Runs BFS on the engine.
+pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
+    let n = r.vertex_count();
+    let s = cfg.source;
+    let parent = atomics_u32(n, NONE);
+    let depth = atomics_u32(n, u32::MAX);
+    parent[s as usize].store(s, Relaxed);
+    depth[s as usize].store(0, Relaxed);
+    let mut frontier = Frontier::single(s);
+    let (mut reached, mut levels) = (0u64, 0u32);
+    while !frontier.is_empty() {
+        reached += frontier.len();
+        levels += 1;
+        let next_depth = levels;
+        frontier = r.step(&frontier, Direction::Out, |v, edges, next| {
+            for &u in edges.ids {
+                let p = &parent[u as usize];
+                if p.load(Relaxed) == NONE && p.compare_exchange(NONE, v, Relaxed, Relaxed).is_ok()
+                {
+                    depth[u as usize].store(next_depth, Relaxed);
+                    next.activate(u);
+                }
+            }
+        })?;
+    }
+    Ok(BfsResult {
+        source: s,
+        depth: into_values(depth),
+        parent: into_values(parent),
+        reached,
+        levels,
+    })
+}
+
+/// Checks `res` against GAP's rules and a serial BFS on `g`.
+pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
+    let s = res.source;
+    let want = g.bfs_depths(s);
+    if res.parent[s as usize] != s || res.depth[s as usize] != 0 {
+        fail!("the source {s} is not its own parent at depth 0");
+    }
+    for v in 0..g.vertex_count() as usize {
+        let (d, p) = (res.depth[v], res.parent[v]);
+        if (want[v] == u32::MAX) != (p == NONE) {
+            fail!("vertex {v}: reachable by serial BFS: {}, has a parent: {}", want[v] != u32::MAX, p != NONE);
+        }
+        if p == NONE || v as VertexId == s {
+            continue;
+        }
+        if d != want[v] {
+            fail!("vertex {v} has depth {d}, serial BFS says {}", want[v]);
+        }
+        if res.depth[p as usize].wrapping_add(1) != d {
+            fail!("vertex {v} at depth {d} has parent {p} at depth {}", res.depth[p as usize]);
+        }
+        if !g.has_edge(p, v as VertexId) {
+            fail!("vertex {v}'s parent {p} has no edge to it");
+        }
+    }
+    Ok(())
+}
+
+impl BfsResult {
+    /// Per-vertex `vertex,depth,parent` in the user's ids (-1: unreached).
+    pub fn table(&self, g: &Graph) -> Table {
+        let n = self.depth.len();
+        let mut t = Table::default();
+        t.push("vertex", Values::U64((0..n as VertexId).map(|v| g.original_id(v)).collect()));
+        t.push("depth", Values::I64(self.depth.iter().map(|&d| if d == u32::MAX { -1 } else { d as i64 }).collect()));
+        t.push("parent", Values::I64(self.parent.iter().map(|&p| user_or_minus_one(g, p)).collect()));
+        t
+    }
+
+    /// Figures for the run summary.
+    pub fn summary(&self, g: &Graph) -> serde_json::Value {
+        serde_json::json!({
+            "source": g.original_id(self.source),
+            "reached": self.reached,
+            "levels": self.levels,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testkit;
+
+    #[test]
+    fn matches_serial_bfs_in_every_configuration() {
+        for tg in [testkit::rmat(11, 8, 3, true), testkit::rmat(10, 6, 4, false), testkit::grid(30, 40), testkit::star(5000)] {
+            let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+            let s = super::super::pick_source(&tg.graph, 1).unwrap();
+            for cfg in testkit::configs() {
+                let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
+                let (res, m) = e.run(|r| run(r, &BfsConfig { source: s })).unwrap();
+                verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                let want: u64 = (0..csr.vertex_count() as VertexId)
+                    .filter(|&v| res.parent[v as usize] != NONE)
+                    .map(|v| csr.neighbors(v).len() as u64)
+                    .sum();
+                assert_eq!(m.traversed_edges, want, "{cfg:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn verifier_catches_a_wrong_parent() {
+        let tg = testkit::grid(5, 5);
+        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+        let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        let (mut res, _) = e.run(|r| run(r, &BfsConfig { source: 0 })).unwrap();
+        verify(&csr, &res).unwrap();
+        res.parent[24] = 0;
+        assert!(verify(&csr, &res).is_err());
+    }
+}

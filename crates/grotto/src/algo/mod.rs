@@ -1,0 +1,239 @@
+//! Graph algorithms, one file each, written against the engine interface
+//! ([`crate::engine::Run`]) and each with a serial verifier that uses
+//! nothing but an in-memory copy of the graph ([`reference::Csr`]).
+//!
+//! Every algorithm returns a result struct in internal vertex ids with a
+//! `table` method that turns it into per-vertex columns in the user's
+//! original ids ([`output::Table`]) and a `summary` for reports.
+
+pub mod bfs;
+pub mod dfs;
+pub mod output;
+pub mod pagerank;
+pub mod randomwalk;
+pub mod reference;
+pub mod wcc;
+
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::store::{Direction, Graph};
+use crate::VertexId;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// "No vertex" in parent and position arrays.
+pub const NONE: VertexId = VertexId::MAX;
+
+/// A verifier's finding: what is wrong, in words a user can check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch(pub String);
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a verifier returns: `Ok` or the first problem found.
+pub type Verdict = std::result::Result<(), Mismatch>;
+
+/// Fails a verification with a formatted message.
+macro_rules! fail {
+    ($($t:tt)*) => { return Err($crate::algo::Mismatch(format!($($t)*))) };
+}
+pub(crate) use fail;
+
+/// The default source vertex, picked as GAP does: a seeded random vertex
+/// with at least one out-edge (`seed` is echoed by the CLI).
+pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
+    let n = g.vertex_count();
+    let out = g.out();
+    let mut rng = Rng::new(seed, 0x5eed);
+    for _ in 0..1000 {
+        let v = rng.below(n.max(1)) as VertexId;
+        if n > 0 && out.degree(v) > 0 {
+            return Ok(v);
+        }
+    }
+    (0..n as VertexId)
+        .find(|&v| out.degree(v) > 0)
+        .ok_or_else(|| Error::Invalid("the graph has no edges, so there is no source to start from".into()))
+}
+
+/// Turns a user's vertex id into an internal one, with an error naming
+/// the flag when it does not exist.
+pub fn user_vertex(g: &Graph, id: u64, flag: &str) -> Result<VertexId> {
+    g.vertex_of(id).map_err(|_| {
+        Error::Invalid(format!(
+            "{flag} {id}: the graph has no vertex with that id ({} vertices)",
+            g.vertex_count()
+        ))
+    })
+}
+
+/// The adjacency that gives a vertex's in-neighbours: the reverse edges of
+/// a directed graph, the only adjacency of an undirected one; `None` for a
+/// directed graph converted without `--reverse`.
+pub fn in_direction(g: &Graph) -> Option<Direction> {
+    if !g.directed() {
+        Some(Direction::Out)
+    } else if g.inn().is_some() {
+        Some(Direction::In)
+    } else {
+        None
+    }
+}
+
+/// An `f64` updated atomically (stored as its bits).
+#[derive(Debug, Default)]
+pub struct AtomicF64(AtomicU64);
+
+impl AtomicF64 {
+    /// A new value.
+    pub fn new(x: f64) -> AtomicF64 {
+        AtomicF64(AtomicU64::new(x.to_bits()))
+    }
+    /// Reads the value.
+    #[inline]
+    pub fn load(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::Relaxed))
+    }
+    /// Replaces the value.
+    #[inline]
+    pub fn store(&self, x: f64) {
+        self.0.store(x.to_bits(), Ordering::Relaxed)
+    }
+    /// Adds `x` (a compare-and-swap loop).
+    #[inline]
+    pub fn add(&self, x: f64) {
+        let mut cur = self.0.load(Ordering::Relaxed);
+        loop {
+            let new = (f64::from_bits(cur) + x).to_bits();
+            match self
+                .0
+                .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(c) => cur = c,
+            }
+        }
+    }
+}
+
+/// `n` atomics holding `x`.
+pub(crate) fn atomics_u32(n: u64, x: u32) -> Vec<std::sync::atomic::AtomicU32> {
+    (0..n).map(|_| std::sync::atomic::AtomicU32::new(x)).collect()
+}
+
+/// The values of a vector of atomics.
+pub(crate) fn into_values(v: Vec<std::sync::atomic::AtomicU32>) -> Vec<u32> {
+    v.into_iter().map(|a| a.into_inner()).collect()
+}
+
+/// The user's id of `v`, or -1 for [`NONE`].
+pub(crate) fn user_or_minus_one(g: &Graph, v: VertexId) -> i64 {
+    if v == NONE {
+        -1
+    } else {
+        g.original_id(v) as i64
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testkit {
+    //! Small generated graphs and engine settings for algorithm tests.
+    use crate::cache::CacheSize;
+    use crate::engine::{EngineConfig, Mode};
+    use crate::gen::{grid::Grid, rmat::Rmat, rmat::RmatConfig, Generator};
+    use crate::ingest::{convert, ConvertOptions, Input};
+    use crate::io::{BackendChoice, IoOptions};
+    use crate::store::Graph;
+    use std::io::Write;
+    use std::sync::Arc;
+
+    pub struct TestGraph {
+        pub _dir: tempfile::TempDir,
+        pub graph: Arc<Graph>,
+    }
+
+    pub fn from_edges(edges: &[(u64, u64)], undirected: bool, reverse: bool) -> TestGraph {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("g.el");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+        for (u, v) in edges {
+            writeln!(f, "{u} {v}").unwrap();
+        }
+        drop(f);
+        let out = dir.path().join("g.grotto");
+        let opts = ConvertOptions {
+            undirected,
+            reverse,
+            ..ConvertOptions::default()
+        };
+        convert(&Input::path(&text), &out, &opts).unwrap();
+        TestGraph {
+            graph: Arc::new(Graph::open(&out).unwrap()),
+            _dir: dir,
+        }
+    }
+
+    fn generated(g: &dyn Generator, undirected: bool, reverse: bool) -> TestGraph {
+        let mut edges = Vec::new();
+        for c in 0..g.chunks() {
+            g.chunk_edges(c, &mut edges);
+        }
+        from_edges(&edges, undirected, reverse)
+    }
+
+    pub fn rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
+        let g = Rmat::new(RmatConfig {
+            scale,
+            edge_factor,
+            seed,
+            ..RmatConfig::default()
+        })
+        .unwrap();
+        generated(&g, undirected, !undirected)
+    }
+
+    /// A hub with `leaves` neighbours (a list over several blocks), a
+    /// path hanging off leaf 1, and some leaf-to-leaf edges.
+    pub fn star(leaves: u64) -> TestGraph {
+        let mut e: Vec<(u64, u64)> = (1..=leaves).map(|l| (0, l)).collect();
+        e.extend((0..50).map(|i| (leaves + i, leaves + i + 1)));
+        e.push((1, leaves));
+        e.extend((2..leaves).step_by(97).map(|l| (l, l + 1)));
+        from_edges(&e, true, false)
+    }
+
+    pub fn grid(rows: u64, cols: u64) -> TestGraph {
+        generated(&Grid { rows, cols }, true, false)
+    }
+
+    /// Modes, tiny and whole-graph caches, 1 and 2 threads, concurrency 1
+    /// to 64, both I/O backends.
+    pub fn configs() -> Vec<EngineConfig> {
+        let mut out = Vec::new();
+        let io = |b| IoOptions {
+            backend: b,
+            ..IoOptions::default()
+        };
+        for (mode, cache, threads, concurrency, backend) in [
+            (Mode::Block, CacheSize::Bytes(4 * 4096), 1, 1, BackendChoice::Auto),
+            (Mode::Block, CacheSize::Percent(3.0), 2, 8, BackendChoice::Pread),
+            (Mode::Block, CacheSize::Percent(100.0), 2, 64, BackendChoice::Auto),
+            (Mode::Vertex, CacheSize::Bytes(3 * 4096), 2, 4, BackendChoice::Auto),
+            (Mode::Vertex, CacheSize::Percent(10.0), 1, 16, BackendChoice::Pread),
+            (Mode::Vertex, CacheSize::Percent(100.0), 2, 64, BackendChoice::Auto),
+        ] {
+            out.push(EngineConfig {
+                mode,
+                cache,
+                threads,
+                concurrency,
+                merge_bytes: 64 << 10,
+                io: io(backend),
+            });
+        }
+        out
+    }
+}

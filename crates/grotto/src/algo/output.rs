@@ -1,0 +1,236 @@
+//! Per-vertex results as files: CSV with a header, raw little-endian
+//! records, or a NumPy `.npy` structured array. The first column is always
+//! the user's vertex id. Files are written to a temporary name beside the
+//! target, flushed to disk and renamed, so a failed run leaves no partial
+//! output.
+
+use crate::error::{Error, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// One column of values.
+#[derive(Debug, Clone)]
+pub enum Values {
+    /// Unsigned 64-bit integers (vertex ids, counts).
+    U64(Vec<u64>),
+    /// Signed 64-bit integers (-1 for "none").
+    I64(Vec<i64>),
+    /// Double-precision floats.
+    F64(Vec<f64>),
+}
+
+impl Values {
+    fn len(&self) -> usize {
+        match self {
+            Values::U64(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::F64(v) => v.len(),
+        }
+    }
+    fn npy_type(&self) -> &'static str {
+        match self {
+            Values::U64(_) => "<u8",
+            Values::I64(_) => "<i8",
+            Values::F64(_) => "<f8",
+        }
+    }
+    fn bytes_at(&self, i: usize) -> [u8; 8] {
+        match self {
+            Values::U64(v) => v[i].to_le_bytes(),
+            Values::I64(v) => v[i].to_le_bytes(),
+            Values::F64(v) => v[i].to_le_bytes(),
+        }
+    }
+    fn text_at(&self, i: usize, out: &mut Vec<u8>) {
+        match self {
+            Values::U64(v) => out.extend_from_slice(itoa::Buffer::new().format(v[i]).as_bytes()),
+            Values::I64(v) => out.extend_from_slice(itoa::Buffer::new().format(v[i]).as_bytes()),
+            Values::F64(v) => {
+                // Shortest text that reads back as the same double.
+                let _ = write!(out, "{:?}", v[i]);
+            }
+        }
+    }
+}
+
+/// A named column.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Header name.
+    pub name: &'static str,
+    /// Values, one per row.
+    pub values: Values,
+}
+
+/// Per-vertex results: equal-length columns, the first the vertex id.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// The columns.
+    pub columns: Vec<Column>,
+}
+
+/// File format of a result table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Comma-separated text with a header line.
+    Csv,
+    /// Packed little-endian records of 8-byte fields, no header.
+    Bin,
+    /// NumPy `.npy` (version 1.0) holding a structured array.
+    Npy,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Format, String> {
+        match s {
+            "csv" => Ok(Format::Csv),
+            "bin" => Ok(Format::Bin),
+            "npy" => Ok(Format::Npy),
+            _ => Err(format!("format \"{s}\": expected csv, bin or npy")),
+        }
+    }
+}
+
+impl Table {
+    /// Adds a column.
+    pub fn push(&mut self, name: &'static str, values: Values) {
+        self.columns.push(Column { name, values });
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |c| c.values.len())
+    }
+
+    /// The record layout of the `bin` and `npy` formats, in words.
+    pub fn layout(&self) -> String {
+        self.columns
+            .iter()
+            .map(|c| format!("{}:{}", c.name, &c.values.npy_type()[1..]))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Writes the table to `path` in `format`, atomically.
+    pub fn write(&self, path: &Path, format: Format) -> Result<()> {
+        if self.columns.iter().any(|c| c.values.len() != self.rows()) {
+            return Err(Error::Invalid("result columns differ in length".into()));
+        }
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let tmp = tempfile::NamedTempFile::new_in(dir)
+            .map_err(|e| Error::io(dir, "create a temporary file", e))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let werr = |e| Error::io(path, "write", e);
+        match format {
+            Format::Csv => self.write_csv(&mut w).map_err(werr)?,
+            Format::Bin => self.write_records(&mut w).map_err(werr)?,
+            Format::Npy => {
+                w.write_all(&self.npy_header()).map_err(werr)?;
+                self.write_records(&mut w).map_err(werr)?;
+            }
+        }
+        w.flush().map_err(werr)?;
+        drop(w);
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| Error::io(path, "fsync", e))?;
+        tmp.persist(path)
+            .map_err(|e| Error::io(path, "rename into place", e.error))?;
+        Ok(())
+    }
+
+    fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        writeln!(w, "{}", names.join(","))?;
+        let mut line = Vec::with_capacity(128);
+        for i in 0..self.rows() {
+            line.clear();
+            for (k, c) in self.columns.iter().enumerate() {
+                if k > 0 {
+                    line.push(b',');
+                }
+                c.values.text_at(i, &mut line);
+            }
+            line.push(b'\n');
+            w.write_all(&line)?;
+        }
+        Ok(())
+    }
+
+    fn write_records(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let mut rec = Vec::with_capacity(8 * self.columns.len());
+        for i in 0..self.rows() {
+            rec.clear();
+            for c in &self.columns {
+                rec.extend_from_slice(&c.values.bytes_at(i));
+            }
+            w.write_all(&rec)?;
+        }
+        Ok(())
+    }
+
+    fn npy_header(&self) -> Vec<u8> {
+        let descr: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| format!("('{}', '{}')", c.name, c.values.npy_type()))
+            .collect();
+        let mut dict = format!(
+            "{{'descr': [{}], 'fortran_order': False, 'shape': ({},), }}",
+            descr.join(", "),
+            self.rows()
+        );
+        // Magic (6) + version (2) + length (2) + dict + '\n', to a multiple of 64.
+        let total = (10 + dict.len() + 1).div_ceil(64) * 64;
+        while 10 + dict.len() + 1 < total {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut h = b"\x93NUMPY\x01\x00".to_vec();
+        h.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+        h.extend_from_slice(dict.as_bytes());
+        h
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        let mut t = Table::default();
+        t.push("vertex", Values::U64(vec![7, 9]));
+        t.push("parent", Values::I64(vec![-1, 7]));
+        t.push("score", Values::F64(vec![0.25, 0.75]));
+        t
+    }
+
+    #[test]
+    fn csv_and_records() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.csv");
+        table().write(&p, Format::Csv).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "vertex,parent,score\n7,-1,0.25\n9,7,0.75\n"
+        );
+        let b = d.path().join("r.bin");
+        table().write(&b, Format::Bin).unwrap();
+        let bytes = std::fs::read(&b).unwrap();
+        assert_eq!(bytes.len(), 48);
+        assert_eq!(&bytes[8..16], &(-1i64).to_le_bytes());
+        let n = d.path().join("r.npy");
+        table().write(&n, Format::Npy).unwrap();
+        let bytes = std::fs::read(&n).unwrap();
+        let hl = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + hl) % 64, 0);
+        assert_eq!(bytes.len(), 10 + hl + 48);
+        assert!(std::str::from_utf8(&bytes[10..10 + hl])
+            .unwrap()
+            .contains("('score', '<f8')"));
+    }
+}
