@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs grotto's whole test suite: Rust unit, property and CLI tests, then
-# the reference checks against networkx and scipy (installed into .venv).
+# the reference checks against networkx, scipy and igraph (installed into .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +16,5 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy pytest
+.venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy igraph pytest
 GROTTO_BIN="$PWD/target/release/grotto" .venv/bin/python -m pytest -q tests/python

@@ -5,6 +5,7 @@ mod bench;
 mod device;
 mod plot;
 mod progress;
+mod run;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Parser)]
-#[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and inspect them", long_about = None)]
+#[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and run BFS, DFS, WCC, PageRank and random walks on them with the edges on disk", long_about = None)]
 struct Cli {
     /// Print nothing but errors (and the result of export).
     #[arg(long, short, global = true)]
@@ -44,6 +45,8 @@ enum Cmd {
     Generate(GenerateArgs),
     /// Convert a text edge list, adjacency list or Matrix Market file (optionally gzip/zstd) into a .grotto file.
     Convert(ConvertArgs),
+    /// Run an algorithm (bfs, dfs, wcc, pagerank, randomwalk) on a .grotto file.
+    Run(run::RunArgs),
     /// Describe a .grotto file.
     Info {
         /// The graph file.
@@ -290,11 +293,13 @@ fn main() {
         Cmd::Profile(a) => device::profile_cmd(&ctx, a),
         Cmd::Doctor(a) => device::doctor(&ctx, a),
         Cmd::Bench(a) => bench::bench(&ctx, a),
+        Cmd::Run(a) => run::run_cmd(&ctx, a),
     };
     if let Err(e) = result {
         let code = match e.downcast_ref::<grotto::Error>() {
             Some(g) if !g.is_input_error() => 1,
             Some(_) => 2,
+            None if e.downcast_ref::<run::VerifyFailed>().is_some() => 3,
             None => 1,
         };
         // grotto's errors already name their cause; other errors show their chain.

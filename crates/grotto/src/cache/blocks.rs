@@ -186,8 +186,8 @@ impl<'c> CacheReader<'c> {
 
     /// Delivers every block of `keys` to `f`, pinned, in whatever order they
     /// become available, keeping up to the reader's depth of reads in flight
-    /// and merging runs of adjacent keys that all miss. Pass keys sorted to
-    /// get merged requests. `f` should drop each pin soon: a pool whose
+    /// and merging runs of adjacent keys that all miss. Pass keys sorted
+    /// (increasing or decreasing) to get merged requests. `f` should drop each pin soon: a pool whose
     /// slots are all pinned cannot load more.
     pub fn fetch(
         &mut self,
@@ -233,11 +233,20 @@ impl<'c> CacheReader<'c> {
                         let mut group = vec![first];
                         let space = cache.locate(key);
                         // Extend with the following keys while they are
-                        // adjacent, in the same section, and also miss.
+                        // adjacent (in increasing or decreasing order), in
+                        // the same section, and also miss.
+                        let mut down = None;
                         while group.len() < cache.merge_blocks && retry.is_empty() {
                             let Some(&next) = keys.peek() else { break };
                             let prev = group[group.len() - 1].key();
-                            if next.0 != prev + 1
+                            let step_down = if next.0 == prev + 1 {
+                                false
+                            } else if next.0 + 1 == prev {
+                                true
+                            } else {
+                                break;
+                            };
+                            if *down.get_or_insert(step_down) != step_down
                                 || cache.locate(next).map(|s| s.0.base) != space.map(|s| s.0.base)
                             {
                                 break;
@@ -259,6 +268,9 @@ impl<'c> CacheReader<'c> {
                                     break;
                                 }
                             }
+                        }
+                        if down == Some(true) {
+                            group.reverse();
                         }
                         self.submit(group)?;
                     }

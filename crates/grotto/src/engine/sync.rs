@@ -23,6 +23,9 @@
 //!   when a block arrives, every active vertex with neighbours in it is
 //!   visited from that one copy ([`BlockMap`]). Each block is read at most
 //!   once per level whatever the cache size; a cached block is a hit.
+//!   Levels alternate between increasing and decreasing block order, so
+//!   the blocks read last in one level, which the pool still holds, are
+//!   the first the next level looks up.
 //!
 //! Activations go through [`Next`]: a shared [`AtomicBitmap`] decides who
 //! adds a vertex, each worker appends to its own list, and the lists are
@@ -355,13 +358,19 @@ impl<'c> Run<'c> {
                 let mut results = fan_out((0..self.cfg.threads).collect(), |_| {
                     plan_worker(&ctx, need)
                 });
-                let blocks: Vec<u64> = if matches!(frontier, Frontier::All(_)) {
+                let mut blocks: Vec<u64> = if matches!(frontier, Frontier::All(_)) {
                     (0..adj.block_count()).collect()
                 } else {
                     let mut b = Vec::new();
                     need.drain_words(0, need.word_count(), &mut b);
                     b
                 };
+                // Elevator order: every other level walks the blocks
+                // downwards, so the blocks the pool still holds from the
+                // end of one level are the first the next level asks for.
+                if self.steps % 2 == 0 {
+                    blocks.reverse();
+                }
                 // Pass 2: each needed block once, in order.
                 ctx.cursor.store(0, Ordering::Relaxed);
                 results.extend(fan_out(self.readers.iter_mut().collect(), |r| {

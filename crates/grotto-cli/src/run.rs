@@ -1,0 +1,384 @@
+//! `grotto run ALGO GRAPH`: run an algorithm on the synchronous engine,
+//! print a summary with the run's metrics, write per-vertex results.
+
+use crate::{device, Ctx, SCHEMA_VERSION};
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use grotto::algo::{self, bfs, dfs, output::Format, pagerank, randomwalk, reference::Csr, wcc};
+use grotto::cache::CacheSize;
+use grotto::engine::{EngineConfig, Mode, RunMetrics, SyncEngine};
+use grotto::io::profile::Profile;
+use grotto::io::{BackendChoice, IoOptions};
+use grotto::store::{Direction, Graph};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A verification that found a wrong result (exit code 3).
+#[derive(Debug)]
+pub struct VerifyFailed(pub String);
+
+impl std::fmt::Display for VerifyFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "verification failed: {}", self.0)
+    }
+}
+impl std::error::Error for VerifyFailed {}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(subcommand)]
+    algo: Algo,
+}
+
+#[derive(Subcommand)]
+enum Algo {
+    /// Breadth-first search: depth and parent of every vertex reachable from a source.
+    Bfs {
+        #[command(flatten)]
+        common: Common,
+        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
+        #[arg(long)]
+        source: Option<u64>,
+        /// Seed for the default source.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Pseudo depth-first search by stack splitting: visit order and discovering vertex.
+    Dfs {
+        #[command(flatten)]
+        common: Common,
+        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
+        #[arg(long)]
+        source: Option<u64>,
+        /// Stop when this vertex is visited.
+        #[arg(long)]
+        target: Option<u64>,
+        /// Seed for the default source.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Split a stack longer than this in two.
+        #[arg(long, default_value_t = 32)]
+        split_threshold: usize,
+        /// Most stacks explored at once (default: the concurrency).
+        #[arg(long)]
+        stacks: Option<usize>,
+    },
+    /// Weakly connected components: label = smallest vertex id in the component.
+    Wcc {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// PageRank by power iteration (dangling mass spread uniformly; scores sum to 1).
+    Pagerank {
+        #[command(flatten)]
+        common: Common,
+        /// Damping factor.
+        #[arg(long, default_value_t = 0.85)]
+        damping: f64,
+        /// Stop when an iteration changes the scores by less than this (L1).
+        #[arg(long, default_value_t = 1e-6)]
+        tolerance: f64,
+        /// Iteration cap.
+        #[arg(long, default_value_t = 100)]
+        max_iterations: u32,
+        /// standard (networkx) or gap (no dangling redistribution).
+        #[arg(long, default_value = "standard")]
+        semantics: pagerank::Semantics,
+    },
+    /// Random walks: per-vertex visit counts of K walkers taking L steps.
+    Randomwalk {
+        #[command(flatten)]
+        common: Common,
+        /// Walkers.
+        #[arg(long, default_value_t = 10_000)]
+        walkers: u64,
+        /// Steps per walker.
+        #[arg(long, default_value_t = 10)]
+        steps: u32,
+        /// Seed of every random choice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineKind {
+    /// Level-synchronous, concurrency-aware (CAVE).
+    Sync,
+}
+
+#[derive(Args)]
+struct Common {
+    /// The graph file (.grotto).
+    graph: PathBuf,
+    /// Engine.
+    #[arg(long, value_enum, default_value_t = EngineKind::Sync)]
+    engine: EngineKind,
+    /// vertex: each active vertex reads its blocks through the cache; block: each needed block once per level.
+    #[arg(long, default_value = "block")]
+    mode: Mode,
+    /// Reads in flight: a number, or auto for the device profile's k_r (32 without a profile).
+    #[arg(long, default_value = "auto")]
+    concurrency: String,
+    /// Buffer pool: bytes (256MiB) or a share of the graph file (3%).
+    #[arg(long, default_value = "3%")]
+    cache: CacheSize,
+    /// I/O backend: auto, uring or pread.
+    #[arg(long, default_value = "auto")]
+    io: BackendChoice,
+    /// Write per-vertex results here (in your vertex ids).
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Format of --out: csv, bin (packed little-endian 8-byte fields) or npy.
+    #[arg(long, default_value = "csv")]
+    format: Format,
+    /// Check the result with a serial verifier (holds the graph in memory); exit 3 if wrong.
+    #[arg(long)]
+    verify: bool,
+}
+
+fn common(a: &Algo) -> &Common {
+    match a {
+        Algo::Bfs { common, .. }
+        | Algo::Dfs { common, .. }
+        | Algo::Wcc { common }
+        | Algo::Pagerank { common, .. }
+        | Algo::Randomwalk { common, .. } => common,
+    }
+}
+
+/// Throughput the device profile expects at `depth` for requests of
+/// `bytes` (interpolated between the profiled sizes on a log scale).
+pub fn expected_bandwidth(p: &Profile, depth: usize, bytes: f64) -> Option<f64> {
+    let mut sizes: Vec<usize> = p.points.iter().filter(|x| x.op == "read").map(|x| x.size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let lo = sizes.iter().rev().find(|&&s| s as f64 <= bytes).or(sizes.first())?;
+    let hi = sizes.iter().find(|&&s| s as f64 >= bytes).or(sizes.last())?;
+    let (a, b) = (p.expected_read_bandwidth(depth, *lo)?, p.expected_read_bandwidth(depth, *hi)?);
+    if hi == lo {
+        return Some(a);
+    }
+    let t = ((bytes / *lo as f64).ln() / (*hi as f64 / *lo as f64).ln()).clamp(0.0, 1.0);
+    Some(a + (b - a) * t)
+}
+
+pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
+    let c = common(&a.algo);
+    let graph = Arc::new(Graph::open(&c.graph)?);
+    let (profile, profile_msg) = device::profile_for(&c.graph);
+    let concurrency = match c.concurrency.as_str() {
+        "auto" => profile.as_ref().map_or(32, |p| p.k_r),
+        s => s.parse::<usize>().map_err(|_| {
+            grotto::Error::Invalid(format!("--concurrency {s:?}: expected a number of reads or auto"))
+        })?,
+    };
+    let cfg = EngineConfig {
+        mode: c.mode,
+        concurrency,
+        threads: ctx.threads,
+        cache: c.cache,
+        merge_bytes: profile.as_ref().map_or(128 << 10, |p| p.merge_bytes),
+        io: IoOptions {
+            backend: c.io,
+            ..IoOptions::default()
+        },
+    };
+    let engine = SyncEngine::open(Arc::clone(&graph), cfg)?;
+    let name = match &a.algo {
+        Algo::Bfs { .. } => "bfs",
+        Algo::Dfs { .. } => "dfs",
+        Algo::Wcc { .. } => "wcc",
+        Algo::Pagerank { .. } => "pagerank",
+        Algo::Randomwalk { .. } => "randomwalk",
+    };
+    let say = !ctx.quiet && !ctx.json;
+    if say {
+        eprintln!(
+            "grotto run {name}: {} ({} vertices, {} edges), engine sync, mode {:?}, concurrency {concurrency}, cache {} MiB, {} threads, io {}",
+            c.graph.display(),
+            graph.vertex_count(),
+            graph.edge_count(),
+            c.mode,
+            engine.cache_bytes() >> 20,
+            ctx.threads,
+            match engine.io().backend() {
+                grotto::io::BackendKind::Uring => "io_uring",
+                grotto::io::BackendKind::Pread => "pread",
+            }
+        );
+        eprintln!("  {profile_msg}");
+        for note in engine.io().notes() {
+            eprintln!("  note: {note}");
+        }
+    }
+    let (table, summary, config, verdict, metrics) = match &a.algo {
+        Algo::Bfs { source, seed, .. } => {
+            let s = match source {
+                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
+                None => algo::pick_source(&graph, *seed)?,
+            };
+            let (res, m) = engine.run(|r| bfs::run(r, &bfs::BfsConfig { source: s }))?;
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(bfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
+            });
+            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed});
+            (res.table(&graph), res.summary(&graph), cfg, v, m)
+        }
+        Algo::Dfs { source, target, seed, split_threshold, stacks, .. } => {
+            let s = match source {
+                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
+                None => algo::pick_source(&graph, *seed)?,
+            };
+            let t = target.map(|id| algo::user_vertex(&graph, id, "--target")).transpose()?;
+            let dcfg = dfs::DfsConfig {
+                source: s,
+                target: t,
+                split_threshold: *split_threshold,
+                max_stacks: stacks.unwrap_or(concurrency),
+            };
+            let (res, m) = engine.run(|r| dfs::run(r, &dcfg))?;
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(dfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
+            });
+            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed,
+                "split_threshold": split_threshold, "stacks": dcfg.max_stacks});
+            (res.table(&graph), res.summary(&graph), cfg, v, m)
+        }
+        Algo::Wcc { .. } => {
+            let (res, m) = engine.run(wcc::run)?;
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                let g = &graph;
+                Ok(wcc::verify(&Csr::load(g, Direction::Out)?, &|v| g.original_id(v), &res))
+            });
+            (res.table(&graph), res.summary(), serde_json::json!({}), v, m)
+        }
+        Algo::Pagerank { damping, tolerance, max_iterations, semantics, .. } => {
+            let pcfg = pagerank::PageRankConfig {
+                damping: *damping,
+                tolerance: *tolerance,
+                max_iterations: *max_iterations,
+                semantics: *semantics,
+            };
+            let (res, m) = engine.run(|r| pagerank::run(r, &pcfg))?;
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(pagerank::verify(&Csr::load(&graph, Direction::Out)?, &pcfg, &res))
+            });
+            let cfg = serde_json::json!({"damping": damping, "tolerance": tolerance,
+                "max_iterations": max_iterations, "semantics": format!("{semantics:?}").to_lowercase()});
+            (res.table(&graph), res.summary(&graph), cfg, v, m)
+        }
+        Algo::Randomwalk { walkers, steps, seed, .. } => {
+            let wcfg = randomwalk::WalkConfig { walkers: *walkers, steps: *steps, seed: *seed };
+            let (res, m) = engine.run(|r| randomwalk::run(r, &wcfg))?;
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(randomwalk::verify(&graph, &Csr::load(&graph, Direction::Out)?, &wcfg, &res))
+            });
+            let cfg = serde_json::json!({"walkers": walkers, "steps": steps, "seed": seed});
+            (res.table(&graph), res.summary(), cfg, v, m)
+        }
+    };
+    if let Some(out) = &c.out {
+        table
+            .write(out, c.format)
+            .with_context(|| format!("writing results to {}", out.display()))?;
+    }
+    let verified = match verdict {
+        None => None,
+        Some(v) => Some(v?),
+    };
+    let mean_request = if metrics.requests > 0 {
+        metrics.bytes_read as f64 / metrics.requests as f64
+    } else {
+        0.0
+    };
+    let expected = profile
+        .as_ref()
+        .filter(|_| metrics.requests > 0)
+        .and_then(|p| expected_bandwidth(p, concurrency, mean_request));
+    let device_fraction = expected.map(|e| metrics.read_bytes_per_s / e);
+    if ctx.json {
+        let j = serde_json::json!({
+            "schema_version": SCHEMA_VERSION,
+            "command": "run",
+            "algorithm": name,
+            "graph": c.graph,
+            "config": config,
+            "summary": summary,
+            "metrics": metrics,
+            "mean_request_bytes": mean_request,
+            "profile_bytes_per_s": expected,
+            "device_fraction": device_fraction,
+            "verified": verified.as_ref().map(|v| v.is_ok()),
+            "output": c.out.as_ref().map(|o| serde_json::json!({"path": o, "format": format!("{:?}", c.format).to_lowercase(), "layout": table.layout()})),
+        });
+        println!("{j}");
+    } else if !ctx.quiet {
+        print_human(name, &summary, &config, &metrics, mean_request, device_fraction);
+        if let Some(out) = &c.out {
+            println!("results     {} ({} rows; {})", out.display(), table.rows(), table.layout());
+        }
+        if let Some(v) = &verified {
+            match v {
+                Ok(()) => println!("verify      ok"),
+                Err(m) => println!("verify      FAILED: {m}"),
+            }
+        }
+    }
+    if let Some(Err(m)) = verified {
+        return Err(VerifyFailed(m.0).into());
+    }
+    Ok(())
+}
+
+fn print_human(
+    name: &str,
+    summary: &serde_json::Value,
+    config: &serde_json::Value,
+    m: &RunMetrics,
+    mean_request: f64,
+    device_fraction: Option<f64>,
+) {
+    let kv = |v: &serde_json::Value| -> String {
+        v.as_object()
+            .map(|o| o.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    println!("{name:<11} {}", kv(summary));
+    if config.as_object().is_some_and(|o| !o.is_empty()) {
+        println!("config      {}", kv(config));
+    }
+    println!(
+        "time        {:.3} s wall, {:.3} s algorithm, {} levels",
+        m.wall_s, m.algo_s, m.steps
+    );
+    println!(
+        "edges       {} traversed, {:.2} bytes read per edge",
+        m.traversed_edges, m.bytes_per_edge
+    );
+    println!(
+        "io          {:.1} MB in {} requests (mean {:.1} KiB), {:.1} in flight on average, {:.0} MB/s over the I/O span{}",
+        m.bytes_read as f64 / 1e6,
+        m.requests,
+        mean_request / 1024.0,
+        m.mean_in_flight,
+        m.read_bytes_per_s / 1e6,
+        device_fraction.map_or(String::new(), |f| format!(" ({:.0}% of the device profile at this concurrency and request size)", f * 100.0))
+    );
+    println!(
+        "cache       {} MiB, hit ratio {:.3} of {} lookups, lock wait {:.2}% of thread time",
+        m.cache_bytes >> 20,
+        m.cache_hit_ratio,
+        m.cache_lookups,
+        m.lock_wait_share * 100.0
+    );
+    println!(
+        "engine      sync {} mode, concurrency {}, {} threads, {}{}; peak RSS {} MiB",
+        m.mode,
+        m.concurrency,
+        m.threads,
+        m.backend,
+        if m.registered_buffers { " (registered buffers)" } else { "" },
+        m.peak_rss_bytes >> 20
+    );
+}
