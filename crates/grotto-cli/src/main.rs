@@ -74,7 +74,7 @@ enum Cmd {
     Doctor(device::DoctorArgs),
     /// Benchmarks of grotto's layers: `bench io` (reader against the device), `bench pool` (cache hit path).
     Bench(bench::BenchArgs),
-    /// Run grotto's main job on a small built-in graph: generate, convert, info.
+    /// Run grotto's main job on a small built-in graph: generate, convert, info, check, then BFS, WCC and PageRank (verified).
     Demo {
         /// Directory to work in (default: a temporary one, removed afterwards).
         #[arg(long)]
@@ -658,6 +658,13 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     }
     info(ctx, &gf)?;
     check(&quiet, &gf)?;
+    let g = gf.to_string_lossy().into_owned();
+    for algo in ["bfs", "wcc", "pagerank"] {
+        if !ctx.quiet {
+            println!("\n$ grotto run {algo} {g} --verify");
+        }
+        run::run_cmd(&quiet, run::args_for(&[algo, &g, "--verify"])?)?;
+    }
     Ok(())
 }
 

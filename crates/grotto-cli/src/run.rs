@@ -137,6 +137,20 @@ struct Common {
     verify: bool,
 }
 
+/// Parses `grotto run` arguments (without `grotto run`), for the demo.
+pub fn args_for(argv: &[&str]) -> anyhow::Result<RunArgs> {
+    #[derive(clap::Parser)]
+    struct Wrap {
+        #[command(subcommand)]
+        algo: Algo,
+    }
+    let mut all = vec!["run"];
+    all.extend_from_slice(argv);
+    Ok(RunArgs {
+        algo: <Wrap as clap::Parser>::try_parse_from(all)?.algo,
+    })
+}
+
 fn common(a: &Algo) -> &Common {
     match a {
         Algo::Bfs { common, .. }
@@ -150,12 +164,27 @@ fn common(a: &Algo) -> &Common {
 /// Throughput the device profile expects at `depth` for requests of
 /// `bytes` (interpolated between the profiled sizes on a log scale).
 pub fn expected_bandwidth(p: &Profile, depth: usize, bytes: f64) -> Option<f64> {
-    let mut sizes: Vec<usize> = p.points.iter().filter(|x| x.op == "read").map(|x| x.size).collect();
+    let mut sizes: Vec<usize> = p
+        .points
+        .iter()
+        .filter(|x| x.op == "read")
+        .map(|x| x.size)
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
-    let lo = sizes.iter().rev().find(|&&s| s as f64 <= bytes).or(sizes.first())?;
-    let hi = sizes.iter().find(|&&s| s as f64 >= bytes).or(sizes.last())?;
-    let (a, b) = (p.expected_read_bandwidth(depth, *lo)?, p.expected_read_bandwidth(depth, *hi)?);
+    let lo = sizes
+        .iter()
+        .rev()
+        .find(|&&s| s as f64 <= bytes)
+        .or(sizes.first())?;
+    let hi = sizes
+        .iter()
+        .find(|&&s| s as f64 >= bytes)
+        .or(sizes.last())?;
+    let (a, b) = (
+        p.expected_read_bandwidth(depth, *lo)?,
+        p.expected_read_bandwidth(depth, *hi)?,
+    );
     if hi == lo {
         return Some(a);
     }
@@ -170,7 +199,9 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     let concurrency = match c.concurrency.as_str() {
         "auto" => profile.as_ref().map_or(32, |p| p.k_r),
         s => s.parse::<usize>().map_err(|_| {
-            grotto::Error::Invalid(format!("--concurrency {s:?}: expected a number of reads or auto"))
+            grotto::Error::Invalid(format!(
+                "--concurrency {s:?}: expected a number of reads or auto"
+            ))
         })?,
     };
     let cfg = EngineConfig {
@@ -195,12 +226,12 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     let say = !ctx.quiet && !ctx.json;
     if say {
         eprintln!(
-            "grotto run {name}: {} ({} vertices, {} edges), engine sync, mode {:?}, concurrency {concurrency}, cache {} MiB, {} threads, io {}",
+            "grotto run {name}: {} ({} vertices, {} edges), engine sync, mode {}, concurrency {concurrency}, cache {}, {} threads, io {}",
             c.graph.display(),
             graph.vertex_count(),
             graph.edge_count(),
-            c.mode,
-            engine.cache_bytes() >> 20,
+            format!("{:?}", c.mode).to_lowercase(),
+            human_bytes(engine.cache_bytes()),
             ctx.threads,
             match engine.io().backend() {
                 grotto::io::BackendKind::Uring => "io_uring",
@@ -225,12 +256,21 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed});
             (res.table(&graph), res.summary(&graph), cfg, v, m)
         }
-        Algo::Dfs { source, target, seed, split_threshold, stacks, .. } => {
+        Algo::Dfs {
+            source,
+            target,
+            seed,
+            split_threshold,
+            stacks,
+            ..
+        } => {
             let s = match source {
                 Some(id) => algo::user_vertex(&graph, *id, "--source")?,
                 None => algo::pick_source(&graph, *seed)?,
             };
-            let t = target.map(|id| algo::user_vertex(&graph, id, "--target")).transpose()?;
+            let t = target
+                .map(|id| algo::user_vertex(&graph, id, "--target"))
+                .transpose()?;
             let dcfg = dfs::DfsConfig {
                 source: s,
                 target: t,
@@ -249,11 +289,27 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             let (res, m) = engine.run(wcc::run)?;
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 let g = &graph;
-                Ok(wcc::verify(&Csr::load(g, Direction::Out)?, &|v| g.original_id(v), &res))
+                Ok(wcc::verify(
+                    &Csr::load(g, Direction::Out)?,
+                    &|v| g.original_id(v),
+                    &res,
+                ))
             });
-            (res.table(&graph), res.summary(), serde_json::json!({}), v, m)
+            (
+                res.table(&graph),
+                res.summary(),
+                serde_json::json!({}),
+                v,
+                m,
+            )
         }
-        Algo::Pagerank { damping, tolerance, max_iterations, semantics, .. } => {
+        Algo::Pagerank {
+            damping,
+            tolerance,
+            max_iterations,
+            semantics,
+            ..
+        } => {
             let pcfg = pagerank::PageRankConfig {
                 damping: *damping,
                 tolerance: *tolerance,
@@ -262,17 +318,35 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             };
             let (res, m) = engine.run(|r| pagerank::run(r, &pcfg))?;
             let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(pagerank::verify(&Csr::load(&graph, Direction::Out)?, &pcfg, &res))
+                Ok(pagerank::verify(
+                    &Csr::load(&graph, Direction::Out)?,
+                    &pcfg,
+                    &res,
+                ))
             });
             let cfg = serde_json::json!({"damping": damping, "tolerance": tolerance,
                 "max_iterations": max_iterations, "semantics": format!("{semantics:?}").to_lowercase()});
             (res.table(&graph), res.summary(&graph), cfg, v, m)
         }
-        Algo::Randomwalk { walkers, steps, seed, .. } => {
-            let wcfg = randomwalk::WalkConfig { walkers: *walkers, steps: *steps, seed: *seed };
+        Algo::Randomwalk {
+            walkers,
+            steps,
+            seed,
+            ..
+        } => {
+            let wcfg = randomwalk::WalkConfig {
+                walkers: *walkers,
+                steps: *steps,
+                seed: *seed,
+            };
             let (res, m) = engine.run(|r| randomwalk::run(r, &wcfg))?;
             let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(randomwalk::verify(&graph, &Csr::load(&graph, Direction::Out)?, &wcfg, &res))
+                Ok(randomwalk::verify(
+                    &graph,
+                    &Csr::load(&graph, Direction::Out)?,
+                    &wcfg,
+                    &res,
+                ))
             });
             let cfg = serde_json::json!({"walkers": walkers, "steps": steps, "seed": seed});
             (res.table(&graph), res.summary(), cfg, v, m)
@@ -314,9 +388,21 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         });
         println!("{j}");
     } else if !ctx.quiet {
-        print_human(name, &summary, &config, &metrics, mean_request, device_fraction);
+        print_human(
+            name,
+            &summary,
+            &config,
+            &metrics,
+            mean_request,
+            device_fraction,
+        );
         if let Some(out) = &c.out {
-            println!("results     {} ({} rows; {})", out.display(), table.rows(), table.layout());
+            println!(
+                "results     {} ({} rows; {})",
+                out.display(),
+                table.rows(),
+                table.layout()
+            );
         }
         if let Some(v) = &verified {
             match v {
@@ -341,7 +427,12 @@ fn print_human(
 ) {
     let kv = |v: &serde_json::Value| -> String {
         v.as_object()
-            .map(|o| o.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
             .unwrap_or_default()
     };
     println!("{name:<11} {}", kv(summary));
@@ -366,8 +457,8 @@ fn print_human(
         device_fraction.map_or(String::new(), |f| format!(" ({:.0}% of the device profile at this concurrency and request size)", f * 100.0))
     );
     println!(
-        "cache       {} MiB, hit ratio {:.3} of {} lookups, lock wait {:.2}% of thread time",
-        m.cache_bytes >> 20,
+        "cache       {}, hit ratio {:.3} of {} lookups, lock wait {:.2}% of thread time",
+        human_bytes(m.cache_bytes),
         m.cache_hit_ratio,
         m.cache_lookups,
         m.lock_wait_share * 100.0
@@ -378,7 +469,19 @@ fn print_human(
         m.concurrency,
         m.threads,
         m.backend,
-        if m.registered_buffers { " (registered buffers)" } else { "" },
+        if m.registered_buffers {
+            " (registered buffers)"
+        } else {
+            ""
+        },
         m.peak_rss_bytes >> 20
     );
+}
+
+fn human_bytes(b: u64) -> String {
+    match b {
+        b if b >= 10 << 30 => format!("{} GiB", b >> 30),
+        b if b >= 10 << 20 => format!("{} MiB", b >> 20),
+        b => format!("{} KiB", b >> 10),
+    }
 }

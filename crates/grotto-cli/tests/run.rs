@@ -55,7 +55,11 @@ fn every_algorithm_runs_and_reports_metrics() {
         ] {
             assert!(j["metrics"][k].is_number(), "{algo}: metrics.{k} missing");
         }
-        assert!(o.stderr.is_empty(), "--json prints nothing else: {}", text(&o.stderr));
+        assert!(
+            o.stderr.is_empty(),
+            "--json prints nothing else: {}",
+            text(&o.stderr)
+        );
     }
 }
 
@@ -64,7 +68,16 @@ fn results_are_in_the_users_ids() {
     let d = tempfile::tempdir().unwrap();
     let g = small(d.path());
     let out = d.path().join("bfs.csv");
-    let o = grotto(&["run", "bfs", p(&g), "--source", "40", "--out", p(&out), "-q"]);
+    let o = grotto(&[
+        "run",
+        "bfs",
+        p(&g),
+        "--source",
+        "40",
+        "--out",
+        p(&out),
+        "-q",
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let csv = std::fs::read_to_string(&out).unwrap();
     let mut lines: Vec<&str> = csv.lines().collect();
@@ -72,7 +85,14 @@ fn results_are_in_the_users_ids() {
     lines.sort();
     assert_eq!(
         lines,
-        vec!["10,2,30", "20,2,30", "30,1,40", "40,0,40", "500,-1,-1", "600,-1,-1"]
+        vec![
+            "10,2,30",
+            "20,2,30",
+            "30,1,40",
+            "40,0,40",
+            "500,-1,-1",
+            "600,-1,-1"
+        ]
     );
     let out = d.path().join("wcc.csv");
     let o = grotto(&["run", "wcc", p(&g), "--out", p(&out)]);
@@ -80,7 +100,10 @@ fn results_are_in_the_users_ids() {
     let s = text(&o.stdout);
     assert!(s.contains("components 2"), "{s}");
     let csv = std::fs::read_to_string(&out).unwrap();
-    assert!(csv.contains("40,10\n") && csv.contains("600,500\n"), "{csv}");
+    assert!(
+        csv.contains("40,10\n") && csv.contains("600,500\n"),
+        "{csv}"
+    );
 }
 
 #[test]
@@ -90,11 +113,22 @@ fn human_summary_names_the_metrics() {
     let o = grotto(&["run", "pagerank", p(&g)]);
     assert!(o.status.success());
     let s = text(&o.stdout);
-    for k in ["time ", "edges ", "io ", "cache ", "engine ", "bytes read per edge", "hit ratio"] {
+    for k in [
+        "time ",
+        "edges ",
+        "io ",
+        "cache ",
+        "engine ",
+        "bytes read per edge",
+        "hit ratio",
+    ] {
         assert!(s.contains(k), "{k:?} missing in {s}");
     }
     let e = text(&o.stderr);
-    assert!(e.contains("concurrency") && e.contains("cache"), "config echoed: {e}");
+    assert!(
+        e.contains("concurrency") && e.contains("cache"),
+        "config echoed: {e}"
+    );
 }
 
 #[test]
@@ -104,8 +138,14 @@ fn bad_runs_are_refused_with_a_reason() {
     let cases: &[(&[&str], &str)] = &[
         (&["run", "bfs", p(&g), "--source", "11"], "--source 11"),
         (&["run", "dfs", p(&g), "--target", "99"], "--target 99"),
-        (&["run", "bfs", p(&g), "--concurrency", "lots"], "--concurrency"),
-        (&["run", "bfs", p(&g), "--concurrency", "0"], "concurrency 0"),
+        (
+            &["run", "bfs", p(&g), "--concurrency", "lots"],
+            "--concurrency",
+        ),
+        (
+            &["run", "bfs", p(&g), "--concurrency", "0"],
+            "concurrency 0",
+        ),
         (&["run", "bfs", p(&g), "--cache", "3 apples"], "cache size"),
         (&["run", "bfs", p(&g), "--mode", "diagonal"], "diagonal"),
         (&["run", "bfs", p(&g), "--format", "xml", "-o", "x"], "xml"),
@@ -115,7 +155,11 @@ fn bad_runs_are_refused_with_a_reason() {
     for (args, needle) in cases {
         let o = grotto(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
-        assert!(text(&o.stderr).contains(needle), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(needle),
+            "{args:?}: {}",
+            text(&o.stderr)
+        );
     }
     // A missing file is an I/O error (exit 1) naming the path.
     let o = grotto(&["run", "bfs", "/nonexistent.grotto"]);
@@ -155,7 +199,10 @@ fn a_corrupt_block_is_named_and_leaves_no_output() {
     let o = grotto(&["run", "wcc", p(&g), "--out", p(&out)]);
     assert_ne!(o.status.code(), Some(0));
     let e = text(&o.stderr);
-    assert!(e.contains("out-blocks block") && e.contains("checksum"), "{e}");
+    assert!(
+        e.contains("out-blocks block") && e.contains("checksum"),
+        "{e}"
+    );
     assert!(!out.exists());
 }
 
@@ -168,7 +215,11 @@ fn verify_reports_ok_on_a_correct_run() {
     let el = d.path().join("g.el");
     std::fs::write(&el, "1 2\n1 2\n2 3\n").unwrap();
     let g = d.path().join("g.grotto");
-    assert!(grotto(&["convert", p(&el), p(&g), "--keep-duplicates", "-q"]).status.success());
+    assert!(
+        grotto(&["convert", p(&el), p(&g), "--keep-duplicates", "-q"])
+            .status
+            .success()
+    );
     let o = grotto(&["run", "bfs", p(&g), "--source", "1", "--verify"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("verify      ok"));

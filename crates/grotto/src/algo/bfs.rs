@@ -81,6 +81,8 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
 }
 
 /// Checks `res` against GAP's rules and a serial BFS on `g`.
+// Verifiers index several per-vertex arrays by the same vertex.
+#[allow(clippy::needless_range_loop)]
 pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
     let s = res.source;
     let want = g.bfs_depths(s);
@@ -90,7 +92,11 @@ pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
     for v in 0..g.vertex_count() as usize {
         let (d, p) = (res.depth[v], res.parent[v]);
         if (want[v] == u32::MAX) != (p == NONE) {
-            fail!("vertex {v}: reachable by serial BFS: {}, has a parent: {}", want[v] != u32::MAX, p != NONE);
+            fail!(
+                "vertex {v}: reachable by serial BFS: {}, has a parent: {}",
+                want[v] != u32::MAX,
+                p != NONE
+            );
         }
         if p == NONE || v as VertexId == s {
             continue;
@@ -99,7 +105,10 @@ pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
             fail!("vertex {v} has depth {d}, serial BFS says {}", want[v]);
         }
         if res.depth[p as usize].wrapping_add(1) != d {
-            fail!("vertex {v} at depth {d} has parent {p} at depth {}", res.depth[p as usize]);
+            fail!(
+                "vertex {v} at depth {d} has parent {p} at depth {}",
+                res.depth[p as usize]
+            );
         }
         if !g.has_edge(p, v as VertexId) {
             fail!("vertex {v}'s parent {p} has no edge to it");
@@ -113,9 +122,28 @@ impl BfsResult {
     pub fn table(&self, g: &Graph) -> Table {
         let n = self.depth.len();
         let mut t = Table::default();
-        t.push("vertex", Values::U64((0..n as VertexId).map(|v| g.original_id(v)).collect()));
-        t.push("depth", Values::I64(self.depth.iter().map(|&d| if d == u32::MAX { -1 } else { d as i64 }).collect()));
-        t.push("parent", Values::I64(self.parent.iter().map(|&p| user_or_minus_one(g, p)).collect()));
+        t.push(
+            "vertex",
+            Values::U64((0..n as VertexId).map(|v| g.original_id(v)).collect()),
+        );
+        t.push(
+            "depth",
+            Values::I64(
+                self.depth
+                    .iter()
+                    .map(|&d| if d == u32::MAX { -1 } else { d as i64 })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "parent",
+            Values::I64(
+                self.parent
+                    .iter()
+                    .map(|&p| user_or_minus_one(g, p))
+                    .collect(),
+            ),
+        );
         t
     }
 
@@ -136,7 +164,12 @@ mod tests {
 
     #[test]
     fn matches_serial_bfs_in_every_configuration() {
-        for tg in [testkit::rmat(11, 8, 3, true), testkit::rmat(10, 6, 4, false), testkit::grid(30, 40), testkit::star(5000)] {
+        for tg in [
+            testkit::rmat(11, 8, 3, true),
+            testkit::rmat(10, 6, 4, false),
+            testkit::grid(30, 40),
+            testkit::star(5000),
+        ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let s = super::super::pick_source(&tg.graph, 1).unwrap();
             for cfg in testkit::configs() {

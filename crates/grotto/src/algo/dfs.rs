@@ -77,12 +77,15 @@ pub struct DfsResult {
 /// Runs the search on the engine.
 pub fn run(r: &mut Run<'_>, cfg: &DfsConfig) -> Result<DfsResult> {
     if cfg.max_stacks == 0 || cfg.split_threshold < 2 {
-        return Err(Error::Invalid("--stacks must be at least 1 and --split-threshold at least 2".into()));
+        return Err(Error::Invalid(
+            "--stacks must be at least 1 and --split-threshold at least 2".into(),
+        ));
     }
     let n = r.vertex_count() as usize;
     let mut order = vec![NONE; n];
     let mut parent = vec![NONE; n];
-    let mut stacks: Vec<Mutex<Vec<(VertexId, VertexId)>>> = vec![Mutex::new(vec![(cfg.source, cfg.source)])];
+    let mut stacks: Vec<Mutex<Vec<(VertexId, VertexId)>>> =
+        vec![Mutex::new(vec![(cfg.source, cfg.source)])];
     let (mut visited, mut rounds, mut found, mut peak) = (0u32, 0u64, false, 1usize);
     let mut round: Vec<(VertexId, u32)> = Vec::new();
     while !found {
@@ -150,6 +153,8 @@ fn lock<T>(m: &mut Mutex<T>) -> &mut T {
 }
 
 /// Checks `res` on the out-edges `g`.
+// Verifiers index several per-vertex arrays by the same vertex.
+#[allow(clippy::needless_range_loop)]
 pub fn verify(g: &Csr, res: &DfsResult) -> Verdict {
     let reach = g.bfs_depths(res.source);
     let n = g.vertex_count() as usize;
@@ -164,7 +169,10 @@ pub fn verify(g: &Csr, res: &DfsResult) -> Verdict {
             continue;
         }
         if !reachable {
-            fail!("vertex {v} was visited but is not reachable from {}", res.source);
+            fail!(
+                "vertex {v} was visited but is not reachable from {}",
+                res.source
+            );
         }
         if o as u64 >= res.visited || std::mem::replace(&mut seen[o as usize], true) {
             fail!("visit number {o} of vertex {v} is out of range or repeated");
@@ -186,7 +194,10 @@ pub fn verify(g: &Csr, res: &DfsResult) -> Verdict {
     if let Some(t) = res.target {
         let reachable = reach[t as usize] != u32::MAX;
         if res.found != (res.order[t as usize] != NONE) || reachable != res.found {
-            fail!("target {t}: reachable {reachable}, reported found {}", res.found);
+            fail!(
+                "target {t}: reachable {reachable}, reported found {}",
+                res.found
+            );
         }
     }
     Ok(())
@@ -196,9 +207,32 @@ impl DfsResult {
     /// Per-vertex `vertex,order,parent` in the user's ids (-1: unvisited).
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = Table::default();
-        t.push("vertex", Values::U64((0..self.order.len() as VertexId).map(|v| g.original_id(v)).collect()));
-        t.push("order", Values::I64(self.order.iter().map(|&o| if o == NONE { -1 } else { o as i64 }).collect()));
-        t.push("parent", Values::I64(self.parent.iter().map(|&p| user_or_minus_one(g, p)).collect()));
+        t.push(
+            "vertex",
+            Values::U64(
+                (0..self.order.len() as VertexId)
+                    .map(|v| g.original_id(v))
+                    .collect(),
+            ),
+        );
+        t.push(
+            "order",
+            Values::I64(
+                self.order
+                    .iter()
+                    .map(|&o| if o == NONE { -1 } else { o as i64 })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "parent",
+            Values::I64(
+                self.parent
+                    .iter()
+                    .map(|&p| user_or_minus_one(g, p))
+                    .collect(),
+            ),
+        );
         t
     }
 
@@ -225,13 +259,22 @@ mod tests {
 
     #[test]
     fn visits_the_reachable_set_once_in_every_configuration() {
-        for tg in [testkit::rmat(10, 6, 11, true), testkit::rmat(10, 4, 12, false), testkit::grid(15, 20), testkit::star(2500)] {
+        for tg in [
+            testkit::rmat(10, 6, 11, true),
+            testkit::rmat(10, 4, 12, false),
+            testkit::grid(15, 20),
+            testkit::star(2500),
+        ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let s = super::super::pick_source(&tg.graph, 2).unwrap();
             for ecfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
                 for (thr, stacks) in [(4, 8), (32, 1), (1000, 64)] {
-                    let cfg = DfsConfig { split_threshold: thr, max_stacks: stacks, ..DfsConfig::new(s) };
+                    let cfg = DfsConfig {
+                        split_threshold: thr,
+                        max_stacks: stacks,
+                        ..DfsConfig::new(s)
+                    };
                     let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
                     verify(&csr, &res).unwrap_or_else(|e| panic!("{ecfg:?} {thr}/{stacks}: {e}"));
                     assert!(res.peak_stacks <= stacks);
@@ -245,7 +288,10 @@ mod tests {
         let tg = testkit::grid(20, 20);
         let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
-        let cfg = DfsConfig { target: Some(21), ..DfsConfig::new(0) };
+        let cfg = DfsConfig {
+            target: Some(21),
+            ..DfsConfig::new(0)
+        };
         let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
         assert!(res.found && res.order[21] != NONE);
         assert!(res.visited < 400);

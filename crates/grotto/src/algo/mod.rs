@@ -56,7 +56,9 @@ pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
     }
     (0..n as VertexId)
         .find(|&v| out.degree(v) > 0)
-        .ok_or_else(|| Error::Invalid("the graph has no edges, so there is no source to start from".into()))
+        .ok_or_else(|| {
+            Error::Invalid("the graph has no edges, so there is no source to start from".into())
+        })
 }
 
 /// Turns a user's vertex id into an internal one, with an error naming
@@ -121,7 +123,9 @@ impl AtomicF64 {
 
 /// `n` atomics holding `x`.
 pub(crate) fn atomics_u32(n: u64, x: u32) -> Vec<std::sync::atomic::AtomicU32> {
-    (0..n).map(|_| std::sync::atomic::AtomicU32::new(x)).collect()
+    (0..n)
+        .map(|_| std::sync::atomic::AtomicU32::new(x))
+        .collect()
 }
 
 /// The values of a vector of atomics.
@@ -218,12 +222,48 @@ pub(crate) mod testkit {
             ..IoOptions::default()
         };
         for (mode, cache, threads, concurrency, backend) in [
-            (Mode::Block, CacheSize::Bytes(4 * 4096), 1, 1, BackendChoice::Auto),
-            (Mode::Block, CacheSize::Percent(3.0), 2, 8, BackendChoice::Pread),
-            (Mode::Block, CacheSize::Percent(100.0), 2, 64, BackendChoice::Auto),
-            (Mode::Vertex, CacheSize::Bytes(3 * 4096), 2, 4, BackendChoice::Auto),
-            (Mode::Vertex, CacheSize::Percent(10.0), 1, 16, BackendChoice::Pread),
-            (Mode::Vertex, CacheSize::Percent(100.0), 2, 64, BackendChoice::Auto),
+            (
+                Mode::Block,
+                CacheSize::Bytes(4 * 4096),
+                1,
+                1,
+                BackendChoice::Auto,
+            ),
+            (
+                Mode::Block,
+                CacheSize::Percent(3.0),
+                2,
+                8,
+                BackendChoice::Pread,
+            ),
+            (
+                Mode::Block,
+                CacheSize::Percent(100.0),
+                2,
+                64,
+                BackendChoice::Auto,
+            ),
+            (
+                Mode::Vertex,
+                CacheSize::Bytes(3 * 4096),
+                2,
+                4,
+                BackendChoice::Auto,
+            ),
+            (
+                Mode::Vertex,
+                CacheSize::Percent(10.0),
+                1,
+                16,
+                BackendChoice::Pread,
+            ),
+            (
+                Mode::Vertex,
+                CacheSize::Percent(100.0),
+                2,
+                64,
+                BackendChoice::Auto,
+            ),
         ] {
             out.push(EngineConfig {
                 mode,

@@ -91,10 +91,16 @@ pub struct PageRankResult {
 
 fn check(cfg: &PageRankConfig) -> Result<()> {
     if !(cfg.damping > 0.0 && cfg.damping < 1.0) {
-        return Err(Error::Invalid(format!("--damping {} must lie strictly between 0 and 1", cfg.damping)));
+        return Err(Error::Invalid(format!(
+            "--damping {} must lie strictly between 0 and 1",
+            cfg.damping
+        )));
     }
     if !(cfg.tolerance > 0.0 && cfg.tolerance.is_finite()) {
-        return Err(Error::Invalid(format!("--tolerance {} must be a positive number", cfg.tolerance)));
+        return Err(Error::Invalid(format!(
+            "--tolerance {} must be a positive number",
+            cfg.tolerance
+        )));
     }
     Ok(())
 }
@@ -113,10 +119,20 @@ pub fn run(r: &mut Run<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
     let (mut iterations, mut change) = (0, f64::INFINITY);
     while iterations < cfg.max_iterations && change >= cfg.tolerance {
         iterations += 1;
-        let dangling = r.sum_f64(|v| if out.degree(v) == 0 { x[v as usize].load() } else { 0.0 });
+        let dangling = r.sum_f64(|v| {
+            if out.degree(v) == 0 {
+                x[v as usize].load()
+            } else {
+                0.0
+            }
+        });
         r.for_each_vertex(|v| {
             let deg = out.degree(v);
-            let c = if deg == 0 { 0.0 } else { x[v as usize].load() / deg as f64 };
+            let c = if deg == 0 {
+                0.0
+            } else {
+                x[v as usize].load() / deg as f64
+            };
             contrib[v as usize].store(c);
             acc[v as usize].store(0.0);
         });
@@ -157,6 +173,8 @@ pub fn run(r: &mut Run<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
 }
 
 /// Serial power iteration on the out-edges `g` (the reference).
+// Verifiers index several per-vertex arrays by the same vertex.
+#[allow(clippy::needless_range_loop)]
 pub fn serial(g: &Csr, cfg: &PageRankConfig) -> Vec<f64> {
     let n = g.vertex_count() as usize;
     let nf = n as f64;
@@ -195,7 +213,11 @@ pub fn serial(g: &Csr, cfg: &PageRankConfig) -> Vec<f64> {
 /// rule allows, and (standard semantics) scores summing to 1.
 pub fn verify(g: &Csr, cfg: &PageRankConfig, res: &PageRankResult) -> Verdict {
     let want = serial(g, cfg);
-    let l1: f64 = want.iter().zip(&res.score).map(|(a, b)| (a - b).abs()).sum();
+    let l1: f64 = want
+        .iter()
+        .zip(&res.score)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
     if res.converged {
         let bound = cfg.tolerance * (2.0 + cfg.damping / (1.0 - cfg.damping)) + 1e-9;
         if l1 > bound {
@@ -215,7 +237,14 @@ impl PageRankResult {
     /// Per-vertex `vertex,score` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = Table::default();
-        t.push("vertex", Values::U64((0..self.score.len() as VertexId).map(|v| g.original_id(v)).collect()));
+        t.push(
+            "vertex",
+            Values::U64(
+                (0..self.score.len() as VertexId)
+                    .map(|v| g.original_id(v))
+                    .collect(),
+            ),
+        );
         t.push("score", Values::F64(self.score.clone()));
         t
     }
@@ -223,7 +252,11 @@ impl PageRankResult {
     /// Figures for the run summary.
     pub fn summary(&self, g: &Graph) -> serde_json::Value {
         let mut top: Vec<VertexId> = (0..self.score.len() as VertexId).collect();
-        top.sort_by(|&a, &b| self.score[b as usize].total_cmp(&self.score[a as usize]).then(a.cmp(&b)));
+        top.sort_by(|&a, &b| {
+            self.score[b as usize]
+                .total_cmp(&self.score[a as usize])
+                .then(a.cmp(&b))
+        });
         top.truncate(5);
         serde_json::json!({
             "iterations": self.iterations,
@@ -243,12 +276,22 @@ mod tests {
 
     #[test]
     fn matches_serial_power_iteration() {
-        for tg in [testkit::rmat(10, 8, 7, true), testkit::rmat(9, 6, 8, false), testkit::star(3000)] {
+        for tg in [
+            testkit::rmat(10, 8, 7, true),
+            testkit::rmat(9, 6, 8, false),
+            testkit::star(3000),
+        ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             for sem in [Semantics::Standard, Semantics::Gap] {
-                let cfg = PageRankConfig { semantics: sem, tolerance: 1e-9, max_iterations: 300, ..Default::default() };
+                let cfg = PageRankConfig {
+                    semantics: sem,
+                    tolerance: 1e-9,
+                    max_iterations: 300,
+                    ..Default::default()
+                };
                 for ecfg in testkit::configs() {
-                    let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
+                    let e =
+                        crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
                     let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
                     assert!(res.converged);
                     verify(&csr, &cfg, &res).unwrap_or_else(|e| panic!("{ecfg:?} {sem:?}: {e}"));
@@ -261,7 +304,10 @@ mod tests {
     fn push_style_without_reverse_edges() {
         let tg = testkit::from_edges(&[(0, 1), (1, 2), (2, 0), (2, 3), (4, 2)], false, false);
         let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
-        let cfg = PageRankConfig { tolerance: 1e-10, ..Default::default() };
+        let cfg = PageRankConfig {
+            tolerance: 1e-10,
+            ..Default::default()
+        };
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
         assert_eq!(res.style, "push");

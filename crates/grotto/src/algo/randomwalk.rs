@@ -86,14 +86,21 @@ pub fn start(g: &Graph, seed: u64, w: u64) -> Result<VertexId> {
 pub fn run(r: &mut Run<'_>, cfg: &WalkConfig) -> Result<WalkResult> {
     let n = r.vertex_count();
     let k = cfg.walkers;
-    let mut pos: Vec<VertexId> = (0..k).map(|w| start(r.graph(), cfg.seed, w)).collect::<Result<_>>()?;
+    let mut pos: Vec<VertexId> = (0..k)
+        .map(|w| start(r.graph(), cfg.seed, w))
+        .collect::<Result<_>>()?;
     let visits: Vec<std::sync::atomic::AtomicU64> = (0..n).map(|_| Default::default()).collect();
     let (mut steps_taken, mut stopped) = (0u64, 0u64);
     // (vertex, walker) sorted: the walkers at each vertex are a range.
     let mut at: Vec<(VertexId, u32)> = Vec::with_capacity(k as usize);
     for t in 0..=cfg.steps {
         at.clear();
-        at.extend(pos.iter().enumerate().filter(|p| *p.1 != NONE).map(|(w, &v)| (v, w as u32)));
+        at.extend(
+            pos.iter()
+                .enumerate()
+                .filter(|p| *p.1 != NONE)
+                .map(|(w, &v)| (v, w as u32)),
+        );
         at.sort_unstable();
         for &(v, _) in &at {
             visits[v as usize].fetch_add(1, Relaxed);
@@ -146,10 +153,17 @@ pub fn verify(graph: &Graph, g: &Csr, cfg: &WalkConfig, res: &WalkResult) -> Ver
         }
     }
     if steps != res.steps_taken {
-        fail!("{} steps reported, the serial replay takes {steps}", res.steps_taken);
+        fail!(
+            "{} steps reported, the serial replay takes {steps}",
+            res.steps_taken
+        );
     }
     if let Some(v) = (0..visits.len()).find(|&v| visits[v] != res.visits[v]) {
-        fail!("vertex {v} visited {} times, the serial replay visits it {} times", res.visits[v], visits[v]);
+        fail!(
+            "vertex {v} visited {} times, the serial replay visits it {} times",
+            res.visits[v],
+            visits[v]
+        );
     }
     Ok(())
 }
@@ -158,7 +172,14 @@ impl WalkResult {
     /// Per-vertex `vertex,visits` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = Table::default();
-        t.push("vertex", Values::U64((0..self.visits.len() as VertexId).map(|v| g.original_id(v)).collect()));
+        t.push(
+            "vertex",
+            Values::U64(
+                (0..self.visits.len() as VertexId)
+                    .map(|v| g.original_id(v))
+                    .collect(),
+            ),
+        );
         t.push("visits", Values::U64(self.visits.clone()));
         t
     }
@@ -180,9 +201,16 @@ mod tests {
 
     #[test]
     fn replays_exactly_in_every_configuration() {
-        for tg in [testkit::rmat(10, 4, 9, false), testkit::rmat(10, 8, 10, true)] {
+        for tg in [
+            testkit::rmat(10, 4, 9, false),
+            testkit::rmat(10, 8, 10, true),
+        ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
-            let cfg = WalkConfig { walkers: 3000, steps: 12, seed: 7 };
+            let cfg = WalkConfig {
+                walkers: 3000,
+                steps: 12,
+                seed: 7,
+            };
             let mut first: Option<Vec<u64>> = None;
             for ecfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
@@ -200,7 +228,11 @@ mod tests {
     fn walker_stops_at_a_vertex_without_out_edges() {
         // 0 -> 1 -> 2, and 2 has no out-edges.
         let tg = testkit::from_edges(&[(0, 1), (1, 2)], false, false);
-        let cfg = WalkConfig { walkers: 50, steps: 5, seed: 3 };
+        let cfg = WalkConfig {
+            walkers: 50,
+            steps: 5,
+            seed: 3,
+        };
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
         assert!(res.stopped > 0);

@@ -99,9 +99,16 @@ pub fn run(r: &mut Run<'_>) -> Result<WccResult> {
         min_orig[rt].fetch_min(g.original_id(v), Relaxed);
         sizes[rt].fetch_add(1, Relaxed);
     });
-    let label = root.iter().map(|&rt| min_orig[rt as usize].load(Relaxed)).collect();
+    let label = root
+        .iter()
+        .map(|&rt| min_orig[rt as usize].load(Relaxed))
+        .collect();
     let sizes = into_values(sizes);
-    let mut all: Vec<u64> = sizes.iter().filter(|&&s| s > 0).map(|&s| s as u64).collect();
+    let mut all: Vec<u64> = sizes
+        .iter()
+        .filter(|&&s| s > 0)
+        .map(|&s| s as u64)
+        .collect();
     let components = all.len() as u64;
     let singletons = all.iter().filter(|&&s| s == 1).count() as u64;
     all.sort_unstable_by(|a, b| b.cmp(a));
@@ -129,7 +136,11 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
     for v in 0..n {
         for &u in g.neighbors(v as VertexId) {
             if res.label[v] != res.label[u as usize] {
-                fail!("edge {v} -> {u} joins labels {} and {}", res.label[v], res.label[u as usize]);
+                fail!(
+                    "edge {v} -> {u} joins labels {} and {}",
+                    res.label[v],
+                    res.label[u as usize]
+                );
             }
             let (a, b) = (root(&mut uf, v), root(&mut uf, u as usize));
             uf[a.max(b)] = a.min(b);
@@ -142,7 +153,10 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
         let c = root(&mut uf, v);
         if let Some(&c0) = comp_of_label.get(&res.label[v]) {
             if c0 != c {
-                fail!("label {} covers vertices of two components (vertex {v})", res.label[v]);
+                fail!(
+                    "label {} covers vertices of two components (vertex {v})",
+                    res.label[v]
+                );
             }
         } else {
             comp_of_label.insert(res.label[v], c);
@@ -153,11 +167,18 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
     for v in 0..n {
         let want = min_of_comp[&root(&mut uf, v)];
         if res.label[v] != want {
-            fail!("vertex {v} has label {}, its component's smallest id is {want}", res.label[v]);
+            fail!(
+                "vertex {v} has label {}, its component's smallest id is {want}",
+                res.label[v]
+            );
         }
     }
     if comp_of_label.len() as u64 != res.components {
-        fail!("{} components reported, {} labels found", res.components, comp_of_label.len());
+        fail!(
+            "{} components reported, {} labels found",
+            res.components,
+            comp_of_label.len()
+        );
     }
     Ok(())
 }
@@ -166,7 +187,14 @@ impl WccResult {
     /// Per-vertex `vertex,component` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = Table::default();
-        t.push("vertex", Values::U64((0..self.label.len() as VertexId).map(|v| g.original_id(v)).collect()));
+        t.push(
+            "vertex",
+            Values::U64(
+                (0..self.label.len() as VertexId)
+                    .map(|v| g.original_id(v))
+                    .collect(),
+            ),
+        );
         t.push("component", Values::U64(self.label.clone()));
         t
     }
@@ -188,13 +216,19 @@ mod tests {
 
     #[test]
     fn matches_serial_union_find_in_every_configuration() {
-        for tg in [testkit::rmat(11, 4, 5, true), testkit::rmat(10, 2, 6, false), testkit::grid(20, 30), testkit::star(3000)] {
+        for tg in [
+            testkit::rmat(11, 4, 5, true),
+            testkit::rmat(10, 2, 6, false),
+            testkit::grid(20, 30),
+            testkit::star(3000),
+        ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let g = tg.graph.clone();
             for cfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, _) = e.run(run).unwrap();
-                verify(&csr, &|v| g.original_id(v), &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                verify(&csr, &|v| g.original_id(v), &res)
+                    .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
     }
@@ -202,7 +236,11 @@ mod tests {
     #[test]
     fn labels_are_smallest_original_ids() {
         // Two components {5, 900, 7} and {1000, 3000}, plus a tail.
-        let tg = testkit::from_edges(&[(900, 5), (7, 900), (3000, 1000), (3000, 3001)], true, false);
+        let tg = testkit::from_edges(
+            &[(900, 5), (7, 900), (3000, 1000), (3000, 3001)],
+            true,
+            false,
+        );
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (res, _) = e.run(run).unwrap();
         let g = &tg.graph;

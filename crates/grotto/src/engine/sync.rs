@@ -355,9 +355,8 @@ impl<'c> Run<'c> {
                 let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n));
                 let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
                 // Pass 1: inline lists, membership bits, needed blocks.
-                let mut results = fan_out((0..self.cfg.threads).collect(), |_| {
-                    plan_worker(&ctx, need)
-                });
+                let mut results =
+                    fan_out((0..self.cfg.threads).collect(), |_| plan_worker(&ctx, need));
                 let mut blocks: Vec<u64> = if matches!(frontier, Frontier::All(_)) {
                     (0..adj.block_count()).collect()
                 } else {
@@ -368,7 +367,7 @@ impl<'c> Run<'c> {
                 // Elevator order: every other level walks the blocks
                 // downwards, so the blocks the pool still holds from the
                 // end of one level are the first the next level asks for.
-                if self.steps % 2 == 0 {
+                if self.steps.is_multiple_of(2) {
                     blocks.reverse();
                 }
                 // Pass 2: each needed block once, in order.
@@ -463,15 +462,7 @@ where
             bits: self.next_bits,
             list: &mut local.next,
         };
-        (self.visit)(
-            v,
-            Edges {
-                ids,
-                first,
-                degree,
-            },
-            &mut next,
-        );
+        (self.visit)(v, Edges { ids, first, degree }, &mut next);
     }
 
     /// Visits `v` if its list is kept in the index; true if it was.
@@ -566,7 +557,9 @@ where
     let r = reader.fetch_iter(keys, |pin| {
         let key = pin.key();
         let v = pending.borrow_mut().pop(key).ok_or_else(|| {
-            Error::Invalid(format!("block key {key} arrived but no vertex asked for it"))
+            Error::Invalid(format!(
+                "block key {key} arrived but no vertex asked for it"
+            ))
         })?;
         ctx.deliver(v, key - ctx.base, pin.bytes(), &mut local.borrow_mut())
     });
@@ -764,7 +757,10 @@ mod tests {
     fn read_errors_end_the_run_with_the_block_named() {
         let tg = testkit::grid(40, 40);
         for mode in [Mode::Vertex, Mode::Block] {
-            for backend in [crate::io::BackendChoice::Auto, crate::io::BackendChoice::Pread] {
+            for backend in [
+                crate::io::BackendChoice::Auto,
+                crate::io::BackendChoice::Pread,
+            ] {
                 let cfg = EngineConfig {
                     mode,
                     threads: 2,
