@@ -10,9 +10,12 @@
 //! vertex's parent is one level up and has an edge to it, and the reached
 //! set and depths match a serial BFS.
 
-use super::output::{Table, Values};
+use super::output::Table;
 use super::reference::Csr;
-use super::{atomics_u32, fail, into_values, user_or_minus_one, Verdict, NONE};
+use super::{
+    atomics_u32, counts_or_minus_one, fail, into_values, user_ids_or_minus_one, vertex_table,
+    Verdict, NONE,
+};
 use crate::engine::{AtomicBitmap, Frontier, Run};
 use crate::error::Result;
 use crate::store::{Direction, Graph};
@@ -120,30 +123,9 @@ pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
 impl BfsResult {
     /// Per-vertex `vertex,depth,parent` in the user's ids (-1: unreached).
     pub fn table(&self, g: &Graph) -> Table {
-        let n = self.depth.len();
-        let mut t = Table::default();
-        t.push(
-            "vertex",
-            Values::U64((0..n as VertexId).map(|v| g.original_id(v)).collect()),
-        );
-        t.push(
-            "depth",
-            Values::I64(
-                self.depth
-                    .iter()
-                    .map(|&d| if d == u32::MAX { -1 } else { d as i64 })
-                    .collect(),
-            ),
-        );
-        t.push(
-            "parent",
-            Values::I64(
-                self.parent
-                    .iter()
-                    .map(|&p| user_or_minus_one(g, p))
-                    .collect(),
-            ),
-        );
+        let mut t = vertex_table(g, self.depth.len());
+        t.push("depth", counts_or_minus_one(&self.depth));
+        t.push("parent", user_ids_or_minus_one(g, &self.parent));
         t
     }
 

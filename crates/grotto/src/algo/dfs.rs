@@ -17,9 +17,9 @@
 //! that visit numbers are distinct, and that every visited vertex but the
 //! source was pushed by an earlier-visited vertex with an edge to it.
 
-use super::output::{Table, Values};
+use super::output::Table;
 use super::reference::Csr;
-use super::{fail, user_or_minus_one, Verdict, NONE};
+use super::{counts_or_minus_one, fail, user_ids_or_minus_one, vertex_table, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -206,33 +206,9 @@ pub fn verify(g: &Csr, res: &DfsResult) -> Verdict {
 impl DfsResult {
     /// Per-vertex `vertex,order,parent` in the user's ids (-1: unvisited).
     pub fn table(&self, g: &Graph) -> Table {
-        let mut t = Table::default();
-        t.push(
-            "vertex",
-            Values::U64(
-                (0..self.order.len() as VertexId)
-                    .map(|v| g.original_id(v))
-                    .collect(),
-            ),
-        );
-        t.push(
-            "order",
-            Values::I64(
-                self.order
-                    .iter()
-                    .map(|&o| if o == NONE { -1 } else { o as i64 })
-                    .collect(),
-            ),
-        );
-        t.push(
-            "parent",
-            Values::I64(
-                self.parent
-                    .iter()
-                    .map(|&p| user_or_minus_one(g, p))
-                    .collect(),
-            ),
-        );
+        let mut t = vertex_table(g, self.order.len());
+        t.push("order", counts_or_minus_one(&self.order));
+        t.push("parent", user_ids_or_minus_one(g, &self.parent));
         t
     }
 

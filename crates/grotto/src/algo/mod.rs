@@ -133,13 +133,37 @@ pub(crate) fn into_values(v: Vec<std::sync::atomic::AtomicU32>) -> Vec<u32> {
     v.into_iter().map(|a| a.into_inner()).collect()
 }
 
-/// The user's id of `v`, or -1 for [`NONE`].
-pub(crate) fn user_or_minus_one(g: &Graph, v: VertexId) -> i64 {
-    if v == NONE {
-        -1
-    } else {
-        g.original_id(v) as i64
-    }
+/// A result table whose first column holds the user's id of each of the
+/// `n` vertices.
+pub(crate) fn vertex_table(g: &Graph, n: usize) -> output::Table {
+    let mut t = output::Table::default();
+    let ids = (0..n as VertexId).map(|v| g.original_id(v)).collect();
+    t.push("vertex", output::Values::U64(ids));
+    t
+}
+
+/// Vertex references (parents) as the user's ids, -1 for [`NONE`].
+pub(crate) fn user_ids_or_minus_one(g: &Graph, vs: &[VertexId]) -> output::Values {
+    output::Values::I64(
+        vs.iter()
+            .map(|&v| {
+                if v == NONE {
+                    -1
+                } else {
+                    g.original_id(v) as i64
+                }
+            })
+            .collect(),
+    )
+}
+
+/// Counts (depths, visit numbers) as signed values, -1 for `u32::MAX`.
+pub(crate) fn counts_or_minus_one(xs: &[u32]) -> output::Values {
+    output::Values::I64(
+        xs.iter()
+            .map(|&x| if x == u32::MAX { -1 } else { x as i64 })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

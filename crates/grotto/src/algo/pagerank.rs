@@ -23,7 +23,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::{fail, in_direction, AtomicF64, Verdict};
+use super::{fail, in_direction, vertex_table, AtomicF64, Verdict};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -236,15 +236,7 @@ pub fn verify(g: &Csr, cfg: &PageRankConfig, res: &PageRankResult) -> Verdict {
 impl PageRankResult {
     /// Per-vertex `vertex,score` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
-        let mut t = Table::default();
-        t.push(
-            "vertex",
-            Values::U64(
-                (0..self.score.len() as VertexId)
-                    .map(|v| g.original_id(v))
-                    .collect(),
-            ),
-        );
+        let mut t = vertex_table(g, self.score.len());
         t.push("score", Values::F64(self.score.clone()));
         t
     }

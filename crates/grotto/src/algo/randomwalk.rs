@@ -15,7 +15,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::{atomics_u32, fail, into_values, Verdict, NONE};
+use super::{atomics_u32, fail, into_values, vertex_table, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::rng::{splitmix64, Rng};
@@ -171,15 +171,7 @@ pub fn verify(graph: &Graph, g: &Csr, cfg: &WalkConfig, res: &WalkResult) -> Ver
 impl WalkResult {
     /// Per-vertex `vertex,visits` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
-        let mut t = Table::default();
-        t.push(
-            "vertex",
-            Values::U64(
-                (0..self.visits.len() as VertexId)
-                    .map(|v| g.original_id(v))
-                    .collect(),
-            ),
-        );
+        let mut t = vertex_table(g, self.visits.len());
         t.push("visits", Values::U64(self.visits.clone()));
         t
     }

@@ -16,7 +16,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::{atomics_u32, fail, into_values, Verdict};
+use super::{atomics_u32, fail, into_values, vertex_table, Verdict};
 use crate::engine::{Frontier, Run};
 use crate::error::Result;
 use crate::store::{Direction, Graph};
@@ -186,15 +186,7 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
 impl WccResult {
     /// Per-vertex `vertex,component` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
-        let mut t = Table::default();
-        t.push(
-            "vertex",
-            Values::U64(
-                (0..self.label.len() as VertexId)
-                    .map(|v| g.original_id(v))
-                    .collect(),
-            ),
-        );
+        let mut t = vertex_table(g, self.label.len());
         t.push("component", Values::U64(self.label.clone()));
         t
     }
