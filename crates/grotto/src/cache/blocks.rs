@@ -125,6 +125,9 @@ impl BlockCache {
             groups: Vec::new(),
             free: Vec::new(),
             done: Vec::new(),
+            joins: Vec::new(),
+            retry: Vec::new(),
+            ahead: None,
         })
     }
 
@@ -151,6 +154,19 @@ pub struct CacheReader<'c> {
     groups: Vec<Option<Vec<Load<'c>>>>,
     free: Vec<usize>,
     done: Vec<Done>,
+    joins: Vec<Joined<'c>>,
+    retry: Vec<BlockKey>,
+    ahead: Option<BlockKey>,
+}
+
+/// What one [`CacheReader::pump`] round did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pumped {
+    /// Blocks handed to the callback (hits, joined reads, completions;
+    /// a completion that failed counts too).
+    pub delivered: usize,
+    /// Whether the source returned `None` during the round.
+    pub dry: bool,
 }
 
 impl<'c> CacheReader<'c> {
@@ -206,115 +222,177 @@ impl<'c> CacheReader<'c> {
         keys: impl Iterator<Item = BlockKey>,
         mut f: impl FnMut(Pinned<'c>) -> Result<()>,
     ) -> Result<()> {
-        let cache = self.cache;
-        let pool = &cache.pool;
-        let mut keys = keys.fuse().peekable();
-        let mut joins: Vec<Joined<'c>> = Vec::new();
-        let mut retry: Vec<BlockKey> = Vec::new();
+        let mut keys = keys.fuse();
+        let mut source = || keys.next();
         loop {
-            let mut blocked = false;
-            // Issue lookups while there is room for reads.
-            while self.reader.room() > 0 && !blocked {
-                let key = match retry.pop() {
-                    Some(k) => k,
-                    None => match keys.next() {
-                        Some(k) => k,
-                        None => break,
-                    },
-                };
-                match pool.lookup(key.0)? {
-                    Lookup::Hit(p) => f(p)?,
-                    Lookup::Joined(j) => joins.push(j),
-                    Lookup::Full => {
-                        retry.push(key);
-                        blocked = true;
-                    }
-                    Lookup::Miss(first) => {
-                        let mut group = vec![first];
-                        let space = cache.locate(key);
-                        // Extend with the following keys while they are
-                        // adjacent (in increasing or decreasing order), in
-                        // the same section, and also miss.
-                        let mut down = None;
-                        while group.len() < cache.merge_blocks && retry.is_empty() {
-                            let Some(&next) = keys.peek() else { break };
-                            let prev = group[group.len() - 1].key();
-                            let step_down = if next.0 == prev + 1 {
-                                false
-                            } else if next.0 + 1 == prev {
-                                true
-                            } else {
-                                break;
-                            };
-                            if *down.get_or_insert(step_down) != step_down
-                                || cache.locate(next).map(|s| s.0.base) != space.map(|s| s.0.base)
-                            {
-                                break;
-                            }
-                            keys.next();
-                            match pool.lookup(next.0)? {
-                                Lookup::Miss(l) => group.push(l),
-                                Lookup::Hit(p) => {
-                                    f(p)?;
-                                    break;
-                                }
-                                Lookup::Joined(j) => {
-                                    joins.push(j);
-                                    break;
-                                }
-                                Lookup::Full => {
-                                    retry.push(next);
-                                    blocked = true;
-                                    break;
-                                }
-                            }
-                        }
-                        if down == Some(true) {
-                            group.reverse();
-                        }
-                        self.submit(group)?;
-                    }
-                }
-            }
-            self.reader.flush()?;
-            // Joined reads that landed.
-            let mut k = 0;
-            while k < joins.len() {
-                let j = joins.swap_remove(k);
-                let key = j.key();
-                match j.poll() {
-                    Ok(Ok(p)) => f(p)?,
-                    Ok(Err(())) => retry.push(BlockKey(key)),
-                    Err(j) => {
-                        joins.push(j);
-                        let last = joins.len() - 1;
-                        joins.swap(k, last);
-                        k += 1;
-                    }
-                }
-            }
-            let more = keys.peek().is_some() || !retry.is_empty();
-            if !more && joins.is_empty() && self.reader.in_flight() == 0 {
+            let p = self.pump(&mut source, &mut f, true)?;
+            if p.dry && self.idle() {
                 return Ok(());
             }
-            // Our own completions: wait for one when nothing else can move.
-            let must_wait =
-                self.reader.in_flight() > 0 && (self.reader.room() == 0 || blocked || !more);
-            self.done.clear();
-            let mut done = std::mem::take(&mut self.done);
-            if must_wait && joins.is_empty() {
-                self.reader.wait(&mut done, 1)?;
-            } else {
-                self.reader.reap(&mut done)?;
-                if done.is_empty() && (blocked || !more) && self.reader.in_flight() == 0 {
-                    // Waiting on other threads' reads or pins.
-                    std::thread::yield_now();
+        }
+    }
+
+    /// Whether nothing is in flight, buffered or waited for.
+    pub fn idle(&self) -> bool {
+        self.reader.in_flight() == 0
+            && self.joins.is_empty()
+            && self.retry.is_empty()
+            && self.ahead.is_none()
+    }
+
+    /// Adds this reader's completed bytes to a throughput timeline that
+    /// starts at `epoch` (see [`crate::io::WINDOW_MS`]).
+    pub fn set_epoch(&mut self, epoch: std::time::Instant) {
+        self.reader.set_epoch(epoch);
+    }
+
+    /// One round of fetching that returns instead of blocking: pulls keys
+    /// from `source` while there is room for reads (merging runs of
+    /// adjacent misses), hands hits and every read that has landed to
+    /// `f`, and returns. With `wait`, a round that can make no progress
+    /// otherwise blocks for one completion of this reader. The round stops
+    /// pulling when `source` returns `None`, and pulls again next round.
+    pub fn pump(
+        &mut self,
+        source: &mut dyn FnMut() -> Option<BlockKey>,
+        mut f: &mut dyn FnMut(Pinned<'c>) -> Result<()>,
+        wait: bool,
+    ) -> Result<Pumped> {
+        let cache = self.cache;
+        let pool = &cache.pool;
+        let mut out = Pumped::default();
+        let mut blocked = false;
+        let mut deliver = |p: Pinned<'c>, out: &mut Pumped| -> Result<()> {
+            out.delivered += 1;
+            f(p)
+        };
+        // Issue lookups while there is room for reads.
+        while self.reader.room() > 0 && !blocked {
+            let Some(key) = self.pull(source, &mut out.dry) else {
+                break;
+            };
+            match pool.lookup(key.0)? {
+                Lookup::Hit(p) => deliver(p, &mut out)?,
+                Lookup::Joined(j) => self.joins.push(j),
+                Lookup::Full => {
+                    self.retry.push(key);
+                    blocked = true;
+                }
+                Lookup::Miss(first) => {
+                    let mut group = vec![first];
+                    let space = cache.locate(key);
+                    // Extend with the following keys while they are
+                    // adjacent (in increasing or decreasing order), in the
+                    // same section, and also miss.
+                    let mut down = None;
+                    while group.len() < cache.merge_blocks && self.retry.is_empty() {
+                        let Some(next) = self.pull(source, &mut out.dry) else {
+                            break;
+                        };
+                        let prev = group[group.len() - 1].key();
+                        let step_down = if next.0 == prev + 1 {
+                            false
+                        } else if next.0 + 1 == prev {
+                            true
+                        } else {
+                            self.ahead = Some(next);
+                            break;
+                        };
+                        if *down.get_or_insert(step_down) != step_down
+                            || cache.locate(next).map(|s| s.0.base) != space.map(|s| s.0.base)
+                        {
+                            self.ahead = Some(next);
+                            break;
+                        }
+                        match pool.lookup(next.0)? {
+                            Lookup::Miss(l) => group.push(l),
+                            Lookup::Hit(p) => {
+                                deliver(p, &mut out)?;
+                                break;
+                            }
+                            Lookup::Joined(j) => {
+                                self.joins.push(j);
+                                break;
+                            }
+                            Lookup::Full => {
+                                self.retry.push(next);
+                                blocked = true;
+                                break;
+                            }
+                        }
+                    }
+                    if down == Some(true) {
+                        group.reverse();
+                    }
+                    self.submit(group)?;
                 }
             }
-            let r = self.deliver(&mut done, &mut f);
-            self.done = done;
-            r?;
         }
+        self.reader.flush()?;
+        // Joined reads that landed.
+        let mut k = 0;
+        while k < self.joins.len() {
+            let j = self.joins.swap_remove(k);
+            let key = j.key();
+            match j.poll() {
+                Ok(Ok(p)) => deliver(p, &mut out)?,
+                Ok(Err(())) => self.retry.push(BlockKey(key)),
+                Err(j) => {
+                    self.joins.push(j);
+                    let last = self.joins.len() - 1;
+                    self.joins.swap(k, last);
+                    k += 1;
+                }
+            }
+        }
+        // Our own completions; block for one only when nothing else moved.
+        let more = !out.dry || !self.retry.is_empty() || self.ahead.is_some();
+        let stuck = out.delivered == 0
+            && self.reader.in_flight() > 0
+            && (self.reader.room() == 0 || blocked || !more);
+        self.done.clear();
+        let mut done = std::mem::take(&mut self.done);
+        if wait && stuck && self.joins.is_empty() {
+            self.reader.wait(&mut done, 1)?;
+        } else {
+            self.reader.reap(&mut done)?;
+            if wait
+                && done.is_empty()
+                && out.delivered == 0
+                && (blocked || !more)
+                && self.reader.in_flight() == 0
+                && !self.idle()
+            {
+                // Waiting on other threads' reads or pins.
+                std::thread::yield_now();
+            }
+        }
+        out.delivered += done.len();
+        let r = self.deliver(&mut done, &mut f);
+        self.done = done;
+        r?;
+        Ok(out)
+    }
+
+    /// The next key to look up: one put back for a full pool first, then
+    /// one pulled ahead while merging, then a fresh one from `source`.
+    fn pull(
+        &mut self,
+        source: &mut dyn FnMut() -> Option<BlockKey>,
+        dry: &mut bool,
+    ) -> Option<BlockKey> {
+        if let Some(k) = self.retry.pop() {
+            return Some(k);
+        }
+        if let Some(k) = self.ahead.take() {
+            return Some(k);
+        }
+        if *dry {
+            return None;
+        }
+        let k = source();
+        *dry = k.is_none();
+        k
     }
 
     fn submit(&mut self, group: Vec<Load<'c>>) -> Result<()> {

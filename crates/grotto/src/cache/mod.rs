@@ -7,7 +7,7 @@ pub mod policy;
 pub mod pool;
 pub mod stats;
 
-pub use blocks::{BlockCache, BlockKey, CacheReader};
+pub use blocks::{BlockCache, BlockKey, CacheReader, Pumped};
 pub use policy::{Clock, Replacement};
 pub use pool::{BufferPool, Joined, Load, Lookup, Pinned, SLOT_BYTES};
 pub use stats::PoolSnapshot;

@@ -65,6 +65,28 @@ impl AtomicBitmap {
         self.words[(i / 64) as usize].fetch_and(!(1u64 << (i % 64)), Ordering::Relaxed);
     }
 
+    /// Removes `i`; true when it was there.
+    #[inline]
+    pub fn take(&self, i: u64) -> bool {
+        let bit = 1u64 << (i % 64);
+        let w = &self.words[(i / 64) as usize];
+        if w.load(Ordering::Relaxed) & bit == 0 {
+            return false;
+        }
+        w.fetch_and(!bit, Ordering::Relaxed) & bit != 0
+    }
+
+    /// Inserts every member of `0..len`.
+    pub fn fill(&self) {
+        let full = self.len / 64;
+        for w in &self.words[..full as usize] {
+            w.store(u64::MAX, Ordering::Relaxed);
+        }
+        if self.len % 64 != 0 {
+            self.words[full as usize].store((1u64 << (self.len % 64)) - 1, Ordering::Relaxed);
+        }
+    }
+
     /// Number of 64-bit words.
     pub fn word_count(&self) -> usize {
         self.words.len()

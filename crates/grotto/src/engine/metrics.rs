@@ -53,4 +53,57 @@ pub struct RunMetrics {
     pub lock_wait_share: f64,
     /// Peak resident memory of the process, bytes.
     pub peak_rss_bytes: u64,
+    /// Blocks processed (async engine; a block processed again while in
+    /// memory counts again).
+    pub block_visits: u64,
+    /// Times a block reactivated while in memory was processed again
+    /// without a read (async engine).
+    pub block_reuses: u64,
+    /// Width of a throughput window, milliseconds.
+    pub window_ms: u64,
+    /// Bytes read per window from the start of the run (the device's
+    /// throughput over time).
+    pub window_bytes: Vec<u64>,
+}
+
+impl RunMetrics {
+    /// The I/O, cache and memory fields of a run that read `io` through
+    /// `cache` with `threads` threads for `algo_s` seconds.
+    pub fn from_io(
+        io: &crate::io::IoStats,
+        cache: &crate::cache::BlockCache,
+        threads: usize,
+        algo_s: f64,
+    ) -> RunMetrics {
+        let pool = cache.pool().stats();
+        let io_span_s = match (io.first_submit, io.last_complete) {
+            (Some(a), Some(b)) if b > a => (b - a).as_secs_f64(),
+            _ => 0.0,
+        };
+        RunMetrics {
+            threads,
+            cache_bytes: cache.pool().budget_bytes(),
+            algo_s,
+            bytes_read: io.bytes,
+            requests: io.requests,
+            mean_in_flight: io.mean_in_flight(),
+            io_span_s,
+            read_bytes_per_s: if io_span_s > 0.0 {
+                io.bytes as f64 / io_span_s
+            } else {
+                0.0
+            },
+            cache_hit_ratio: pool.hit_ratio(),
+            cache_lookups: pool.hits + pool.joins + pool.misses,
+            lock_wait_share: if algo_s > 0.0 {
+                pool.lock_wait_ns as f64 / 1e9 / (threads as f64 * algo_s)
+            } else {
+                0.0
+            },
+            peak_rss_bytes: crate::metrics::peak_rss_bytes().unwrap_or(0),
+            window_ms: crate::io::WINDOW_MS,
+            window_bytes: io.windows.clone(),
+            ..RunMetrics::default()
+        }
+    }
 }

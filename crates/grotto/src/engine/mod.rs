@@ -66,13 +66,18 @@
 //! than one block, in block mode), each a separate call whose
 //! [`Edges::first`] says where the piece starts in the whole list.
 
+pub mod async_engine;
 pub mod blockmap;
 pub mod frontier;
 pub mod metrics;
+pub(crate) mod par;
+pub mod schedule;
 pub mod sync;
 
+pub use async_engine::{AsyncEngine, AsyncRun, Edge, Flow, Seeds};
 pub use frontier::{AtomicBitmap, Frontier};
 pub use metrics::RunMetrics;
+pub use schedule::Priority;
 pub use sync::{Run, SyncEngine};
 
 use crate::cache::CacheSize;

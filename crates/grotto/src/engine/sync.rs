@@ -38,6 +38,7 @@
 
 use super::blockmap::{block_span, BlockMap};
 use super::frontier::{AtomicBitmap, Frontier, DENSE_DIVISOR, GRAB_UNITS};
+use super::par::fan_out;
 use super::{Edges, EngineConfig, Mode, Next, RunMetrics};
 use crate::cache::{BlockCache, BlockKey, CacheReader};
 use crate::error::{Error, Result};
@@ -125,7 +126,9 @@ impl SyncEngine {
         let mut readers = Vec::with_capacity(workers);
         for i in 0..workers {
             let depth = conc / workers + usize::from(i < conc % workers);
-            readers.push(cache.reader(depth)?);
+            let mut r = cache.reader(depth)?;
+            r.set_epoch(t0);
+            readers.push(r);
         }
         let n = self.graph.vertex_count();
         let mut run = Run {
@@ -153,50 +156,23 @@ impl SyncEngine {
         let registered = run.readers.first().is_some_and(|r| r.registered_buffers());
         let (steps, visits, edges) = (run.steps, run.visits, run.edges);
         drop(run);
-        let pool = cache.pool().stats();
-        let io_span_s = match (io.first_submit, io.last_complete) {
-            (Some(a), Some(b)) if b > a => (b - a).as_secs_f64(),
-            _ => 0.0,
+        let mut m = RunMetrics::from_io(&io, &cache, self.cfg.threads, algo_s);
+        m.engine = "sync";
+        m.mode = match self.cfg.mode {
+            Mode::Vertex => "vertex",
+            Mode::Block => "block",
         };
-        let threads = self.cfg.threads;
-        let m = RunMetrics {
-            engine: "sync",
-            mode: match self.cfg.mode {
-                Mode::Vertex => "vertex",
-                Mode::Block => "block",
-            },
-            concurrency: conc,
-            threads,
-            backend,
-            registered_buffers: registered,
-            cache_bytes: cache.pool().budget_bytes(),
-            wall_s: t0.elapsed().as_secs_f64(),
-            algo_s,
-            steps,
-            visits,
-            traversed_edges: edges,
-            bytes_read: io.bytes,
-            requests: io.requests,
-            bytes_per_edge: if edges > 0 {
-                io.bytes as f64 / edges as f64
-            } else {
-                0.0
-            },
-            mean_in_flight: io.mean_in_flight(),
-            io_span_s,
-            read_bytes_per_s: if io_span_s > 0.0 {
-                io.bytes as f64 / io_span_s
-            } else {
-                0.0
-            },
-            cache_hit_ratio: pool.hit_ratio(),
-            cache_lookups: pool.hits + pool.joins + pool.misses,
-            lock_wait_share: if algo_s > 0.0 {
-                pool.lock_wait_ns as f64 / 1e9 / (threads as f64 * algo_s)
-            } else {
-                0.0
-            },
-            peak_rss_bytes: crate::metrics::peak_rss_bytes().unwrap_or(0),
+        m.concurrency = conc;
+        m.backend = backend;
+        m.registered_buffers = registered;
+        m.wall_s = t0.elapsed().as_secs_f64();
+        m.steps = steps;
+        m.visits = visits;
+        m.traversed_edges = edges;
+        m.bytes_per_edge = if edges > 0 {
+            io.bytes as f64 / edges as f64
+        } else {
+            0.0
         };
         Ok((out, m))
     }
@@ -278,40 +254,13 @@ impl<'c> Run<'c> {
 
     /// Runs `f` on every vertex, in parallel.
     pub fn for_each_vertex(&self, f: impl Fn(VertexId) + Sync) {
-        const CHUNK: u64 = 4096;
-        let cursor = AtomicUsize::new(0);
-        let n = self.n;
-        fan_out((0..self.cfg.threads).collect(), |_| loop {
-            let lo = cursor.fetch_add(CHUNK as usize, Ordering::Relaxed) as u64;
-            if lo >= n {
-                break;
-            }
-            for v in lo..(lo + CHUNK).min(n) {
-                f(v as VertexId);
-            }
-        });
+        super::par::for_each_vertex(self.n, self.cfg.threads, f)
     }
 
     /// The sum of `f` over all vertices, computed in parallel in fixed
     /// chunks added in order, so the result does not depend on threads.
     pub fn sum_f64(&self, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
-        const CHUNK: u64 = 4096;
-        let cursor = AtomicUsize::new(0);
-        let n = self.n;
-        let parts = fan_out((0..self.cfg.threads).collect(), |_| {
-            let mut mine = Vec::new();
-            loop {
-                let lo = cursor.fetch_add(CHUNK as usize, Ordering::Relaxed) as u64;
-                if lo >= n {
-                    break mine;
-                }
-                let s: f64 = (lo..(lo + CHUNK).min(n)).map(|v| f(v as VertexId)).sum();
-                mine.push((lo, s));
-            }
-        });
-        let mut all: Vec<(u64, f64)> = parts.into_iter().flatten().collect();
-        all.sort_by_key(|p| p.0);
-        all.into_iter().map(|p| p.1).sum()
+        super::par::sum_f64(self.n, self.cfg.threads, f)
     }
 
     /// Runs one level: hands every active vertex's neighbours in direction
@@ -643,27 +592,6 @@ where
         return Err(e);
     }
     Ok(local)
-}
-
-/// Runs `f` once per item, each on its own thread (the first on the
-/// calling thread), and returns the results in item order.
-fn fan_out<W: Send, R: Send>(items: Vec<W>, f: impl Fn(W) -> R + Sync) -> Vec<R> {
-    let mut items = items.into_iter();
-    let Some(first) = items.next() else {
-        return Vec::new();
-    };
-    std::thread::scope(|s| {
-        let f = &f;
-        let handles: Vec<_> = items.map(|w| s.spawn(move || f(w))).collect();
-        let mut out = vec![f(first)];
-        for h in handles {
-            match h.join() {
-                Ok(r) => out.push(r),
-                Err(p) => std::panic::resume_unwind(p),
-            }
-        }
-        out
-    })
 }
 
 /// Vertices waiting for each block key (vertex mode): a multimap as an

@@ -19,7 +19,7 @@ pub mod uring;
 
 pub use aligned::AlignedBuf;
 pub use fault::FaultPlan;
-pub use reader::{Done, IoBuf, IoStats, Reader};
+pub use reader::{Done, IoBuf, IoStats, Reader, WINDOW_MS};
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};

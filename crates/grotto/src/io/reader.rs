@@ -50,7 +50,15 @@ pub struct IoStats {
     pub first_submit: Option<Instant>,
     /// Last completion.
     pub last_complete: Option<Instant>,
+    /// Start of the throughput timeline (see [`Reader::set_epoch`]).
+    pub epoch: Option<Instant>,
+    /// Bytes completed in each [`WINDOW_MS`] window after `epoch`; empty
+    /// when no epoch was set.
+    pub windows: Vec<u64>,
 }
+
+/// Width of a throughput window, milliseconds (ACGraph's Fig. 3 uses 50).
+pub const WINDOW_MS: u64 = 50;
 
 impl IoStats {
     /// Mean operations in flight between the first submission and the last
@@ -74,6 +82,13 @@ impl IoStats {
             (a, b) => a.or(b),
         };
         self.last_complete = self.last_complete.max(o.last_complete);
+        self.epoch = self.epoch.or(o.epoch);
+        if self.windows.len() < o.windows.len() {
+            self.windows.resize(o.windows.len(), 0);
+        }
+        for (a, b) in self.windows.iter_mut().zip(&o.windows) {
+            *a += b;
+        }
     }
 }
 
@@ -93,6 +108,9 @@ struct Pending {
 /// Most resubmissions of one operation that make no progress before the
 /// reader gives up on it.
 const MAX_RETRIES: u32 = 1000;
+
+/// Windows recorded at most (about 14 hours of 50 ms windows).
+const MAX_WINDOWS: usize = 1 << 20;
 
 /// A per-thread handle issuing reads (and writes) on one [`IoFile`].
 pub struct Reader {
@@ -176,6 +194,12 @@ impl Reader {
     /// How many more operations can be submitted now.
     pub fn room(&self) -> usize {
         self.depth - self.in_flight
+    }
+
+    /// Starts recording completed bytes per [`WINDOW_MS`] window from
+    /// `epoch` (shared by all readers of a run, so their timelines add up).
+    pub fn set_epoch(&mut self, epoch: Instant) {
+        self.stats.epoch = Some(epoch);
     }
 
     /// Counters so far.
@@ -455,6 +479,15 @@ impl Reader {
         self.stats.last_complete = Some(now);
         if result.is_ok() {
             self.stats.bytes += p.total as u64;
+            if let Some(e) = self.stats.epoch {
+                let w = (now.saturating_duration_since(e).as_millis() as u64 / WINDOW_MS) as usize;
+                if w < MAX_WINDOWS {
+                    if self.stats.windows.len() <= w {
+                        self.stats.windows.resize(w + 1, 0);
+                    }
+                    self.stats.windows[w] += p.total as u64;
+                }
+            }
         }
         Some(Done {
             tag: p.tag,

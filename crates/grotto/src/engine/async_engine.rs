@@ -1,0 +1,920 @@
+//! The asynchronous block-centric engine (after ACGraph): no level
+//! barrier; blocks are the unit of scheduling and I/O, taken in priority
+//! order, and a block reactivated while in memory is processed again
+//! before it is let go.
+//!
+//! # How a pass runs
+//!
+//! An algorithm calls [`AsyncRun::flow`] with seeds and two functions:
+//! `apply(v) -> Option<message>` runs when an active vertex is processed
+//! (it reads and updates `v`'s state and says what to send), and
+//! `propagate(message, edge) -> Option<Priority>` runs for each of `v`'s
+//! neighbours (it updates the neighbour's state and, by returning a
+//! priority, activates it). The pass ends when no vertex is active and no
+//! read is in flight.
+//!
+//! Every executor thread owns a [`CacheReader`] (io_uring when available)
+//! with its share of the concurrency. It loops: process a batch of active
+//! vertices whose lists live in the index (no I/O), then one
+//! [`CacheReader::pump`] round that claims the best queued blocks while
+//! it has room for reads (hits are processed at once, adjacent misses
+//! merge into one request) and processes every block whose read has
+//! landed. It blocks on its own reads only when a round moved nothing,
+//! and sleeps at the [`Gate`] only when it holds no work, no read and the
+//! queue is empty; the last executor to finish work wakes everyone.
+//!
+//! Termination is exact: a counter holds the blocks that are not idle
+//! plus the index-resident vertices waiting to run, and only work that
+//! is itself counted can activate more, so the counter reaching zero
+//! means nothing is active and nothing is in flight.
+//!
+//! A vertex whose list spans several blocks is applied once, in its first
+//! block; the message is queued for each later block as a continuation
+//! (and that block activated), so `apply` runs exactly once per
+//! activation whatever the list length.
+//!
+//! [`Flow::rounds`] gives the synchronous mode on the same machinery:
+//! activations go to the next round's set, and a round ends when its
+//! blocks are done.
+
+use super::blockmap::{block_span, BlockMap};
+use super::frontier::AtomicBitmap;
+use super::par::fan_out;
+use super::schedule::{
+    BlockQueue, BlockStates, Cursor, Gate, Priority, AGAIN, IDLE, LOADING, PROCESSING, QUEUED,
+};
+use super::{EngineConfig, RunMetrics};
+use crate::cache::{BlockCache, BlockKey, CacheReader, Pinned};
+use crate::error::{Error, Result};
+use crate::io::{IoFile, IoStats};
+use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
+use crate::store::{Adjacency, Direction, Graph};
+use crate::{BlockId, VertexId};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// One neighbour entry handed to `propagate`.
+#[derive(Clone, Copy, Debug)]
+pub struct Edge {
+    /// The vertex being processed.
+    pub src: VertexId,
+    /// Its neighbour.
+    pub dst: VertexId,
+    /// The edge's weight (1.0 unless [`Flow::weights`] is set).
+    pub weight: f32,
+}
+
+/// How a pass runs.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// Which lists a processed vertex sends along (default: out-edges).
+    pub dir: Direction,
+    /// Read the weight blocks too and pass weights in [`Edge::weight`]
+    /// (default: no; an error on an unweighted graph).
+    pub weights: bool,
+    /// Synchronous mode: vertices activated in a round run in the next
+    /// round (default: no, fully asynchronous).
+    pub rounds: bool,
+    /// Times a block reactivated while in memory is processed again
+    /// before it is queued like any other block (default 16; ACGraph's
+    /// early stop).
+    pub reuse: u32,
+}
+
+impl Default for Flow {
+    fn default() -> Flow {
+        Flow {
+            dir: Direction::Out,
+            weights: false,
+            rounds: false,
+            reuse: 16,
+        }
+    }
+}
+
+/// The vertices a pass starts from.
+#[derive(Clone, Copy, Debug)]
+pub enum Seeds<'s> {
+    /// Every vertex, with one priority.
+    All(Priority),
+    /// These vertices and priorities.
+    List(&'s [(VertexId, Priority)]),
+}
+
+/// The asynchronous engine over one graph file.
+pub struct AsyncEngine {
+    graph: Arc<Graph>,
+    io: Arc<IoFile>,
+    cfg: EngineConfig,
+    file_bytes: u64,
+}
+
+impl AsyncEngine {
+    /// Opens the graph's file for block I/O with `cfg`'s settings
+    /// (`cfg.mode` does not apply: the engine is block-centric).
+    pub fn open(graph: Arc<Graph>, cfg: EngineConfig) -> Result<AsyncEngine> {
+        if cfg.concurrency == 0 || cfg.concurrency > 4096 {
+            return Err(Error::Invalid(format!(
+                "concurrency {} is out of range: use 1 to 4096 reads in flight",
+                cfg.concurrency
+            )));
+        }
+        if cfg.threads == 0 || cfg.threads > 1024 {
+            return Err(Error::Invalid(format!(
+                "{} threads is out of range: use 1 to 1024",
+                cfg.threads
+            )));
+        }
+        let file_bytes = std::fs::metadata(graph.path())
+            .map_err(|e| Error::io(graph.path(), "stat", e))?
+            .len();
+        let io = IoFile::open(graph.path(), &cfg.io)?;
+        Ok(AsyncEngine {
+            graph,
+            io,
+            cfg,
+            file_bytes,
+        })
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Arc<Graph> {
+        &self.graph
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    /// The file as the io layer opened it.
+    pub fn io(&self) -> &Arc<IoFile> {
+        &self.io
+    }
+
+    /// The buffer pool size a run uses, in bytes: the configured size, but
+    /// at least four slots per read in flight (an executor holds a block
+    /// and its weights while more reads land).
+    pub fn cache_bytes(&self) -> u64 {
+        let floor = (4 * self.cfg.concurrency + 4 * self.cfg.threads) as u64
+            * crate::cache::SLOT_BYTES as u64;
+        self.cfg.cache.resolve(self.file_bytes).max(floor)
+    }
+
+    /// Runs `algorithm` with a fresh (cold) buffer pool and returns its
+    /// result with the run's measurements.
+    pub fn run<T>(
+        &self,
+        algorithm: impl FnOnce(&mut AsyncRun<'_>) -> Result<T>,
+    ) -> Result<(T, RunMetrics)> {
+        let t0 = Instant::now();
+        let cache = BlockCache::new(
+            Arc::clone(&self.graph),
+            Arc::clone(&self.io),
+            self.cache_bytes(),
+            self.cfg.merge_bytes,
+        )?;
+        let conc = self.cfg.concurrency;
+        let threads = self.cfg.threads;
+        let mut readers = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let depth = (conc / threads + usize::from(i < conc % threads)).max(1);
+            let mut r = cache.reader(depth)?;
+            r.set_epoch(t0);
+            readers.push(r);
+        }
+        let n = self.graph.vertex_count();
+        let mut run = AsyncRun {
+            graph: &self.graph,
+            cache: &cache,
+            cfg: &self.cfg,
+            readers,
+            maps: [OnceLock::new(), OnceLock::new()],
+            states: [OnceLock::new(), OnceLock::new()],
+            active: AtomicBitmap::new(n),
+            next: AtomicBitmap::new(n),
+            n,
+            counts: Counts::default(),
+        };
+        let t1 = Instant::now();
+        let out = algorithm(&mut run)?;
+        let algo_s = t1.elapsed().as_secs_f64();
+        let mut io = IoStats::default();
+        for r in &run.readers {
+            io.merge(r.io_stats());
+        }
+        let backend = run.readers.first().map_or("none", |r| r.backend());
+        let registered = run.readers.first().is_some_and(|r| r.registered_buffers());
+        let c = run.counts;
+        drop(run);
+        let mut m = RunMetrics::from_io(&io, &cache, threads, algo_s);
+        m.engine = "async";
+        m.mode = "block";
+        m.concurrency = conc;
+        m.backend = backend;
+        m.registered_buffers = registered;
+        m.wall_s = t0.elapsed().as_secs_f64();
+        m.steps = c.rounds;
+        m.visits = c.visits;
+        m.traversed_edges = c.edges;
+        m.block_visits = c.blocks;
+        m.block_reuses = c.reuses;
+        m.bytes_per_edge = if c.edges > 0 {
+            io.bytes as f64 / c.edges as f64
+        } else {
+            0.0
+        };
+        Ok((out, m))
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    rounds: u64,
+    visits: u64,
+    edges: u64,
+    blocks: u64,
+    reuses: u64,
+}
+
+/// One run of an algorithm on the asynchronous engine.
+pub struct AsyncRun<'c> {
+    graph: &'c Graph,
+    cache: &'c BlockCache,
+    cfg: &'c EngineConfig,
+    readers: Vec<CacheReader<'c>>,
+    maps: [OnceLock<BlockMap>; 2],
+    states: [OnceLock<BlockStates>; 2],
+    active: AtomicBitmap,
+    next: AtomicBitmap,
+    n: u64,
+    counts: Counts,
+}
+
+fn dir_index(dir: Direction) -> usize {
+    match dir {
+        Direction::Out => 0,
+        Direction::In => 1,
+    }
+}
+
+impl<'c> AsyncRun<'c> {
+    /// The graph (borrowed for the whole run).
+    pub fn graph(&self) -> &'c Graph {
+        self.graph
+    }
+
+    /// Number of vertices.
+    pub fn vertex_count(&self) -> u64 {
+        self.n
+    }
+
+    /// Executor threads.
+    pub fn threads(&self) -> usize {
+        self.cfg.threads
+    }
+
+    /// Degree of `v` in direction `dir` (from the in-memory index).
+    pub fn degree(&self, dir: Direction, v: VertexId) -> Result<u64> {
+        Ok(self.graph.adjacency(dir)?.degree(v))
+    }
+
+    /// Runs `f` on every vertex, in parallel.
+    pub fn for_each_vertex(&self, f: impl Fn(VertexId) + Sync) {
+        super::par::for_each_vertex(self.n, self.cfg.threads, f)
+    }
+
+    /// The sum of `f` over all vertices, independent of the thread count.
+    pub fn sum_f64(&self, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
+        super::par::sum_f64(self.n, self.cfg.threads, f)
+    }
+
+    /// Runs a pass from `seeds` until no vertex is active: each active
+    /// vertex `v` is processed by `apply(v)`, and when that returns a
+    /// message, `propagate(message, edge)` runs for each neighbour in
+    /// `flow.dir`; a `Some(priority)` activates the neighbour (again, if
+    /// it already ran). Activating an active vertex only improves its
+    /// block's priority. Both functions run on several threads at once,
+    /// so vertex state lives in atomics.
+    pub fn flow<M, A, P>(
+        &mut self,
+        flow: &Flow,
+        seeds: Seeds<'_>,
+        apply: A,
+        propagate: P,
+    ) -> Result<()>
+    where
+        M: Copy + Send,
+        A: Fn(VertexId) -> Option<M> + Sync,
+        P: Fn(M, Edge) -> Option<Priority> + Sync,
+    {
+        let adj = self.graph.adjacency(flow.dir)?;
+        if flow.weights && !self.graph.weighted() {
+            return Err(Error::Invalid(
+                "this algorithm needs edge weights, and the graph has none (convert a \
+                 weighted edge list with --weighted)"
+                    .into(),
+            ));
+        }
+        let blocks = adj.block_count();
+        if blocks > u32::MAX as u64 {
+            return Err(Error::Limit {
+                what: format!(
+                    "{blocks} edge blocks: the asynchronous engine schedules at most 2^32"
+                ),
+            });
+        }
+        let d = dir_index(flow.dir);
+        let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n));
+        let st = self.states[d].get_or_init(|| BlockStates::new(blocks));
+        let (base, wbase) = if blocks > 0 {
+            (
+                self.cache.key(flow.dir, false, BlockId(0))?.0,
+                if flow.weights {
+                    Some(self.cache.key(flow.dir, true, BlockId(0))?.0)
+                } else {
+                    None
+                },
+            )
+        } else {
+            (0, None)
+        };
+        let mut owned: Vec<(VertexId, Priority)> = Vec::new();
+        let mut first = Some(seeds);
+        loop {
+            let seeds = match first.take() {
+                Some(s) => s,
+                None => Seeds::List(&owned),
+            };
+            self.counts.rounds += 1;
+            let mut pass = Pass {
+                graph: self.graph,
+                adj,
+                map,
+                st,
+                active: &self.active,
+                next: flow.rounds.then_some(&self.next),
+                base,
+                wbase,
+                blocks,
+                n: self.n,
+                queue: BlockQueue::new(self.cfg.threads),
+                gate: Gate::new(),
+                outstanding: AtomicI64::new(0),
+                abort: AtomicBool::new(false),
+                conts: (0..CONT_SHARDS)
+                    .map(|_| Mutex::new(HashMap::new()))
+                    .collect(),
+                conts_len: AtomicUsize::new(0),
+                seeds: Vec::new(),
+                seed_cursor: AtomicUsize::new(0),
+                apply: &apply,
+                propagate: &propagate,
+                reuse: flow.reuse,
+            };
+            pass.seed(seeds);
+            let pass = &pass;
+            let results = fan_out(self.readers.iter_mut().enumerate().collect(), |(i, r)| {
+                pass.executor(r, i as u64 + 1)
+            });
+            let mut first_err = None;
+            for r in results {
+                match r {
+                    Ok(c) => {
+                        self.counts.visits += c.visits;
+                        self.counts.edges += c.edges;
+                        self.counts.blocks += c.blocks;
+                        self.counts.reuses += c.reuses;
+                    }
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                    }
+                }
+            }
+            if let Some(e) = first_err {
+                st.reset();
+                let (a, b) = (self.active.word_count(), self.next.word_count());
+                let mut sink = Vec::new();
+                self.active.drain_words(0, a, &mut sink);
+                sink.clear();
+                self.next.drain_words(0, b, &mut sink);
+                return Err(e);
+            }
+            if !flow.rounds {
+                return Ok(());
+            }
+            let mut list = Vec::new();
+            self.next.drain_words(0, self.next.word_count(), &mut list);
+            if list.is_empty() {
+                return Ok(());
+            }
+            owned = list
+                .into_iter()
+                .map(|v| (v as VertexId, Priority::FIRST))
+                .collect();
+        }
+    }
+}
+
+/// Shards of the continuation table.
+const CONT_SHARDS: usize = 64;
+/// Index-resident vertices an executor runs between two pump rounds.
+const INLINE_BATCH: usize = 256;
+/// Seeded index-resident vertices an executor claims at a time.
+const SEED_CLAIM: usize = 1024;
+
+type Conts<M> = Mutex<HashMap<u64, Vec<(VertexId, M)>>>;
+
+/// Everything the executors of one pass share.
+struct Pass<'p, M, A, P> {
+    graph: &'p Graph,
+    adj: &'p Adjacency,
+    map: &'p BlockMap,
+    st: &'p BlockStates,
+    active: &'p AtomicBitmap,
+    next: Option<&'p AtomicBitmap>,
+    base: u64,
+    wbase: Option<u64>,
+    blocks: u64,
+    n: u64,
+    queue: BlockQueue,
+    gate: Gate,
+    /// Blocks not idle plus index-resident vertices waiting to run.
+    outstanding: AtomicI64,
+    abort: AtomicBool,
+    conts: Vec<Conts<M>>,
+    conts_len: AtomicUsize,
+    seeds: Vec<(u32, VertexId)>,
+    seed_cursor: AtomicUsize,
+    apply: &'p A,
+    propagate: &'p P,
+    reuse: u32,
+}
+
+/// One executor's private state.
+struct Exec<'c> {
+    heap: BinaryHeap<Reverse<(u32, VertexId)>>,
+    halves: HashMap<u64, (Option<Pinned<'c>>, Option<Pinned<'c>>)>,
+    counts: Counts,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl<'p, M, A, P> Pass<'p, M, A, P>
+where
+    M: Copy + Send,
+    A: Fn(VertexId) -> Option<M> + Sync,
+    P: Fn(M, Edge) -> Option<Priority> + Sync,
+{
+    /// The block holding the start of `v`'s list, if it is on disk.
+    #[inline]
+    fn first_block(&self, v: VertexId) -> Option<u64> {
+        self.adj
+            .disk_span(v)
+            .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
+    }
+
+    fn seed(&mut self, seeds: Seeds<'_>) {
+        match seeds {
+            Seeds::All(p) => {
+                self.active.fill();
+                for v in 0..self.n as VertexId {
+                    match self.first_block(v) {
+                        Some(b) => {
+                            if self.st.state[b as usize].load(Ordering::Relaxed) == IDLE {
+                                self.st.state[b as usize].store(QUEUED, Ordering::Relaxed);
+                                self.st.prio[b as usize].store(p.0, Ordering::Relaxed);
+                                self.outstanding.fetch_add(1, Ordering::SeqCst);
+                                self.queue.push(b, p.0);
+                            }
+                        }
+                        None => {
+                            self.seeds.push((p.0, v));
+                            self.outstanding.fetch_add(1, Ordering::SeqCst);
+                        }
+                    }
+                }
+            }
+            Seeds::List(list) => {
+                for &(v, p) in list {
+                    if v as u64 >= self.n {
+                        continue;
+                    }
+                    let new = self.active.insert(v as u64);
+                    match self.first_block(v) {
+                        Some(b) => self.block_activate(b, p),
+                        None if new => {
+                            self.seeds.push((p.0, v));
+                            self.outstanding.fetch_add(1, Ordering::SeqCst);
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+    }
+
+    fn seeds_left(&self) -> bool {
+        self.seed_cursor.load(Ordering::Relaxed) < self.seeds.len()
+    }
+
+    fn claim_seeds(&self, x: &mut Exec<'_>) {
+        if !self.seeds_left() {
+            return;
+        }
+        let lo = self.seed_cursor.fetch_add(SEED_CLAIM, Ordering::Relaxed);
+        for &(p, v) in self.seeds.iter().skip(lo).take(SEED_CLAIM) {
+            x.heap.push(Reverse((p, v)));
+        }
+    }
+
+    /// Activates `u` with priority `p`.
+    #[inline]
+    fn activate(&self, u: VertexId, p: Priority, x: &mut Exec<'_>) {
+        if let Some(next) = self.next {
+            next.insert(u as u64);
+            return;
+        }
+        let new = self.active.insert(u as u64);
+        match self.first_block(u) {
+            Some(b) => self.block_activate(b, p),
+            None => {
+                if new {
+                    self.outstanding.fetch_add(1, Ordering::SeqCst);
+                    x.heap.push(Reverse((p.0, u)));
+                }
+            }
+        }
+    }
+
+    /// Makes block `b` (re)run with priority at most `p`.
+    fn block_activate(&self, b: u64, p: Priority) {
+        let i = b as usize;
+        let old = self.st.prio[i].fetch_min(p.0, Ordering::AcqRel);
+        let s = &self.st.state[i];
+        let mut cur = s.load(Ordering::Acquire);
+        loop {
+            match cur {
+                IDLE => match s.compare_exchange(IDLE, QUEUED, Ordering::AcqRel, Ordering::Acquire)
+                {
+                    Ok(_) => {
+                        self.outstanding.fetch_add(1, Ordering::SeqCst);
+                        self.queue
+                            .push(b, self.st.prio[i].load(Ordering::Acquire).min(p.0));
+                        self.gate.wake();
+                        return;
+                    }
+                    Err(c) => cur = c,
+                },
+                QUEUED => {
+                    if p.0 < old {
+                        self.queue.push(b, p.0);
+                    }
+                    return;
+                }
+                PROCESSING => {
+                    match s.compare_exchange(PROCESSING, AGAIN, Ordering::AcqRel, Ordering::Acquire)
+                    {
+                        Ok(_) => return,
+                        Err(c) => cur = c,
+                    }
+                }
+                _ => return, // LOADING or AGAIN: it will look at its vertices
+            }
+        }
+    }
+
+    fn finished_one(&self) {
+        if self.outstanding.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.gate.wake();
+        }
+    }
+
+    fn fail(&self) {
+        self.abort.store(true, Ordering::SeqCst);
+        self.gate.wake();
+    }
+
+    fn corrupt(&self, v: VertexId, max: VertexId) -> Error {
+        Error::Corrupt {
+            path: self.graph.path().to_path_buf(),
+            what: format!(
+                "vertex {v}'s list names vertex {max}, but the graph has {} vertices",
+                self.n
+            ),
+        }
+    }
+
+    /// Sends `msg` along `ids` (with `weights`, if read).
+    #[inline]
+    fn send(
+        &self,
+        v: VertexId,
+        ids: &[VertexId],
+        weights: Option<&[f32]>,
+        msg: M,
+        x: &mut Exec<'_>,
+    ) -> Result<()> {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        if max as u64 >= self.n {
+            return Err(self.corrupt(v, max));
+        }
+        x.counts.edges += ids.len() as u64;
+        for (k, &u) in ids.iter().enumerate() {
+            let weight = weights.map_or(1.0, |w| w[k]);
+            if let Some(p) = (self.propagate)(
+                msg,
+                Edge {
+                    src: v,
+                    dst: u,
+                    weight,
+                },
+            ) {
+                self.activate(u, p, x);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs an active vertex whose list is kept in the index (or empty).
+    fn run_inline(&self, v: VertexId, x: &mut Exec<'_>) -> Result<()> {
+        if self.active.take(v as u64) {
+            x.counts.visits += 1;
+            if let Some(msg) = (self.apply)(v) {
+                let (buf, len) = match self.adj.entry(v) {
+                    IndexEntry::One(a) => ([a, 0], 1),
+                    IndexEntry::Two(a, b) => ([a, b], 2),
+                    _ => ([0, 0], 0),
+                };
+                self.send(v, &buf[..len], None, msg, x)?;
+            }
+        }
+        self.finished_one();
+        Ok(())
+    }
+
+    /// Sends `msg` along the part of `v`'s list held by block `b`.
+    fn piece(
+        &self,
+        v: VertexId,
+        b: u64,
+        eb: &[u8],
+        wb: Option<&[u8]>,
+        msg: M,
+        x: &mut Exec<'_>,
+    ) -> Result<()> {
+        let Some((slot, degree)) = self.adj.disk_span(v) else {
+            return Ok(());
+        };
+        let per = SLOTS_PER_BLOCK as u64;
+        let start = b * per;
+        let lo = slot.max(start);
+        let hi = (slot + degree).min(start + per);
+        if lo >= hi {
+            return Ok(());
+        }
+        let (a, z) = ((lo - start) as usize, (hi - start) as usize);
+        let ids: &[VertexId] = bytemuck::cast_slice(eb);
+        let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[a..z]);
+        self.send(v, &ids[a..z], ws, msg, x)
+    }
+
+    /// Processes every active vertex whose list starts in block `b` and
+    /// every continuation queued for it.
+    fn scan(&self, b: u64, eb: &[u8], wb: Option<&[u8]>, bp: u32, x: &mut Exec<'_>) -> Result<()> {
+        x.counts.blocks += 1;
+        if self.conts_len.load(Ordering::Acquire) > 0 {
+            let taken = lock(&self.conts[b as usize % CONT_SHARDS]).remove(&b);
+            if let Some(list) = taken {
+                self.conts_len.fetch_sub(list.len(), Ordering::AcqRel);
+                for (v, msg) in list {
+                    self.piece(v, b, eb, wb, msg, x)?;
+                }
+            }
+        }
+        let per = SLOTS_PER_BLOCK as u64;
+        for &v in self.map.vertices(b) {
+            let Some((slot, degree)) = self.adj.disk_span(v) else {
+                continue;
+            };
+            let (first, last) = block_span(slot, degree);
+            if first != b || !self.active.take(v as u64) {
+                continue;
+            }
+            x.counts.visits += 1;
+            let Some(msg) = (self.apply)(v) else {
+                continue;
+            };
+            self.piece(v, b, eb, wb, msg, x)?;
+            let last = last.min(self.blocks.saturating_sub(1));
+            for b2 in first + 1..=last {
+                debug_assert!(b2 * per < slot + degree);
+                lock(&self.conts[b2 as usize % CONT_SHARDS])
+                    .entry(b2)
+                    .or_default()
+                    .push((v, msg));
+                self.conts_len.fetch_add(1, Ordering::AcqRel);
+                self.block_activate(b2, Priority(bp));
+            }
+        }
+        Ok(())
+    }
+
+    /// Processes block `b`, claimed by this executor, again while it is
+    /// reactivated (up to the reuse cap), then lets it go.
+    fn process(&self, b: u64, eb: &[u8], wb: Option<&[u8]>, x: &mut Exec<'_>) -> Result<()> {
+        let i = b as usize;
+        let s = &self.st.state[i];
+        s.store(PROCESSING, Ordering::Release);
+        let mut runs = 0u32;
+        loop {
+            let bp = self.st.prio[i].swap(u32::MAX, Ordering::AcqRel);
+            self.scan(b, eb, wb, bp, x)?;
+            runs += 1;
+            if s.compare_exchange(PROCESSING, IDLE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                self.finished_one();
+                return Ok(());
+            }
+            // Reactivated while we held it.
+            if runs <= self.reuse {
+                x.counts.reuses += 1;
+                s.store(PROCESSING, Ordering::Release);
+                continue;
+            }
+            s.store(QUEUED, Ordering::Release);
+            self.queue.push(b, self.st.prio[i].load(Ordering::Acquire));
+            self.gate.wake();
+            return Ok(());
+        }
+    }
+
+    /// A block (or its weights) arrived.
+    fn arrive<'c>(&self, pin: Pinned<'c>, x: &mut Exec<'c>) -> Result<()> {
+        let key = pin.key();
+        let Some(wbase) = self.wbase else {
+            return self.process(key - self.base, pin.bytes(), None, x);
+        };
+        let (b, is_weight) = if key >= wbase && key < wbase + self.blocks {
+            (key - wbase, true)
+        } else {
+            (key - self.base, false)
+        };
+        let e = x.halves.entry(b).or_default();
+        if is_weight {
+            e.1 = Some(pin);
+        } else {
+            e.0 = Some(pin);
+        }
+        if e.0.is_some() && e.1.is_some() {
+            if let Some((Some(ep), Some(wp))) = x.halves.remove(&b) {
+                return self.process(b, ep.bytes(), Some(wp.bytes()), x);
+            }
+        }
+        Ok(())
+    }
+
+    /// One executor: runs until the pass is over or fails.
+    fn executor<'c>(&self, reader: &mut CacheReader<'c>, seed: u64) -> Result<Counts> {
+        let mut x = Exec {
+            heap: BinaryHeap::new(),
+            halves: HashMap::new(),
+            counts: Counts::default(),
+        };
+        let r = self.executor_loop(reader, seed, &mut x);
+        if r.is_err() {
+            self.fail();
+        }
+        r.map(|()| x.counts)
+    }
+
+    fn executor_loop<'c>(
+        &self,
+        reader: &mut CacheReader<'c>,
+        seed: u64,
+        x: &mut Exec<'c>,
+    ) -> Result<()> {
+        let mut cursor = Cursor::new(seed);
+        let mut wnext: Option<BlockKey> = None;
+        loop {
+            if self.abort.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if x.heap.is_empty() {
+                self.claim_seeds(x);
+            }
+            for _ in 0..INLINE_BATCH {
+                let Some(Reverse((_, v))) = x.heap.pop() else {
+                    break;
+                };
+                self.run_inline(v, x)?;
+            }
+            let mut round = |reader: &mut CacheReader<'c>, wait: bool| {
+                let mut source = || -> Option<BlockKey> {
+                    if let Some(k) = wnext.take() {
+                        return Some(k);
+                    }
+                    loop {
+                        let (b, _) = self.queue.pop(&mut cursor)?;
+                        let claimed = self.st.state[b as usize]
+                            .compare_exchange(QUEUED, LOADING, Ordering::AcqRel, Ordering::Relaxed)
+                            .is_ok();
+                        if claimed {
+                            if let Some(w) = self.wbase {
+                                wnext = Some(BlockKey(w + b));
+                            }
+                            return Some(BlockKey(self.base + b));
+                        }
+                    }
+                };
+                let mut f = |pin: Pinned<'c>| self.arrive(pin, x);
+                reader.pump(&mut source, &mut f, wait)
+            };
+            let p = round(reader, false)?;
+            drop(round);
+            if p.delivered > 0 || !x.heap.is_empty() {
+                continue;
+            }
+            if !reader.idle() || wnext.is_some() || !x.halves.is_empty() {
+                let mut round = |reader: &mut CacheReader<'c>| {
+                    let mut source = || -> Option<BlockKey> {
+                        if let Some(k) = wnext.take() {
+                            return Some(k);
+                        }
+                        None
+                    };
+                    let mut f = |pin: Pinned<'c>| self.arrive(pin, x);
+                    reader.pump(&mut source, &mut f, true)
+                };
+                round(reader)?;
+                continue;
+            }
+            if self.outstanding.load(Ordering::SeqCst) <= 0 {
+                return Ok(());
+            }
+            if self.queue.maybe_nonempty() || self.seeds_left() {
+                continue;
+            }
+            self.gate.sleep_until(|| {
+                self.queue.maybe_nonempty()
+                    || self.seeds_left()
+                    || self.outstanding.load(Ordering::SeqCst) <= 0
+                    || self.abort.load(Ordering::SeqCst)
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::testkit;
+    use std::sync::atomic::AtomicU32;
+
+    /// BFS depths by label correction on the async engine.
+    fn depths(e: &AsyncEngine, s: VertexId) -> Vec<u32> {
+        let n = e.graph().vertex_count() as usize;
+        let (d, _) = e
+            .run(|run| {
+                let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+                depth[s as usize].store(0, Ordering::Relaxed);
+                run.flow(
+                    &Flow::default(),
+                    Seeds::List(&[(s, Priority::FIRST)]),
+                    |v| Some(depth[v as usize].load(Ordering::Relaxed)),
+                    |d, e| {
+                        let old = depth[e.dst as usize].fetch_min(d + 1, Ordering::Relaxed);
+                        (d + 1 < old).then_some(Priority(d + 1))
+                    },
+                )?;
+                Ok(depth
+                    .into_iter()
+                    .map(|a| a.into_inner())
+                    .collect::<Vec<_>>())
+            })
+            .unwrap();
+        d
+    }
+
+    #[test]
+    fn label_correcting_bfs_matches_serial_bfs_in_every_setting() {
+        for t in [
+            testkit::rmat(10, 8, 3, true),
+            testkit::star(3000),
+            testkit::grid(30, 40),
+        ] {
+            let csr = crate::algo::reference::Csr::load(&t.graph, Direction::Out).unwrap();
+            let want = csr.bfs_depths(0);
+            for cfg in testkit::configs() {
+                let e = AsyncEngine::open(Arc::clone(&t.graph), cfg.clone()).unwrap();
+                assert_eq!(depths(&e, 0), want, "{cfg:?}");
+            }
+        }
+    }
+}
