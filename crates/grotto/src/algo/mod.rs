@@ -8,10 +8,14 @@
 
 pub mod bfs;
 pub mod dfs;
+pub mod kcore;
+pub mod mis;
 pub mod output;
 pub mod pagerank;
+pub mod ppr;
 pub mod randomwalk;
 pub mod reference;
+pub mod sssp;
 pub mod wcc;
 
 use crate::error::{Error, Result};
@@ -104,9 +108,9 @@ impl AtomicF64 {
     pub fn store(&self, x: f64) {
         self.0.store(x.to_bits(), Ordering::Relaxed)
     }
-    /// Adds `x` (a compare-and-swap loop).
+    /// Adds `x` (a compare-and-swap loop); returns the value before.
     #[inline]
-    pub fn add(&self, x: f64) {
+    pub fn add(&self, x: f64) -> f64 {
         let mut cur = self.0.load(Ordering::Relaxed);
         loop {
             let new = (f64::from_bits(cur) + x).to_bits();
@@ -114,11 +118,26 @@ impl AtomicF64 {
                 .0
                 .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
             {
-                Ok(_) => return,
+                Ok(_) => return f64::from_bits(cur),
                 Err(c) => cur = c,
             }
         }
     }
+    /// Replaces the value; returns the value before.
+    #[inline]
+    pub fn swap(&self, x: f64) -> f64 {
+        f64::from_bits(self.0.swap(x.to_bits(), Ordering::Relaxed))
+    }
+}
+
+/// An error unless `g` is undirected (`what` names the algorithm).
+pub(crate) fn need_undirected(g: &Graph, what: &str) -> Result<()> {
+    if g.directed() {
+        return Err(Error::Invalid(format!(
+            "{what} is defined on undirected graphs; convert the edge list with --undirected"
+        )));
+    }
+    Ok(())
 }
 
 /// `n` atomics holding `x`.
@@ -202,6 +221,51 @@ pub(crate) mod testkit {
             graph: Arc::new(Graph::open(&out).unwrap()),
             _dir: dir,
         }
+    }
+
+    /// A weighted graph from `(u, v, w)` triples.
+    pub fn from_weighted(edges: &[(u64, u64, f32)], undirected: bool) -> TestGraph {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("g.el");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+        for (u, v, w) in edges {
+            writeln!(f, "{u} {v} {w}").unwrap();
+        }
+        drop(f);
+        let out = dir.path().join("g.grotto");
+        let opts = ConvertOptions {
+            undirected,
+            weighted: Some(true),
+            ..ConvertOptions::default()
+        };
+        convert(&Input::path(&text), &out, &opts).unwrap();
+        TestGraph {
+            graph: Arc::new(Graph::open(&out).unwrap()),
+            _dir: dir,
+        }
+    }
+
+    /// An R-MAT graph with weights 0.25 to 10 from a hash of the edge.
+    pub fn weighted_rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
+        let g = Rmat::new(RmatConfig {
+            scale,
+            edge_factor,
+            seed,
+            ..RmatConfig::default()
+        })
+        .unwrap();
+        let mut edges = Vec::new();
+        for c in 0..g.chunks() {
+            g.chunk_edges(c, &mut edges);
+        }
+        let w: Vec<(u64, u64, f32)> = edges
+            .iter()
+            .map(|&(u, v)| {
+                let h = crate::rng::Rng::new(u.min(v), u.max(v)).next_u64();
+                (u, v, 0.25 * (1 + h % 40) as f32)
+            })
+            .collect();
+        from_weighted(&w, undirected)
     }
 
     fn generated(g: &dyn Generator, undirected: bool, reverse: bool) -> TestGraph {

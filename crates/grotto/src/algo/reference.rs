@@ -13,6 +13,7 @@ use crate::VertexId;
 pub struct Csr {
     offsets: Vec<u64>,
     targets: Vec<VertexId>,
+    weights: Vec<f32>,
 }
 
 impl Csr {
@@ -24,12 +25,23 @@ impl Csr {
         offsets.push(0u64);
         let mut targets = Vec::with_capacity(g.adjacency(dir)?.entries() as usize);
         let mut buf = Vec::new();
+        let mut wbuf = Vec::new();
+        let mut weights = Vec::new();
         for v in 0..n as VertexId {
-            r.neighbors(v, &mut buf, None)?;
+            if g.weighted() {
+                r.neighbors(v, &mut buf, Some(&mut wbuf))?;
+                weights.extend_from_slice(&wbuf);
+            } else {
+                r.neighbors(v, &mut buf, None)?;
+            }
             targets.extend_from_slice(&buf);
             offsets.push(targets.len() as u64);
         }
-        Ok(Csr { offsets, targets })
+        Ok(Csr {
+            offsets,
+            targets,
+            weights,
+        })
     }
 
     /// Builds a graph from explicit lists (tests).
@@ -40,7 +52,20 @@ impl Csr {
             targets.extend_from_slice(l);
             offsets.push(targets.len() as u64);
         }
-        Csr { offsets, targets }
+        Csr {
+            offsets,
+            targets,
+            weights: Vec::new(),
+        }
+    }
+
+    /// The weights of `v`'s edges, in the order of [`Csr::neighbors`]
+    /// (empty for an unweighted graph).
+    pub fn weights(&self, v: VertexId) -> &[f32] {
+        if self.weights.is_empty() {
+            return &[];
+        }
+        &self.weights[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
 
     /// Number of vertices.

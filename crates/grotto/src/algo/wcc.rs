@@ -17,8 +17,8 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::{atomics_u32, fail, into_values, vertex_table, Verdict};
-use crate::engine::{Frontier, Run};
-use crate::error::Result;
+use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
+use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -89,12 +89,44 @@ pub fn run(r: &mut Run<'_>) -> Result<WccResult> {
         let root = find(p, v);
         p[v as usize].store(root, Relaxed);
     });
-    let root = into_values(parent);
+    finish(r.graph(), r.threads(), into_values(parent))
+}
+
+/// Runs WCC on the asynchronous engine by label propagation: every vertex
+/// starts with its own id as label and priority, a vertex sends its label
+/// to its neighbours, a neighbour takes a smaller label and runs again
+/// with it as priority, so the smallest labels spread first and most
+/// vertices run once. Needs every edge in both directions: an undirected
+/// graph (the union-find sweep of [`run`] handles directed ones).
+pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
+    if r.graph().directed() {
+        return Err(Error::Invalid(
+            "label propagation needs an undirected graph; use --engine sync (its union-find \
+             sweep handles directed graphs) or convert with --undirected"
+                .into(),
+        ));
+    }
+    let n = r.vertex_count();
+    let label: Vec<AtomicU32> = (0..n).map(|v| AtomicU32::new(v as u32)).collect();
+    r.flow(
+        &Flow::default(),
+        Seeds::AllWith(&|v| Priority(v)),
+        |v| Some(label[v as usize].load(Relaxed)),
+        |l, e| (l < label[e.dst as usize].fetch_min(l, Relaxed)).then_some(Priority(l)),
+    )?;
+    finish(r.graph(), r.threads(), into_values(label))
+}
+
+/// Turns per-vertex roots (smallest internal id of the component) into
+/// labels in original ids and component statistics.
+fn finish(g: &Graph, threads: usize, root: Vec<VertexId>) -> Result<WccResult> {
+    let n = root.len() as u64;
+    let for_each =
+        |f: &(dyn Fn(VertexId) + Sync)| crate::engine::par::for_each_vertex(n, threads, f);
     // Labels in original ids: the smallest original id per root.
-    let g = r.graph();
     let min_orig: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(u64::MAX)).collect();
     let sizes = atomics_u32(n, 0);
-    r.for_each_vertex(|v| {
+    for_each(&|v| {
         let rt = root[v as usize] as usize;
         min_orig[rt].fetch_min(g.original_id(v), Relaxed);
         sizes[rt].fetch_add(1, Relaxed);
@@ -223,6 +255,27 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
+    }
+
+    #[test]
+    fn async_label_propagation_matches_serial_union_find() {
+        for tg in [
+            testkit::rmat(11, 4, 5, true),
+            testkit::grid(20, 30),
+            testkit::star(3000),
+        ] {
+            let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+            let g = tg.graph.clone();
+            for cfg in testkit::configs() {
+                let e = crate::engine::AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
+                let (res, _) = e.run(run_async).unwrap();
+                verify(&csr, &|v| g.original_id(v), &res)
+                    .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+            }
+        }
+        let d = testkit::rmat(8, 4, 1, false);
+        let e = crate::engine::AsyncEngine::open(d.graph.clone(), Default::default()).unwrap();
+        assert!(e.run(run_async).is_err());
     }
 
     #[test]

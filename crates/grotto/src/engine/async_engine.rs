@@ -96,10 +96,12 @@ impl Default for Flow {
 }
 
 /// The vertices a pass starts from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub enum Seeds<'s> {
     /// Every vertex, with one priority.
     All(Priority),
+    /// Every vertex, with the priority the function gives it.
+    AllWith(&'s (dyn Fn(VertexId) -> Priority + Sync)),
     /// These vertices and priorities.
     List(&'s [(VertexId, Priority)]),
 }
@@ -275,6 +277,12 @@ impl<'c> AsyncRun<'c> {
     /// Executor threads.
     pub fn threads(&self) -> usize {
         self.cfg.threads
+    }
+
+    /// Passes and rounds run so far (a pass in rounds mode counts each
+    /// round).
+    pub fn rounds(&self) -> u64 {
+        self.counts.rounds
     }
 
     /// Degree of `v` in direction `dir` (from the in-memory index).
@@ -481,17 +489,25 @@ where
 
     fn seed(&mut self, seeds: Seeds<'_>) {
         match seeds {
-            Seeds::All(p) => {
+            Seeds::All(_) | Seeds::AllWith(_) => {
+                let prio = |v| match seeds {
+                    Seeds::AllWith(f) => f(v),
+                    Seeds::All(p) => p,
+                    Seeds::List(_) => Priority::FIRST,
+                };
                 self.active.fill();
+                let mut queued = Vec::new();
                 for v in 0..self.n as VertexId {
+                    let p = prio(v);
                     match self.first_block(v) {
                         Some(b) => {
-                            if self.st.state[b as usize].load(Ordering::Relaxed) == IDLE {
-                                self.st.state[b as usize].store(QUEUED, Ordering::Relaxed);
-                                self.st.prio[b as usize].store(p.0, Ordering::Relaxed);
+                            let i = b as usize;
+                            if self.st.state[i].load(Ordering::Relaxed) == IDLE {
+                                self.st.state[i].store(QUEUED, Ordering::Relaxed);
                                 self.outstanding.fetch_add(1, Ordering::SeqCst);
-                                self.queue.push(b, p.0);
+                                queued.push(b);
                             }
+                            self.st.prio[i].fetch_min(p.0, Ordering::Relaxed);
                         }
                         None => {
                             self.seeds.push((p.0, v));
@@ -499,6 +515,11 @@ where
                         }
                     }
                 }
+                for b in queued {
+                    self.queue
+                        .push(b, self.st.prio[b as usize].load(Ordering::Relaxed));
+                }
+                self.seeds.sort_unstable();
             }
             Seeds::List(list) => {
                 for &(v, p) in list {
