@@ -1,6 +1,7 @@
 """`grotto run` against networkx, scipy and igraph: every algorithm through
-the binary, both engine modes, caches from a few blocks to the whole graph,
-1 and 2 threads, concurrency 1 to 64, both I/O backends."""
+the binary, both engines (the synchronous one in both modes), caches from a
+few blocks to the whole graph, 1 and 2 threads, concurrency 1 to 64, both
+I/O backends."""
 
 import csv
 import json
@@ -28,6 +29,19 @@ SETTINGS = [
 ]
 
 
+# Asynchronous engine: cache, threads, concurrency, io
+ASYNC = [
+    ("8KiB", 1, 1, "auto"),
+    ("3%", 2, 16, "pread"),
+    ("100%", 2, 64, "auto"),
+]
+
+
+def async_args(s):
+    cache, threads, conc, io = s
+    return ["--engine", "async", "--cache", cache, "--threads", threads, "--concurrency", conc, "--io", io]
+
+
 def grotto(*args, code=0):
     out = subprocess.run([GROTTO, *map(str, args)], capture_output=True, text=True)
     assert out.returncode == code, out.stderr
@@ -36,7 +50,7 @@ def grotto(*args, code=0):
 
 def settings_args(s):
     mode, cache, threads, conc, io = s
-    return ["--mode", mode, "--cache", cache, "--threads", threads, "--concurrency", conc, "--io", io]
+    return ["--engine", "sync", "--mode", mode, "--cache", cache, "--threads", threads, "--concurrency", conc, "--io", io]
 
 
 def read_csv(path, cast):
@@ -90,12 +104,12 @@ def source_of(g):
 
 
 @pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "grid", "sparse-ids"])
-@pytest.mark.parametrize("s", SETTINGS)
+@pytest.mark.parametrize("s", [settings_args(x) for x in SETTINGS] + [async_args(x) for x in ASYNC])
 def test_bfs_depths_match_networkx(graphs, tmp_path, name, s):
     g = graphs[name]
     src = source_of(g)
     out = tmp_path / "bfs.csv"
-    grotto("run", "bfs", g.path, "--source", src, "--out", out, "-q", *settings_args(s))
+    grotto("run", "bfs", g.path, "--source", src, "--out", out, "-q", *s)
     header, rows = read_csv(out, int)
     assert header == ["vertex", "depth", "parent"]
     want = nx.single_source_shortest_path_length(g.nx, src)
@@ -229,8 +243,141 @@ def test_random_walks_follow_edges_and_repeat(graphs, tmp_path, name):
     assert all(r == results[0] for r in results)
 
 
-@pytest.mark.parametrize("algo", ["bfs", "dfs", "wcc", "pagerank", "randomwalk"])
+@pytest.mark.parametrize("algo", ["bfs", "dfs", "wcc", "pagerank", "randomwalk", "coreness", "mis", "ppr"])
 def test_verify_passes(graphs, algo):
     g = graphs["sparse-ids"]
     r = grotto("run", algo, g.path, "--verify", "--json")
     assert json.loads(r.stdout)["verified"] is True
+
+
+@pytest.mark.parametrize("name", ["rmat-u", "grid", "sparse-ids"])
+@pytest.mark.parametrize("s", ASYNC)
+def test_async_wcc_matches_networkx(graphs, tmp_path, name, s):
+    g = graphs[name]
+    out = tmp_path / "wcc.csv"
+    r = grotto("run", "wcc", g.path, "--out", out, "--json", *async_args(s))
+    assert json.loads(r.stdout)["metrics"]["engine"] == "async"
+    _, rows = read_csv(out, int)
+    for c in nx.connected_components(g.nx):
+        m = min(c)
+        assert all(rows[v][0] == m for v in c)
+
+
+def test_async_wcc_refuses_directed_graphs(graphs):
+    r = grotto("run", "wcc", graphs["rmat-d"].path, "--engine", "async", code=2)
+    assert "undirected" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "rmat-d-norev"])
+@pytest.mark.parametrize("s", ASYNC)
+def test_async_pagerank_matches_networkx(graphs, tmp_path, name, s):
+    g = graphs[name]
+    out = tmp_path / "pr.csv"
+    r = grotto("run", "pagerank", g.path, "--tolerance", "1e-10", "--max-iterations", "500",
+               "--out", out, "--json", *async_args(s))
+    summary = json.loads(r.stdout)["summary"]
+    assert summary["converged"] and summary["style"] == "push"
+    _, rows = read_csv(out, float)
+    want = nx.pagerank(g.nx, alpha=0.85, tol=1e-13, max_iter=2000)
+    assert sum(abs(rows[v][0] - want[v]) for v in want) <= 1e-6
+    assert abs(sum(x[0] for x in rows.values()) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("name", ["rmat-u", "grid", "sparse-ids"])
+@pytest.mark.parametrize("engine", ["async", "sync"])
+def test_kcore_and_coreness_match_networkx_and_igraph(graphs, tmp_path, name, engine):
+    g = graphs[name]
+    core = nx.core_number(g.nx)
+    out = tmp_path / "core.csv"
+    grotto("run", "coreness", g.path, "--engine", engine, "--out", out, "--cache", "1%", "-q")
+    _, rows = read_csv(out, int)
+    assert {v: c[0] for v, c in rows.items()} == core
+    for k in [2, 3, 5]:
+        grotto("run", "kcore", g.path, "--k", k, "--engine", engine, "--out", out, "-q")
+        _, rows = read_csv(out, int)
+        assert {v for v, c in rows.items() if c[0] == 1} == set(nx.k_core(g.nx, k).nodes)
+    if name == "rmat-u":
+        n = len(rows)
+        h = ig.Graph(n=n, edges=list(g.nx.edges()))
+        assert h.coreness() == [core[v] for v in range(n)]
+
+
+def test_kcore_refuses_directed_graphs(graphs):
+    r = grotto("run", "kcore", graphs["rmat-d"].path, "--k", 3, code=2)
+    assert "undirected" in r.stderr
+
+
+@pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "grid"])
+@pytest.mark.parametrize("s", ASYNC)
+def test_ppr_matches_networkx(graphs, tmp_path, name, s):
+    g = graphs[name]
+    src = source_of(g)
+    out = tmp_path / "ppr.csv"
+    r = grotto("run", "ppr", g.path, "--source", src, "--epsilon", "1e-10", "--out", out, "--json",
+               *async_args(s))
+    left = json.loads(r.stdout)["summary"]["residual_left"]
+    _, rows = read_csv(out, float)
+    want = nx.pagerank(g.nx, alpha=0.85, personalization={src: 1}, dangling={src: 1},
+                       tol=1e-14, max_iter=5000)
+    l1 = sum(abs(rows[v][0] - want[v]) for v in want)
+    assert l1 <= left + 1e-8, (l1, left)
+
+
+@pytest.mark.parametrize("name", ["rmat-u", "grid", "sparse-ids"])
+@pytest.mark.parametrize("s", ASYNC)
+def test_mis_is_a_maximal_independent_set(graphs, tmp_path, name, s):
+    g = graphs[name]
+    out = tmp_path / "mis.csv"
+    results = []
+    for seed in [1, 2]:
+        grotto("run", "mis", g.path, "--seed", seed, "--out", out, "-q", *async_args(s))
+        _, rows = read_csv(out, int)
+        chosen = {v for v, x in rows.items() if x[0] == 1}
+        assert nx.is_independent_set(g.nx, chosen) if hasattr(nx, "is_independent_set") else \
+            not any(g.nx.has_edge(u, v) for u in chosen for v in g.nx.neighbors(u) if v in chosen)
+        assert all(v in chosen or any(u in chosen for u in g.nx.neighbors(v)) for v in g.nx.nodes)
+        results.append(chosen)
+    assert results[0] != results[1]
+
+
+@pytest.fixture(scope="module")
+def weighted(graphs):
+    """A weighted directed R-MAT graph and scipy's reading of it."""
+    with tempfile.TemporaryDirectory() as d:
+        el = os.path.join(d, "w.el")
+        grotto("generate", "rmat", "--scale", "11", "--edge-factor", "8", "--seed", "9", "-o", el)
+        rng = np.random.default_rng(5)
+        edges = [tuple(map(int, l.split())) for l in open(el) if not l.startswith("#")]
+        ws = rng.integers(1, 64, size=len(edges)) / 8.0
+        wel = os.path.join(d, "w.wel")
+        with open(wel, "w") as f:
+            for (u, v), w in zip(edges, ws):
+                f.write(f"{u} {v} {w}\n")
+        path = os.path.join(d, "w.grotto")
+        grotto("convert", wel, path, "-q", "--weighted")
+        best = {}
+        for (u, v), w in zip(edges, ws):
+            if u != v:
+                best[(u, v)] = min(best.get((u, v), np.inf), w)
+        yield path, best
+
+
+@pytest.mark.parametrize("s", ASYNC)
+def test_sssp_matches_scipy_dijkstra(weighted, tmp_path, s):
+    path, best = weighted
+    out = tmp_path / "sssp.csv"
+    src = 0
+    r = grotto("run", "sssp", path, "--source", src, "--out", out, "--json", "--verify", *async_args(s))
+    assert json.loads(r.stdout)["verified"] is True
+    _, rows = read_csv(out, float)
+    n = max(rows) + 1
+    (us, vs), ws = zip(*best.keys()), list(best.values())
+    m = sp.csr_matrix((ws, (us, vs)), shape=(n, n))
+    dist = csg.dijkstra(m, directed=True, indices=src)
+    for v in range(n):
+        assert rows[v][0] == pytest.approx(dist[v], rel=1e-5) or (np.isinf(dist[v]) and np.isinf(rows[v][0]))
+
+
+def test_sssp_refuses_unweighted_graphs(graphs):
+    r = grotto("run", "sssp", graphs["rmat-u"].path, code=2)
+    assert "--weighted" in r.stderr

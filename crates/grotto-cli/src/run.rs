@@ -1,12 +1,16 @@
-//! `grotto run ALGO GRAPH`: run an algorithm on the synchronous engine,
-//! print a summary with the run's metrics, write per-vertex results.
+//! `grotto run ALGO GRAPH`: run an algorithm on the synchronous or the
+//! asynchronous engine, print a summary with the run's metrics, write
+//! per-vertex results.
 
 use crate::{device, Ctx, SCHEMA_VERSION};
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use grotto::algo::{self, bfs, dfs, output::Format, pagerank, randomwalk, reference::Csr, wcc};
+use grotto::algo::{
+    self, bfs, dfs, kcore, mis, output::Format, pagerank, ppr, randomwalk, reference::Csr, sssp,
+    wcc,
+};
 use grotto::cache::CacheSize;
-use grotto::engine::{EngineConfig, Mode, RunMetrics, SyncEngine};
+use grotto::engine::{AsyncEngine, EngineConfig, Mode, RunMetrics, SyncEngine};
 use grotto::io::profile::Profile;
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::{Direction, Graph};
@@ -85,6 +89,58 @@ enum Algo {
         #[arg(long, default_value = "standard")]
         semantics: pagerank::Semantics,
     },
+    /// K-core: the vertices of the largest subgraph where every vertex has at least K neighbours (undirected graphs).
+    Kcore {
+        #[command(flatten)]
+        common: Common,
+        /// The K.
+        #[arg(long)]
+        k: u32,
+    },
+    /// Core number of every vertex (undirected graphs).
+    Coreness {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Personalized PageRank from one source by forward push (async engine).
+    Ppr {
+        #[command(flatten)]
+        common: Common,
+        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
+        #[arg(long)]
+        source: Option<u64>,
+        /// Seed for the default source.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Restart probability.
+        #[arg(long, default_value_t = 0.15)]
+        alpha: f64,
+        /// Residual threshold per out-edge; the L1 error is the residual left, at most epsilon x sum of degrees.
+        #[arg(long, default_value_t = 1e-9)]
+        epsilon: f64,
+    },
+    /// Maximal independent set: the greedy set by seeded random ranks (undirected graphs; async engine, rounds mode).
+    Mis {
+        #[command(flatten)]
+        common: Common,
+        /// Seed of the ranks.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Single-source shortest paths on non-negative weights (weighted graphs; async engine).
+    Sssp {
+        #[command(flatten)]
+        common: Common,
+        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
+        #[arg(long)]
+        source: Option<u64>,
+        /// Seed for the default source.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Priority buckets of this width (delta-stepping order; default: exact distances).
+        #[arg(long)]
+        delta: Option<f32>,
+    },
     /// Random walks: per-vertex visit counts of K walkers taking L steps.
     Randomwalk {
         #[command(flatten)]
@@ -101,20 +157,75 @@ enum Algo {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
 enum EngineKind {
     /// Level-synchronous, concurrency-aware (CAVE).
     Sync,
+    /// Asynchronous, block-centric with priorities (ACGraph).
+    Async,
+    /// The engine measured faster for the algorithm (see docs/engine.md).
+    Auto,
+}
+
+/// The engine `--engine auto` picks for an algorithm, from the
+/// measurements in docs/engine.md; and whether each engine runs it.
+fn resolve(kind: EngineKind, algo: &str, avg_degree: f64) -> anyhow::Result<EngineKind> {
+    let sync_ok = matches!(
+        algo,
+        "bfs" | "dfs" | "wcc" | "pagerank" | "randomwalk" | "kcore" | "coreness"
+    );
+    let async_ok = !matches!(algo, "dfs" | "randomwalk");
+    let best = match algo {
+        "dfs" | "randomwalk" | "wcc" | "pagerank" => EngineKind::Sync,
+        // Async wins by far on sparse, high-diameter graphs (grid: 46x)
+        // and loses on dense low-diameter ones (R-MAT: about 1.5x slower,
+        // CPU-bound on 2 cores); the average degree tells them apart.
+        "bfs" if avg_degree >= 8.0 => EngineKind::Sync,
+        _ => EngineKind::Async,
+    };
+    match kind {
+        EngineKind::Auto => Ok(best),
+        EngineKind::Sync if !sync_ok => Err(grotto::Error::Invalid(format!(
+            "{algo} runs on the asynchronous engine only: use --engine async (or auto)"
+        ))
+        .into()),
+        EngineKind::Async if !async_ok => Err(grotto::Error::Invalid(format!(
+            "{algo} runs on the synchronous engine only: use --engine sync (or auto)"
+        ))
+        .into()),
+        k => Ok(k),
+    }
+}
+
+/// The engine a run uses.
+enum Eng {
+    Sync(SyncEngine),
+    Async(AsyncEngine),
+}
+
+impl Eng {
+    fn cache_bytes(&self) -> u64 {
+        match self {
+            Eng::Sync(e) => e.cache_bytes(),
+            Eng::Async(e) => e.cache_bytes(),
+        }
+    }
+    fn io(&self) -> &Arc<grotto::io::IoFile> {
+        match self {
+            Eng::Sync(e) => e.io(),
+            Eng::Async(e) => e.io(),
+        }
+    }
 }
 
 #[derive(Args)]
 struct Common {
     /// The graph file (.grotto).
     graph: PathBuf,
-    /// Engine.
-    #[arg(long, value_enum, default_value_t = EngineKind::Sync)]
+    /// Engine: sync (level by level), async (block-centric, priorities, no barrier) or auto (the faster one for the algorithm).
+    #[arg(long, value_enum, default_value_t = EngineKind::Auto)]
     engine: EngineKind,
-    /// vertex: each active vertex reads its blocks through the cache; block: each needed block once per level.
+    /// Sync engine: vertex (each active vertex reads its blocks through the cache) or block (each needed block once per level).
     #[arg(long, default_value = "block")]
     mode: Mode,
     /// Reads in flight: a number, or auto for the device profile's k_r (32 without a profile).
@@ -157,6 +268,11 @@ fn common(a: &Algo) -> &Common {
         | Algo::Dfs { common, .. }
         | Algo::Wcc { common }
         | Algo::Pagerank { common, .. }
+        | Algo::Kcore { common, .. }
+        | Algo::Coreness { common }
+        | Algo::Ppr { common, .. }
+        | Algo::Mis { common, .. }
+        | Algo::Sssp { common, .. }
         | Algo::Randomwalk { common, .. } => common,
     }
 }
@@ -215,22 +331,49 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             ..IoOptions::default()
         },
     };
-    let engine = SyncEngine::open(Arc::clone(&graph), cfg)?;
     let name = match &a.algo {
         Algo::Bfs { .. } => "bfs",
         Algo::Dfs { .. } => "dfs",
         Algo::Wcc { .. } => "wcc",
         Algo::Pagerank { .. } => "pagerank",
+        Algo::Kcore { .. } => "kcore",
+        Algo::Coreness { .. } => "coreness",
+        Algo::Ppr { .. } => "ppr",
+        Algo::Mis { .. } => "mis",
+        Algo::Sssp { .. } => "sssp",
         Algo::Randomwalk { .. } => "randomwalk",
     };
+    let avg_degree = graph.edge_count() as f64 * if graph.directed() { 1.0 } else { 2.0 }
+        / graph.vertex_count().max(1) as f64;
+    let kind = resolve(c.engine, name, avg_degree)?;
+    // k-core and coreness on "sync" run the async engine's rounds mode:
+    // the same algorithm with a barrier between rounds.
+    let rounds = kind == EngineKind::Sync && matches!(name, "kcore" | "coreness");
+    let engine = if kind == EngineKind::Async || rounds {
+        Eng::Async(AsyncEngine::open(Arc::clone(&graph), cfg)?)
+    } else {
+        Eng::Sync(SyncEngine::open(Arc::clone(&graph), cfg)?)
+    };
+    macro_rules! on {
+        ($sync:expr, $asyn:expr) => {
+            match &engine {
+                Eng::Sync(e) => e.run($sync)?,
+                Eng::Async(e) => e.run($asyn)?,
+            }
+        };
+    }
     let say = !ctx.quiet && !ctx.json;
     if say {
         eprintln!(
-            "grotto run {name}: {} ({} vertices, {} edges), engine sync, mode {}, concurrency {concurrency}, cache {}, {} threads, io {}",
+            "grotto run {name}: {} ({} vertices, {} edges), engine {}, concurrency {concurrency}, cache {}, {} threads, io {}",
             c.graph.display(),
             graph.vertex_count(),
             graph.edge_count(),
-            format!("{:?}", c.mode).to_lowercase(),
+            match &engine {
+                Eng::Sync(_) => format!("sync ({} mode)", format!("{:?}", c.mode).to_lowercase()),
+                Eng::Async(_) if rounds => "async in rounds mode (the synchronous formulation)".into(),
+                Eng::Async(_) => "async".into(),
+            },
             human_bytes(engine.cache_bytes()),
             ctx.threads,
             match engine.io().backend() {
@@ -249,7 +392,8 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
                 Some(id) => algo::user_vertex(&graph, *id, "--source")?,
                 None => algo::pick_source(&graph, *seed)?,
             };
-            let (res, m) = engine.run(|r| bfs::run(r, &bfs::BfsConfig { source: s }))?;
+            let bc = bfs::BfsConfig { source: s };
+            let (res, m) = on!(|r| bfs::run(r, &bc), |r| bfs::run_async(r, &bc));
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 Ok(bfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
             });
@@ -277,7 +421,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
                 split_threshold: *split_threshold,
                 max_stacks: stacks.unwrap_or(concurrency),
             };
-            let (res, m) = engine.run(|r| dfs::run(r, &dcfg))?;
+            let (res, m) = on!(|r| dfs::run(r, &dcfg), |_| unreachable_engine());
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 Ok(dfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
             });
@@ -286,7 +430,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             (res.table(&graph), res.summary(&graph), cfg, v, m)
         }
         Algo::Wcc { .. } => {
-            let (res, m) = engine.run(wcc::run)?;
+            let (res, m) = on!(wcc::run, wcc::run_async);
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 let g = &graph;
                 Ok(wcc::verify(
@@ -316,7 +460,9 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
                 max_iterations: *max_iterations,
                 semantics: *semantics,
             };
-            let (res, m) = engine.run(|r| pagerank::run(r, &pcfg))?;
+            let (res, m) = on!(|r| pagerank::run(r, &pcfg), |r| pagerank::run_async(
+                r, &pcfg
+            ));
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 Ok(pagerank::verify(
                     &Csr::load(&graph, Direction::Out)?,
@@ -326,6 +472,106 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             });
             let cfg = serde_json::json!({"damping": damping, "tolerance": tolerance,
                 "max_iterations": max_iterations, "semantics": format!("{semantics:?}").to_lowercase()});
+            (res.table(&graph), res.summary(&graph), cfg, v, m)
+        }
+        Algo::Kcore { k, .. } => {
+            let kc = kcore::KcoreConfig { k: *k, rounds };
+            let (res, m) = on!(|_| unreachable_engine(), |r| kcore::run_async(r, &kc));
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(kcore::verify(&Csr::load(&graph, Direction::Out)?, &res))
+            });
+            (
+                res.table(&graph),
+                res.summary(),
+                serde_json::json!({"k": k}),
+                v,
+                m,
+            )
+        }
+        Algo::Coreness { .. } => {
+            let (res, m) = on!(|_| unreachable_engine(), |r| kcore::coreness_async(
+                r, rounds
+            ));
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(kcore::verify_coreness(
+                    &Csr::load(&graph, Direction::Out)?,
+                    &res,
+                ))
+            });
+            (
+                res.table(&graph),
+                res.summary(),
+                serde_json::json!({}),
+                v,
+                m,
+            )
+        }
+        Algo::Ppr {
+            source,
+            seed,
+            alpha,
+            epsilon,
+            ..
+        } => {
+            let s = match source {
+                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
+                None => algo::pick_source(&graph, *seed)?,
+            };
+            let pc = ppr::PprConfig {
+                source: s,
+                alpha: *alpha,
+                epsilon: *epsilon,
+            };
+            let (res, m) = on!(|_| unreachable_engine(), |r| ppr::run_async(r, &pc));
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(ppr::verify(
+                    &Csr::load(&graph, Direction::Out)?,
+                    *alpha,
+                    &res,
+                ))
+            });
+            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed,
+                "alpha": alpha, "epsilon": epsilon});
+            (res.table(&graph), res.summary(&graph), cfg, v, m)
+        }
+        Algo::Mis { seed, .. } => {
+            let mc = mis::MisConfig { seed: *seed };
+            let (res, m) = on!(|_| unreachable_engine(), |r| mis::run_async(r, &mc));
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(mis::verify(
+                    &Csr::load(&graph, Direction::Out)?,
+                    *seed,
+                    &res,
+                ))
+            });
+            (
+                res.table(&graph),
+                res.summary(),
+                serde_json::json!({"seed": seed}),
+                v,
+                m,
+            )
+        }
+        Algo::Sssp {
+            source,
+            seed,
+            delta,
+            ..
+        } => {
+            let s = match source {
+                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
+                None => algo::pick_source(&graph, *seed)?,
+            };
+            let sc = sssp::SsspConfig {
+                source: s,
+                delta: *delta,
+            };
+            let (res, m) = on!(|_| unreachable_engine(), |r| sssp::run_async(r, &sc));
+            let v = c.verify.then(|| -> anyhow::Result<_> {
+                Ok(sssp::verify(&Csr::load(&graph, Direction::Out)?, &res))
+            });
+            let cfg =
+                serde_json::json!({"source": graph.original_id(s), "seed": seed, "delta": delta});
             (res.table(&graph), res.summary(&graph), cfg, v, m)
         }
         Algo::Randomwalk {
@@ -339,7 +585,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
                 steps: *steps,
                 seed: *seed,
             };
-            let (res, m) = engine.run(|r| randomwalk::run(r, &wcfg))?;
+            let (res, m) = on!(|r| randomwalk::run(r, &wcfg), |_| unreachable_engine());
             let v = c.verify.then(|| -> anyhow::Result<_> {
                 Ok(randomwalk::verify(
                     &graph,
@@ -464,7 +710,8 @@ fn print_human(
         m.lock_wait_share * 100.0
     );
     println!(
-        "engine      sync {} mode, concurrency {}, {} threads, {}{}; peak RSS {} MiB",
+        "engine      {} {} mode, concurrency {}, {} threads, {}{}{}; peak RSS {} MiB",
+        m.engine,
         m.mode,
         m.concurrency,
         m.threads,
@@ -474,8 +721,23 @@ fn print_human(
         } else {
             ""
         },
+        if m.engine == "async" {
+            format!(
+                ", {} block visits ({} reused in memory)",
+                m.block_visits, m.block_reuses
+            )
+        } else {
+            String::new()
+        },
         m.peak_rss_bytes >> 20
     );
+}
+
+/// The closure for an engine `resolve` never opens for the algorithm.
+fn unreachable_engine<T>() -> grotto::Result<T> {
+    Err(grotto::Error::Invalid(
+        "this algorithm does not run on this engine".into(),
+    ))
 }
 
 fn human_bytes(b: u64) -> String {

@@ -35,6 +35,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 pub struct KcoreConfig {
     /// The K of the K-core.
     pub k: u32,
+    /// Run in the engine's rounds mode (the synchronous formulation:
+    /// vertices whose degree fell below K in a round are removed in the
+    /// next), for comparison.
+    pub rounds: bool,
 }
 
 /// The K-core, in internal ids.
@@ -77,8 +81,12 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &KcoreConfig) -> Result<KcoreResult>
         .filter(|&v| deg[v as usize].load(Relaxed) < k)
         .map(|v| (v, Priority::FIRST))
         .collect();
+    let flow = Flow {
+        rounds: cfg.rounds,
+        ..Flow::default()
+    };
     r.flow(
-        &Flow::default(),
+        &flow,
         Seeds::List(&seeds),
         |v| {
             removed.insert(v as u64);
@@ -96,8 +104,13 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &KcoreConfig) -> Result<KcoreResult>
     Ok(KcoreResult { k, in_core, size })
 }
 
-/// Computes every vertex's core number on the asynchronous engine.
-pub fn coreness_async(r: &mut AsyncRun<'_>) -> Result<CorenessResult> {
+/// Computes every vertex's core number on the asynchronous engine (in
+/// its rounds mode within each level when `rounds`).
+pub fn coreness_async(r: &mut AsyncRun<'_>, rounds: bool) -> Result<CorenessResult> {
+    let flow = Flow {
+        rounds,
+        ..Flow::default()
+    };
     need_undirected(r.graph(), "coreness")?;
     let n = r.vertex_count();
     let deg = degrees(r);
@@ -122,7 +135,7 @@ pub fn coreness_async(r: &mut AsyncRun<'_>) -> Result<CorenessResult> {
             .collect();
         let level = k;
         r.flow(
-            &Flow::default(),
+            &flow,
             Seeds::List(&seeds),
             |v| {
                 core[v as usize].store(level, Relaxed);
@@ -213,8 +226,8 @@ pub fn verify(g: &Csr, res: &KcoreResult) -> Verdict {
         }
     }
     let core = serial_coreness(g);
-    for v in 0..n {
-        let want = core[v] >= res.k;
+    for (v, &c) in core.iter().enumerate() {
+        let want = c >= res.k;
         if want != res.in_core[v] {
             fail!(
                 "vertex {v}: serial peeling says in the {}-core: {want}, result says {}",
@@ -288,12 +301,15 @@ mod tests {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             for cfg in testkit::configs() {
                 let e = AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
-                for k in [2, 3, 8] {
-                    let (res, _) = e.run(|r| run_async(r, &KcoreConfig { k })).unwrap();
-                    verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?} k={k}: {e}"));
+                for rounds in [false, true] {
+                    for k in [2, 3, 8] {
+                        let c = KcoreConfig { k, rounds };
+                        let (res, _) = e.run(|r| run_async(r, &c)).unwrap();
+                        verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?} k={k}: {e}"));
+                    }
+                    let (res, _) = e.run(|r| coreness_async(r, rounds)).unwrap();
+                    verify_coreness(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
                 }
-                let (res, _) = e.run(coreness_async).unwrap();
-                verify_coreness(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
     }
@@ -313,11 +329,15 @@ mod tests {
         let tg = testkit::rmat(9, 8, 2, true);
         let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
         let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
-        let (mut res, _) = e.run(|r| run_async(r, &KcoreConfig { k: 4 })).unwrap();
+        let c = KcoreConfig {
+            k: 4,
+            rounds: false,
+        };
+        let (mut res, _) = e.run(|r| run_async(r, &c)).unwrap();
         let v = res.in_core.iter().position(|&c| !c).unwrap();
         res.in_core[v] = true;
         assert!(verify(&csr, &res).is_err());
-        let (mut c, _) = e.run(coreness_async).unwrap();
+        let (mut c, _) = e.run(|r| coreness_async(r, false)).unwrap();
         c.core[0] += 1;
         assert!(verify_coreness(&csr, &c).is_err());
     }

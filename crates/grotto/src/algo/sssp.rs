@@ -86,8 +86,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &SsspConfig) -> Result<SsspResult> {
         Seeds::List(&[(s, Priority::FIRST)]),
         |v| Some((v, dist_of(state[v as usize].load(Relaxed)))),
         |(v, d), e| {
-            // `!(w >= 0)` also catches NaN.
-            if !(e.weight >= 0.0) {
+            if e.weight.is_nan() || e.weight < 0.0 {
                 let mut b = bad.lock().unwrap_or_else(|p| p.into_inner());
                 b.get_or_insert((v, e.dst, e.weight));
                 return None;

@@ -858,7 +858,6 @@ where
                 reader.pump(&mut source, &mut f, wait)
             };
             let p = round(reader, false)?;
-            drop(round);
             if p.delivered > 0 || !x.heap.is_empty() {
                 continue;
             }

@@ -82,7 +82,7 @@ impl AtomicBitmap {
         for w in &self.words[..full as usize] {
             w.store(u64::MAX, Ordering::Relaxed);
         }
-        if self.len % 64 != 0 {
+        if !self.len.is_multiple_of(64) {
             self.words[full as usize].store((1u64 << (self.len % 64)) - 1, Ordering::Relaxed);
         }
     }
