@@ -103,7 +103,9 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         Seeds::List(&[(s, Priority::FIRST)]),
         |v| Some((v, (state[v as usize].load(Relaxed) >> 32) as u32 + 1)),
         |(v, d), e| {
-            if (near[e.dst as usize].load(Relaxed) as u32) <= d {
+            // 255 means "255 or more": no bound.
+            let bound = near[e.dst as usize].load(Relaxed);
+            if bound < u8::MAX && bound as u32 <= d {
                 return None;
             }
             let cell = &state[e.dst as usize];
@@ -232,6 +234,7 @@ mod tests {
             testkit::rmat(11, 8, 3, true),
             testkit::rmat(10, 6, 4, false),
             testkit::grid(30, 40),
+            testkit::grid(3, 400), // depths beyond 255
             testkit::star(5000),
         ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
