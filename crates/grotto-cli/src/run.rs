@@ -388,10 +388,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     }
     let (table, summary, config, verdict, metrics) = match &a.algo {
         Algo::Bfs { source, seed, .. } => {
-            let s = match source {
-                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
-                None => algo::pick_source(&graph, *seed)?,
-            };
+            let s = source_vertex(&graph, *source, *seed)?;
             let bc = bfs::BfsConfig { source: s };
             let (res, m) = on!(|r| bfs::run(r, &bc), |r| bfs::run_async(r, &bc));
             let v = c.verify.then(|| -> anyhow::Result<_> {
@@ -408,10 +405,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             stacks,
             ..
         } => {
-            let s = match source {
-                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
-                None => algo::pick_source(&graph, *seed)?,
-            };
+            let s = source_vertex(&graph, *source, *seed)?;
             let t = target
                 .map(|id| algo::user_vertex(&graph, id, "--target"))
                 .transpose()?;
@@ -513,10 +507,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             epsilon,
             ..
         } => {
-            let s = match source {
-                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
-                None => algo::pick_source(&graph, *seed)?,
-            };
+            let s = source_vertex(&graph, *source, *seed)?;
             let pc = ppr::PprConfig {
                 source: s,
                 alpha: *alpha,
@@ -558,10 +549,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             delta,
             ..
         } => {
-            let s = match source {
-                Some(id) => algo::user_vertex(&graph, *id, "--source")?,
-                None => algo::pick_source(&graph, *seed)?,
-            };
+            let s = source_vertex(&graph, *source, *seed)?;
             let sc = sssp::SsspConfig {
                 source: s,
                 delta: *delta,
@@ -731,6 +719,14 @@ fn print_human(
         },
         m.peak_rss_bytes >> 20
     );
+}
+
+/// The internal id of `--source`, or GAP's seeded default.
+fn source_vertex(g: &Graph, source: Option<u64>, seed: u64) -> grotto::Result<grotto::VertexId> {
+    match source {
+        Some(id) => algo::user_vertex(g, id, "--source"),
+        None => algo::pick_source(g, seed),
+    }
 }
 
 /// The closure for an engine `resolve` never opens for the algorithm.

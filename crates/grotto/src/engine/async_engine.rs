@@ -118,22 +118,8 @@ impl AsyncEngine {
     /// Opens the graph's file for block I/O with `cfg`'s settings
     /// (`cfg.mode` does not apply: the engine is block-centric).
     pub fn open(graph: Arc<Graph>, cfg: EngineConfig) -> Result<AsyncEngine> {
-        if cfg.concurrency == 0 || cfg.concurrency > 4096 {
-            return Err(Error::Invalid(format!(
-                "concurrency {} is out of range: use 1 to 4096 reads in flight",
-                cfg.concurrency
-            )));
-        }
-        if cfg.threads == 0 || cfg.threads > 1024 {
-            return Err(Error::Invalid(format!(
-                "{} threads is out of range: use 1 to 1024",
-                cfg.threads
-            )));
-        }
-        let file_bytes = std::fs::metadata(graph.path())
-            .map_err(|e| Error::io(graph.path(), "stat", e))?
-            .len();
-        let io = IoFile::open(graph.path(), &cfg.io)?;
+        let io = super::open_file(&graph, &cfg)?;
+        let file_bytes = io.len();
         Ok(AsyncEngine {
             graph,
             io,

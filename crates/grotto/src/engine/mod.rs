@@ -148,6 +148,28 @@ impl Default for EngineConfig {
     }
 }
 
+/// Checks `cfg`'s ranges and opens the graph's file for block I/O (shared
+/// by both engines).
+fn open_file(
+    graph: &crate::store::Graph,
+    cfg: &EngineConfig,
+) -> crate::Result<std::sync::Arc<crate::io::IoFile>> {
+    use crate::Error;
+    if cfg.concurrency == 0 || cfg.concurrency > 4096 {
+        return Err(Error::Invalid(format!(
+            "concurrency {} is out of range: use 1 to 4096 reads in flight",
+            cfg.concurrency
+        )));
+    }
+    if cfg.threads == 0 || cfg.threads > 1024 {
+        return Err(Error::Invalid(format!(
+            "{} threads is out of range: use 1 to 1024",
+            cfg.threads
+        )));
+    }
+    crate::io::IoFile::open(graph.path(), &cfg.io)
+}
+
 /// A run of one vertex's neighbours, handed to `visit`.
 #[derive(Clone, Copy, Debug)]
 pub struct Edges<'a> {
