@@ -208,6 +208,7 @@ pub struct AdjBuilder {
     staging: Vec<u32>,
     staging_w: Vec<f32>,
     staging_base: u64,
+    written: u64,
     crcs: Vec<u32>,
     wcrcs: Vec<u32>,
     weight_spill: Option<std::io::BufWriter<std::fs::File>>,
@@ -217,6 +218,8 @@ pub struct AdjBuilder {
 }
 
 const FILL_CHUNK_BLOCKS: u64 = 64;
+/// Fill chunks per group written while the next is filled (16 MiB).
+const GROUP_CHUNKS: usize = 64;
 
 impl AdjBuilder {
     /// Starts the adjacency whose sections are `kinds` (blocks, weights,
@@ -246,6 +249,7 @@ impl AdjBuilder {
             staging: Vec::new(),
             staging_w: Vec::new(),
             staging_base: 0,
+            written: 0,
             crcs: Vec::new(),
             wcrcs: Vec::new(),
             weight_spill,
@@ -337,40 +341,54 @@ impl AdjBuilder {
                 }
             }
         };
-        if self.weighted {
-            self.staging
-                .par_chunks_mut(chunk_slots)
-                .zip(self.staging_w.par_chunks_mut(chunk_slots))
-                .enumerate()
-                .for_each(|(ch, (d, wd))| fill(ch, d, Some(wd)));
-        } else {
-            self.staging
-                .par_chunks_mut(chunk_slots)
-                .enumerate()
-                .for_each(|(ch, d)| fill(ch, d, None));
-        }
-        // Flush whole fill chunks below the first block still open.
+        // Fill and write in groups: the writer thread puts one group on
+        // the device while the workers fill the next. Only whole fill
+        // chunks below the first block still open are written now.
         let open = self.packer.first_open_block();
         let flush_to = open / FILL_CHUNK_BLOCKS * FILL_CHUNK_BLOCKS;
-        self.flush(w, flush_to)
+        let chunks = want.div_ceil(chunk_slots);
+        let mut done = 0usize;
+        while done < chunks {
+            let end = (done + GROUP_CHUNKS).min(chunks);
+            let (a, b) = (done * chunk_slots, (end * chunk_slots).min(want));
+            if self.weighted {
+                self.staging[a..b]
+                    .par_chunks_mut(chunk_slots)
+                    .zip(self.staging_w[a..b].par_chunks_mut(chunk_slots))
+                    .enumerate()
+                    .for_each(|(i, (d, wd))| fill(done + i, d, Some(wd)));
+            } else {
+                self.staging[a..b]
+                    .par_chunks_mut(chunk_slots)
+                    .enumerate()
+                    .for_each(|(i, d)| fill(done + i, d, None));
+            }
+            let group_end = self.staging_base + end as u64 * FILL_CHUNK_BLOCKS;
+            self.write_out(w, group_end.min(flush_to))?;
+            done = end;
+        }
+        self.drop_written();
+        Ok(())
     }
 
-    fn flush(&mut self, w: &mut GraphWriter, to_block: u64) -> Result<()> {
-        if to_block <= self.staging_base {
+    /// Checksums and writes the staged blocks from the last written one
+    /// up to `to_block` (exclusive).
+    fn write_out(&mut self, w: &mut GraphWriter, to_block: u64) -> Result<()> {
+        if to_block <= self.written {
             return Ok(());
         }
         let cap = SLOTS_PER_BLOCK;
-        let n = ((to_block - self.staging_base) as usize) * cap;
-        let part = &self.staging[..n];
+        let a = ((self.written - self.staging_base) as usize) * cap;
+        let b = ((to_block - self.staging_base) as usize) * cap;
+        let part = &self.staging[a..b];
         let crcs: Vec<u32> = part
             .par_chunks(cap)
             .map(|b| crc32c::crc32c(bytemuck::cast_slice(b)))
             .collect();
         self.crcs.extend(crcs);
         w.write(bytemuck::cast_slice(part))?;
-        self.staging.drain(..n);
         if self.weighted {
-            let part = &self.staging_w[..n];
+            let part = &self.staging_w[a..b];
             let crcs: Vec<u32> = part
                 .par_chunks(cap)
                 .map(|b| crc32c::crc32c(bytemuck::cast_slice(b)))
@@ -380,16 +398,26 @@ impl AdjBuilder {
                 f.write_all(bytemuck::cast_slice(part))
                     .map_err(|e| Error::io(&self.spill_dir, "write weight spill", e))?;
             }
+        }
+        self.written = to_block;
+        Ok(())
+    }
+
+    /// Forgets the staged blocks already written (keeps the staging base
+    /// a multiple of the fill chunk, as the written prefix always is).
+    fn drop_written(&mut self) {
+        let n = ((self.written - self.staging_base) as usize) * SLOTS_PER_BLOCK;
+        self.staging.drain(..n);
+        if self.weighted {
             self.staging_w.drain(..n);
         }
-        self.staging_base = to_block;
-        Ok(())
+        self.staging_base = self.written;
     }
 
     /// Writes the remaining blocks and the adjacency's metadata sections.
     pub fn finish(mut self, w: &mut GraphWriter) -> Result<AdjSummary> {
         let blocks = self.packer.blocks();
-        self.flush(w, blocks)?;
+        self.write_out(w, blocks)?;
         debug_assert_eq!(self.crcs.len() as u64, blocks);
         w.end(blocks)?;
         let [_, kw, ki, kc, kt, kh] = self.kinds;

@@ -222,6 +222,76 @@ impl Cursor<'_> {
     }
 }
 
+/// Bytes the fast path may look at past a line's start (two ids of up to
+/// 16 digits, a separator and a line end, read 8 bytes at a time).
+const FAST_LOOKAHEAD: usize = 48;
+
+/// The number of leading ASCII digits in `w` (8 bytes, first byte
+/// lowest) and their value: eight bytes tested and converted at once.
+#[inline]
+fn swar_digits(w: u64) -> (usize, u64) {
+    const LO: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    const HI: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    // A byte is a digit when its high nibble is 3 and its low nibble is at
+    // most 9 (adding 6 to it then stays below 16): no carry crosses bytes.
+    let bad = ((w & HI) ^ 0x3030_3030_3030_3030) | (((w & LO) + 0x0606_0606_0606_0606) & HI);
+    let k = (bad.trailing_zeros() / 8) as usize;
+    if k == 0 {
+        return (0, 0);
+    }
+    // Keep the k digits, moved up so that the leading bytes read as zeros,
+    // then combine neighbours: pairs, quads, the whole eight.
+    let mut v = (w & LO) << (8 * (8 - k));
+    v = (v.wrapping_mul(10) + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v.wrapping_mul(100) + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    v = (v.wrapping_mul(10000) + (v >> 32)) & 0xFFFF_FFFF;
+    (k, v)
+}
+
+#[inline]
+fn load8(b: &[u8], p: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[p..p + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// An id of 1 to 16 digits at `p` followed by a non-digit; None for
+/// anything else (the general parser then decides).
+#[inline]
+fn fast_id(b: &[u8], p: usize) -> Option<(u64, usize)> {
+    let (k, v) = swar_digits(load8(b, p));
+    match k {
+        0 => None,
+        1..=7 => Some((v, p + k)),
+        _ => {
+            let (k2, v2) = swar_digits(load8(b, p + 8));
+            if k2 == 8 {
+                return None;
+            }
+            Some((v * 10u64.pow(k2 as u32) + v2, p + 8 + k2))
+        }
+    }
+}
+
+/// The common edge-list line `U SEP V EOL` (one space or tab, `\n` or
+/// `\r\n`) parsed without branching per digit. Returns the ids and the
+/// start of the next line, or None to let the general parser take the
+/// line (comments, other separators, long ids, errors). Needs
+/// [`FAST_LOOKAHEAD`] bytes after `p`.
+#[inline]
+fn fast_edge_line(b: &[u8], p: usize) -> Option<(u64, u64, usize)> {
+    let (u, q) = fast_id(b, p)?;
+    if b[q] != b' ' && b[q] != b'\t' {
+        return None;
+    }
+    let (v, q) = fast_id(b, q + 1)?;
+    match b[q] {
+        b'\n' => Some((u, v, q + 1)),
+        b'\r' if b[q + 1] == b'\n' => Some((u, v, q + 2)),
+        _ => None,
+    }
+}
+
 /// Line classification shared by all formats.
 #[inline]
 fn data_line(c: &mut Cursor) -> bool {
@@ -328,7 +398,22 @@ fn parse_chunk<S: EdgeSink>(
         p: 0,
         line_start: 0,
     };
+    let fast = spec.format == Format::EdgeList && !spec.weighted && !spec.ignore_weights;
+    let fast_end = data.len().saturating_sub(FAST_LOOKAHEAD);
     while c.p < data.len() {
+        if fast && c.p < fast_end {
+            if let Some((u, v, next)) = fast_edge_line(data, c.p) {
+                out.data_lines += 1;
+                out.lines += 1;
+                c.p = next;
+                c.line_start = next;
+                if !sink.edge(u, v, 1.0) {
+                    stop.store(0, Ordering::Relaxed);
+                    return out;
+                }
+                continue;
+            }
+        }
         if data_line(&mut c) {
             out.data_lines += 1;
             let r = match spec.format {
@@ -705,6 +790,55 @@ mod tests {
         }
         fn vertex(&mut self, u: u64) {
             self.1.push(u);
+        }
+    }
+
+    #[test]
+    fn swar_digits_reads_every_length() {
+        for k in 0..=8usize {
+            let digits: String = "31415926".chars().take(k).collect();
+            let mut bytes = [b' '; 8];
+            bytes[..k].copy_from_slice(digits.as_bytes());
+            let (n, v) = swar_digits(u64::from_le_bytes(bytes));
+            assert_eq!(n, k);
+            assert_eq!(v, digits.parse::<u64>().unwrap_or(0));
+        }
+        // Bytes next to the digit range are not digits.
+        for c in [b'/', b':', b'0' + 0x10, b'0' | 0x80] {
+            let mut bytes = [b'7'; 8];
+            bytes[3] = c;
+            assert_eq!(swar_digits(u64::from_le_bytes(bytes)), (3, 777));
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast path accepts exactly the plain two-column lines and
+        /// reads the same ids as the general parser.
+        #[test]
+        fn fast_path_agrees_with_the_general_parser(
+            lines in proptest::collection::vec(
+                (0u64..u64::MAX, 0usize..3, 0u32..20, proptest::sample::select(vec![" ", "\t", "  ", ",", " \t"]),
+                 proptest::sample::select(vec!["\n", "\r\n", " \n", "\t1.5\n"])), 1..40)
+        ) {
+            let mut text = String::new();
+            let mut want = Vec::new();
+            for (i, &(x, shift, lead0, sep, eol)) in lines.iter().enumerate() {
+                let u = x >> (shift * 24);
+                let v = (x.rotate_left(17)) >> (lead0 % 64);
+                let zeros = "0".repeat((lead0 % 3) as usize);
+                text.push_str(&format!("{zeros}{u}{sep}{v}{}", if eol.starts_with('\t') && i > 0 { "\n" } else { eol }));
+                want.push((u, v, 1.0f32));
+            }
+            let mut sink = Collect::default();
+            let stop = AtomicU64::new(u64::MAX);
+            let o = parse_chunk(text.as_bytes(), &spec(Format::EdgeList, false), &mut sink, &stop);
+            if lines[0].4.starts_with('\t') {
+                proptest::prop_assert!(o.first_error.is_some());
+            } else {
+                proptest::prop_assert!(o.first_error.is_none(), "{:?}", o.first_error);
+                proptest::prop_assert_eq!(sink.0, want);
+                proptest::prop_assert_eq!(o.lines as usize, lines.len());
+            }
         }
     }
 
