@@ -64,15 +64,29 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         levels += 1;
         let next_depth = levels;
         frontier = r.step(&frontier, Direction::Out, |v, edges, next| {
-            for &u in edges.ids {
-                // The thread whose insert sets the bit is the only writer.
-                if !visited.contains(u as u64) && visited.insert(u as u64) {
-                    parent[u as usize].store(v, Relaxed);
-                    depth[u as usize].store(next_depth, Relaxed);
-                    next.activate(u);
+            // Probe a run of neighbours without branching on the answers,
+            // so the CPU overlaps the bitmap's cache misses, then claim the
+            // few that were unvisited.
+            let mut unseen = [0 as VertexId; 64];
+            for run in edges.ids.chunks(64) {
+                let mut k = 0;
+                for &u in run {
+                    unseen[k] = u;
+                    k += usize::from(!visited.contains(u as u64));
+                }
+                for &u in &unseen[..k] {
+                    // The thread whose insert sets the bit is the only
+                    // writer, and the only one to activate u.
+                    if visited.insert(u as u64) {
+                        parent[u as usize].store(v, Relaxed);
+                        next.activate_new(u);
+                    }
                 }
             }
         })?;
+        // Depths are written per level, in vertex order, rather than per
+        // discovery: scattered stores between atomic inserts stall them.
+        frontier.for_each(|u| depth[u as usize].store(next_depth, Relaxed));
     }
     Ok(BfsResult {
         source: s,

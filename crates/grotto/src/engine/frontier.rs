@@ -189,6 +189,21 @@ impl Frontier {
         out
     }
 
+    /// Calls `f` with each active vertex, in increasing order.
+    pub fn for_each(&self, mut f: impl FnMut(VertexId)) {
+        let mut buf = Vec::with_capacity(4096);
+        let units = self.units();
+        let step = match self {
+            Frontier::Dense(..) => 64,
+            _ => 4096,
+        };
+        for lo in (0..units).step_by(step) {
+            buf.clear();
+            self.vertices(lo, (lo + step).min(units), &mut buf);
+            buf.iter().for_each(|&v| f(v));
+        }
+    }
+
     /// Units a worker can claim: vertices of a list or sweep, words of a
     /// bitmap.
     pub(crate) fn units(&self) -> usize {

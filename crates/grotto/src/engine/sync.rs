@@ -185,6 +185,8 @@ pub struct Run<'c> {
 #[derive(Default)]
 struct Local {
     next: Vec<VertexId>,
+    /// Activations made with [`Next::activate_new`] (no bit set).
+    fresh: Vec<VertexId>,
     visits: u64,
     edges: u64,
 }
@@ -341,23 +343,31 @@ impl<'c> Run<'c> {
     }
 
     fn collect(&mut self, locals: Vec<Local>) -> Frontier {
-        let total: usize = locals.iter().map(|l| l.next.len()).sum();
+        let total: usize = locals.iter().map(|l| l.next.len() + l.fresh.len()).sum();
         for l in &locals {
             self.visits += l.visits;
             self.edges += l.edges;
         }
         if total as u64 * DENSE_DIVISOR > self.n {
+            for l in &locals {
+                for &v in &l.fresh {
+                    self.next_bits.insert(v as u64);
+                }
+            }
             let bits = std::mem::replace(&mut self.next_bits, AtomicBitmap::new(self.n));
             return Frontier::Dense(bits, total as u64);
         }
         let mut list = Vec::with_capacity(total);
+        for l in &locals {
+            for &v in &l.next {
+                self.next_bits.remove(v as u64);
+            }
+        }
         for l in locals {
             list.extend_from_slice(&l.next);
+            list.extend_from_slice(&l.fresh);
         }
         list.sort_unstable();
-        for &v in &list {
-            self.next_bits.remove(v as u64);
-        }
         Frontier::Sparse(list)
     }
 }
@@ -396,6 +406,7 @@ where
         let mut next = Next {
             bits: self.next_bits,
             list: &mut local.next,
+            fresh: &mut local.fresh,
         };
         (self.visit)(v, Edges { ids, first, degree }, &mut next);
     }
@@ -744,6 +755,46 @@ mod tests {
                 })
                 .unwrap();
             assert_eq!(m.bytes_read, blocks * 4096);
+        }
+    }
+
+    #[test]
+    fn unchecked_and_checked_activations_make_the_same_frontiers() {
+        // Every vertex activates its neighbours that are multiples of
+        // `m`: once through the duplicate check, once through
+        // `activate_new` with a claim bitmap; small m gives a dense next
+        // frontier, large m a sparse one.
+        let tg = testkit::rmat(11, 8, 23, true);
+        let e = SyncEngine::open(tg.graph.clone(), EngineConfig::default()).unwrap();
+        let n = e.graph().vertex_count();
+        for m in [1u32, 97] {
+            let (fronts, _) = e
+                .run(|r| {
+                    let checked = r.step(&Frontier::all(n), Direction::Out, |_, edges, next| {
+                        for &u in edges.ids.iter().filter(|&&u| u % m == 0) {
+                            next.activate(u);
+                        }
+                    })?;
+                    let claimed = AtomicBitmap::new(n);
+                    let fresh = r.step(&Frontier::all(n), Direction::Out, |_, edges, next| {
+                        for &u in edges.ids.iter().filter(|&&u| u % m == 0) {
+                            if claimed.insert(u as u64) {
+                                next.activate_new(u);
+                            }
+                        }
+                    })?;
+                    Ok((checked, fresh))
+                })
+                .unwrap();
+            assert_eq!(
+                fronts.0.is_dense(),
+                m == 1,
+                "both frontier forms are covered"
+            );
+            assert_eq!(fronts.0.is_dense(), fronts.1.is_dense());
+            assert_eq!(fronts.0.len(), fronts.1.len());
+            assert_eq!(fronts.0.to_vec(), fronts.1.to_vec());
+            assert!(!fronts.0.is_empty());
         }
     }
 

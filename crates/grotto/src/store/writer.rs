@@ -371,7 +371,8 @@ mod tests {
         let mut w = GraphWriter::create(&target).expect("create");
         w.section(SectionKind::OutIndex, &big, big.len() as u64)
             .expect("big section");
-        w.section(SectionKind::IdMap, &small, 1).expect("small section");
+        w.section(SectionKind::IdMap, &small, 1)
+            .expect("small section");
         let header = Header {
             version: FORMAT_VERSION,
             flags: 0,
