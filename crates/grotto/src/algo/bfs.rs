@@ -46,6 +46,14 @@ pub struct BfsResult {
 }
 
 /// Runs BFS on the engine.
+///
+/// In block mode, a vertex found earlier in the current level whose block
+/// is loaded for the level is expanded at once (its depth is already
+/// final: every vertex one level closer was found in the previous level).
+/// What it reaches unvisited is only a candidate for the level after next,
+/// with it as parent: when the level ends, candidates that no vertex of
+/// the level reached are claimed at that depth. The vertex then leaves the
+/// next frontier, so its block is not read again for it.
 pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let n = r.vertex_count();
     let s = cfg.source;
@@ -54,39 +62,83 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     // Probed once per edge: a bitmap (n/8 bytes) stays in cache where the
     // parent array (4n bytes) would not.
     let visited = AtomicBitmap::new(n);
+    // Expanded ahead of their level; candidates for the level after next
+    // and the parent each was found from.
+    let early = AtomicBitmap::new(n);
+    let candidate = AtomicBitmap::new(n);
+    let candidate_parent = atomics_u32(n, NONE);
     visited.insert(s as u64);
     parent[s as usize].store(s, Relaxed);
     depth[s as usize].store(0, Relaxed);
     let mut frontier = Frontier::single(s);
-    let (mut reached, mut levels) = (0u64, 0u32);
-    while !frontier.is_empty() {
-        reached += frontier.len();
-        levels += 1;
+    // Claimed for the level after the one being built.
+    let mut ahead: Vec<VertexId> = Vec::new();
+    let (mut reached, mut levels) = (1u64, 1u32);
+    while !frontier.is_empty() || !ahead.is_empty() {
         let next_depth = levels;
-        frontier = r.step(&frontier, Direction::Out, |v, edges, next| {
-            // Probe a run of neighbours without branching on the answers,
-            // so the CPU overlaps the bitmap's cache misses, then claim the
-            // few that were unvisited.
-            let mut unseen = [0 as VertexId; 64];
-            for run in edges.ids.chunks(64) {
-                let mut k = 0;
-                for &u in run {
-                    unseen[k] = u;
-                    k += usize::from(!visited.contains(u as u64));
+        let out = r.step_eager(
+            &frontier,
+            Direction::Out,
+            // Found (parent set) but without a depth yet: found this level.
+            |v| {
+                depth[v as usize].load(Relaxed) == u32::MAX
+                    && parent[v as usize].load(Relaxed) != NONE
+                    && early.insert(v as u64)
+            },
+            |v, edges, next| {
+                if depth[v as usize].load(Relaxed) == u32::MAX {
+                    for &u in edges.ids {
+                        if !visited.contains(u as u64) && candidate.insert(u as u64) {
+                            candidate_parent[u as usize].store(v, Relaxed);
+                        }
+                    }
+                    return;
                 }
-                for &u in &unseen[..k] {
-                    // The thread whose insert sets the bit is the only
-                    // writer, and the only one to activate u.
-                    if visited.insert(u as u64) {
-                        parent[u as usize].store(v, Relaxed);
-                        next.activate_new(u);
+                // Probe a run of neighbours without branching on the
+                // answers, so the CPU overlaps the bitmap's cache misses,
+                // then claim the few that were unvisited.
+                let mut unseen = [0 as VertexId; 64];
+                for run in edges.ids.chunks(64) {
+                    let mut k = 0;
+                    for &u in run {
+                        unseen[k] = u;
+                        k += usize::from(!visited.contains(u as u64));
+                    }
+                    for &u in &unseen[..k] {
+                        // The thread whose insert sets the bit is the only
+                        // writer, and the only one to activate u.
+                        if visited.insert(u as u64) {
+                            parent[u as usize].store(v, Relaxed);
+                            next.activate_new(u);
+                        }
                     }
                 }
+            },
+        )?;
+        // The level: what the step found plus what was claimed ahead.
+        let level = merge_sorted(out.to_vec(), std::mem::take(&mut ahead));
+        if level.is_empty() {
+            break;
+        }
+        for &u in &level {
+            depth[u as usize].store(next_depth, Relaxed);
+        }
+        reached += level.len() as u64;
+        levels += 1;
+        // Candidates no vertex of this level reached are one level deeper.
+        let mut found = Vec::new();
+        candidate.drain_words(0, candidate.word_count(), &mut found);
+        for w in found {
+            if visited.insert(w) {
+                parent[w as usize].store(candidate_parent[w as usize].load(Relaxed), Relaxed);
+                ahead.push(w as VertexId);
             }
-        })?;
-        // Depths are written per level, in vertex order, rather than per
-        // discovery: scattered stores between atomic inserts stall them.
-        frontier.for_each(|u| depth[u as usize].store(next_depth, Relaxed));
+        }
+        let rest: Vec<VertexId> = level
+            .into_iter()
+            .filter(|&u| !early.contains(u as u64))
+            .collect();
+        frontier = Frontier::from_sorted(rest, n);
     }
     Ok(BfsResult {
         source: s,
@@ -95,6 +147,27 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         reached,
         levels,
     })
+}
+
+/// Merges two sorted lists of distinct vertices that share none.
+fn merge_sorted(a: Vec<VertexId>, b: Vec<VertexId>) -> Vec<VertexId> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// Runs BFS on the asynchronous engine: label-correcting search with the

@@ -322,7 +322,7 @@ impl<'c> AsyncRun<'c> {
             });
         }
         let d = dir_index(flow.dir);
-        let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n));
+        let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n, self.cfg.threads));
         let st = self.states[d].get_or_init(|| BlockStates::new(blocks));
         let (base, wbase) = if blocks > 0 {
             (

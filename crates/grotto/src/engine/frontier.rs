@@ -116,6 +116,14 @@ impl AtomicBitmap {
         }
     }
 
+    /// The members, in increasing order (tests).
+    #[cfg(test)]
+    pub(crate) fn to_vec_for_test(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.members_in_words(0, self.word_count(), &mut out);
+        out
+    }
+
     /// Number of members (a scan).
     pub fn count(&self) -> u64 {
         self.words
@@ -161,6 +169,22 @@ impl Frontier {
         v.sort_unstable();
         v.dedup();
         Frontier::Sparse(v)
+    }
+
+    /// The given sorted, distinct vertices of a graph of `n` vertices, as
+    /// a list or, past one vertex in [`DENSE_DIVISOR`], a bitmap (the form
+    /// the engine itself picks for a level's result).
+    pub fn from_sorted(v: Vec<VertexId>, n: u64) -> Frontier {
+        debug_assert!(v.windows(2).all(|w| w[0] < w[1]));
+        if v.len() as u64 * DENSE_DIVISOR > n {
+            let bits = AtomicBitmap::new(n);
+            for &x in &v {
+                bits.insert(x as u64);
+            }
+            Frontier::Dense(bits, v.len() as u64)
+        } else {
+            Frontier::Sparse(v)
+        }
     }
 
     /// Number of active vertices.

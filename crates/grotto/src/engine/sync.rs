@@ -199,6 +199,9 @@ struct StepCtx<'s, F> {
     cur_bits: &'s AtomicBitmap,
     next_bits: &'s AtomicBitmap,
     visit: &'s F,
+    /// Block mode: decides whether a vertex outside the frontier whose
+    /// whole list is in a block just loaded is visited too.
+    eager: Option<&'s (dyn Fn(VertexId) -> bool + Sync)>,
     base: u64,
     n: u64,
     cursor: AtomicUsize,
@@ -261,6 +264,42 @@ impl<'c> Run<'c> {
     where
         F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
     {
+        self.step_inner(frontier, dir, None, &visit)
+    }
+
+    /// [`Run::step`] that also lets the algorithm use blocks it reads
+    /// anyway: in block mode, each vertex outside the frontier whose whole
+    /// list lies in a block loaded for this level is offered to
+    /// `eager(v)`, and visited as well when that returns true (once per
+    /// step; vertices with lists over several blocks, or kept in the
+    /// index, are never offered). A BFS uses it to expand vertices found
+    /// earlier in the same level while their block is in memory, instead
+    /// of reading the block again next level. In vertex mode `eager` is
+    /// never called and this is [`Run::step`].
+    pub fn step_eager<F, E>(
+        &mut self,
+        frontier: &Frontier,
+        dir: Direction,
+        eager: E,
+        visit: F,
+    ) -> Result<Frontier>
+    where
+        F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+        E: Fn(VertexId) -> bool + Sync,
+    {
+        self.step_inner(frontier, dir, Some(&eager), &visit)
+    }
+
+    fn step_inner<F>(
+        &mut self,
+        frontier: &Frontier,
+        dir: Direction,
+        eager: Option<&(dyn Fn(VertexId) -> bool + Sync)>,
+        visit: &F,
+    ) -> Result<Frontier>
+    where
+        F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+    {
         let adj = self.graph.adjacency(dir)?;
         self.steps += 1;
         if frontier.is_empty() {
@@ -277,7 +316,8 @@ impl<'c> Run<'c> {
             frontier,
             cur_bits: &self.cur_bits,
             next_bits: &self.next_bits,
-            visit: &visit,
+            visit,
+            eager,
             base,
             n: self.n,
             cursor: AtomicUsize::new(0),
@@ -289,7 +329,8 @@ impl<'c> Run<'c> {
             }),
             Mode::Block => {
                 let d = dir_index(dir);
-                let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n));
+                let map =
+                    self.maps[d].get_or_init(|| BlockMap::build(adj, self.n, self.cfg.threads));
                 let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
                 // Pass 1: inline lists, membership bits, needed blocks.
                 let mut results =
@@ -439,6 +480,15 @@ where
     }
 
     /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
+    /// Whether `v`'s whole list is in block `b`.
+    fn whole_list_in(&self, v: VertexId, b: u64) -> bool {
+        let per = SLOTS_PER_BLOCK as u64;
+        match self.adj.disk_span(v) {
+            Some((slot, degree)) if degree > 0 => slot / per == b && (slot + degree - 1) / per == b,
+            _ => false,
+        }
+    }
+
     fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
         let Some((slot, degree)) = self.adj.disk_span(v) else {
             return Ok(());
@@ -580,6 +630,10 @@ where
         for &v in map.vertices(b) {
             if ctx.member(v) {
                 ctx.deliver(v, b, pin.bytes(), &mut local)?;
+            } else if let Some(eager) = ctx.eager {
+                if ctx.whole_list_in(v, b) && eager(v) {
+                    ctx.deliver(v, b, pin.bytes(), &mut local)?;
+                }
             }
         }
         Ok(())
@@ -795,6 +849,63 @@ mod tests {
             assert_eq!(fronts.0.len(), fronts.1.len());
             assert_eq!(fronts.0.to_vec(), fronts.1.to_vec());
             assert!(!fronts.0.is_empty());
+        }
+    }
+
+    #[test]
+    fn eager_visits_only_whole_lists_in_loaded_blocks() {
+        let tg = testkit::rmat(11, 8, 24, true);
+        let adj = tg.graph.out();
+        let n = tg.graph.vertex_count();
+        // A frontier of a few vertices with lists on disk.
+        let front: Vec<VertexId> = (0..n as VertexId)
+            .filter(|&v| adj.disk_span(v).is_some())
+            .step_by(97)
+            .collect();
+        let per = SLOTS_PER_BLOCK as u64;
+        let loaded: std::collections::HashSet<u64> = front
+            .iter()
+            .flat_map(|&v| {
+                let (slot, d) = adj.disk_span(v).unwrap();
+                slot / per..=(slot + d - 1) / per
+            })
+            .collect();
+        for mode in [Mode::Block, Mode::Vertex] {
+            let cfg = EngineConfig {
+                mode,
+                ..EngineConfig::default()
+            };
+            let e = SyncEngine::open(tg.graph.clone(), cfg).unwrap();
+            let offered = AtomicBitmap::new(n);
+            let edges_seen: Vec<std::sync::atomic::AtomicU64> = (0..n)
+                .map(|_| std::sync::atomic::AtomicU64::new(0))
+                .collect();
+            let frontier = Frontier::from_vertices(front.clone());
+            e.run(|r| {
+                r.step_eager(
+                    &frontier,
+                    Direction::Out,
+                    |v| offered.insert(v as u64) && v % 2 == 0,
+                    |v, edges, _| {
+                        edges_seen[v as usize].fetch_add(edges.ids.len() as u64, Ordering::Relaxed);
+                    },
+                )
+            })
+            .unwrap();
+            let offered = offered.to_vec_for_test();
+            if mode == Mode::Vertex {
+                assert!(offered.is_empty());
+                continue;
+            }
+            assert!(!offered.is_empty());
+            for &v in &offered {
+                let (slot, d) = adj.disk_span(v as VertexId).unwrap();
+                assert!(!front.contains(&(v as VertexId)));
+                assert_eq!(slot / per, (slot + d - 1) / per, "a whole list");
+                assert!(loaded.contains(&(slot / per)), "in a loaded block");
+                let want = if v % 2 == 0 { d } else { 0 };
+                assert_eq!(edges_seen[v as usize].load(Ordering::Relaxed), want);
+            }
         }
     }
 
