@@ -71,7 +71,7 @@ struct Appender {
     base: u64,
     jobs: Option<mpsc::SyncSender<Job>>,
     free: mpsc::Receiver<PageBuf>,
-    worker: Option<std::thread::JoinHandle<std::io::Result<bool>>>,
+    worker: Option<std::thread::JoinHandle<std::io::Result<()>>>,
 }
 
 impl Appender {
@@ -140,15 +140,14 @@ impl Appender {
         Ok(())
     }
 
-    /// Writes what is buffered and waits for the writer thread; returns
-    /// whether O_DIRECT stayed in effect.
-    fn close(&mut self) -> Result<bool> {
+    /// Writes what is buffered and waits for the writer thread.
+    fn close(&mut self) -> Result<()> {
         if self.fill > 0 {
             self.submit()?;
         }
         self.jobs = None;
         match self.worker.take().map(|w| w.join()) {
-            Some(Ok(Ok(direct))) => Ok(direct),
+            Some(Ok(Ok(()))) => Ok(()),
             Some(Ok(Err(e))) => Err(Error::io(&self.path, "write", e)),
             Some(Err(p)) => std::panic::resume_unwind(p),
             None => Err(Error::Invalid("graph writer closed twice".into())),
@@ -173,7 +172,7 @@ fn write_jobs(
     give_back: mpsc::Sender<PageBuf>,
     mut direct: Option<File>,
     buffered: File,
-) -> std::io::Result<bool> {
+) -> std::io::Result<()> {
     for job in inbox {
         let bytes = job.buf.bytes(job.len);
         let mut done = false;
@@ -193,7 +192,7 @@ fn write_jobs(
         }
         let _ = give_back.send(job.buf);
     }
-    Ok(direct.is_some())
+    Ok(())
 }
 
 struct OpenSection {
@@ -424,7 +423,7 @@ mod tests {
         };
         let mut a = Appender::new(full, f).expect("appender");
         let data = vec![1u8; WRITE_BUFFER_BYTES * 4];
-        let r = a.append(&data).and_then(|_| a.close().map(|_| ()));
+        let r = a.append(&data).and_then(|_| a.close());
         assert!(r.is_err());
     }
 }
