@@ -147,6 +147,10 @@ impl BlockCache {
     }
 }
 
+/// Extra reaps a [`CacheReader::pump`] round makes while it hands landed
+/// groups out, each followed by a refill of the freed slots.
+pub const PUMP_REAPS: usize = 64;
+
 /// One thread's access to a [`BlockCache`].
 pub struct CacheReader<'c> {
     cache: &'c BlockCache,
@@ -252,27 +256,117 @@ impl<'c> CacheReader<'c> {
     /// `f`, and returns. With `wait`, a round that can make no progress
     /// otherwise blocks for one completion of this reader. The round stops
     /// pulling when `source` returns `None`, and pulls again next round.
+    ///
+    /// The device is kept busy while `f` works: the slots of the reads
+    /// reaped are refilled before their blocks are handed out, and between
+    /// two landed groups the round reaps what landed meanwhile and refills
+    /// again (up to [`PUMP_REAPS`] times a round, so a caller still gets
+    /// control back regularly).
     pub fn pump(
         &mut self,
         source: &mut dyn FnMut() -> Option<BlockKey>,
-        mut f: &mut dyn FnMut(Pinned<'c>) -> Result<()>,
+        f: &mut dyn FnMut(Pinned<'c>) -> Result<()>,
         wait: bool,
     ) -> Result<Pumped> {
+        let mut out = Pumped::default();
+        let mut blocked = self.fill(source, f, &mut out)?;
+        self.reader.flush()?;
+        // Joined reads that landed.
+        let mut k = 0;
+        while k < self.joins.len() {
+            let j = self.joins.swap_remove(k);
+            let key = j.key();
+            match j.poll() {
+                Ok(Ok(p)) => {
+                    out.delivered += 1;
+                    f(p)?;
+                }
+                Ok(Err(())) => self.retry.push(BlockKey(key)),
+                Err(j) => {
+                    self.joins.push(j);
+                    let last = self.joins.len() - 1;
+                    self.joins.swap(k, last);
+                    k += 1;
+                }
+            }
+        }
+        // Our own completions; block for one only when nothing else moved.
+        let more = !out.dry || !self.retry.is_empty() || self.ahead.is_some();
+        let stuck = out.delivered == 0
+            && self.reader.in_flight() > 0
+            && (self.reader.room() == 0 || blocked || !more);
+        self.done.clear();
+        let mut done = std::mem::take(&mut self.done);
+        if wait && stuck && self.joins.is_empty() {
+            self.reader.wait(&mut done, 1)?;
+        } else {
+            self.reader.reap(&mut done)?;
+            if wait
+                && done.is_empty()
+                && out.delivered == 0
+                && (blocked || !more)
+                && self.reader.in_flight() == 0
+                && !self.idle()
+            {
+                // Waiting on other threads' reads or pins.
+                std::thread::yield_now();
+            }
+        }
+        // Hand the landed groups out one at a time, refilling the device's
+        // queue before each: a group's processing can take longer than a
+        // read, and slots left empty meanwhile are throughput lost.
+        let mut first_err = None;
+        let mut i = 0;
+        let mut reaps = 0;
+        while i < done.len() {
+            if i > 0 && reaps < PUMP_REAPS && first_err.is_none() {
+                reaps += 1;
+                self.reader.reap(&mut done)?;
+            }
+            if !blocked && self.reader.room() > 0 && first_err.is_none() {
+                blocked = self.fill(source, f, &mut out)?;
+                self.reader.flush()?;
+            }
+            out.delivered += 1;
+            if first_err.is_some() {
+                // After an error the rest are dropped, freeing their slots.
+                let tag = done[i].tag as usize;
+                if let Some(g) = self.groups.get_mut(tag).and_then(|g| g.take()) {
+                    self.free.push(tag);
+                    drop(g);
+                }
+            } else if let Err(e) = self.deliver(&mut done[i], f) {
+                first_err = Some(e);
+            }
+            i += 1;
+        }
+        done.clear();
+        self.done = done;
+        first_err.map_or(Ok(out), Err)
+    }
+
+    /// Issues lookups while there is room for reads: hits go to `f`,
+    /// runs of adjacent misses become one read each. Returns whether the
+    /// pool was full (the key is kept for the next round).
+    fn fill(
+        &mut self,
+        source: &mut dyn FnMut() -> Option<BlockKey>,
+        f: &mut dyn FnMut(Pinned<'c>) -> Result<()>,
+        out: &mut Pumped,
+    ) -> Result<bool> {
         let cache = self.cache;
         let pool = &cache.pool;
-        let mut out = Pumped::default();
         let mut blocked = false;
         let mut deliver = |p: Pinned<'c>, out: &mut Pumped| -> Result<()> {
             out.delivered += 1;
             f(p)
         };
-        // Issue lookups while there is room for reads.
         while self.reader.room() > 0 && !blocked {
             let Some(key) = self.pull(source, &mut out.dry) else {
                 break;
             };
             match pool.lookup(key.0)? {
-                Lookup::Hit(p) => deliver(p, &mut out)?,
+                Lookup::Hit(p) => deliver(p, out)?,
                 Lookup::Joined(j) => self.joins.push(j),
                 Lookup::Full => {
                     self.retry.push(key);
@@ -307,7 +401,7 @@ impl<'c> CacheReader<'c> {
                         match pool.lookup(next.0)? {
                             Lookup::Miss(l) => group.push(l),
                             Lookup::Hit(p) => {
-                                deliver(p, &mut out)?;
+                                deliver(p, out)?;
                                 break;
                             }
                             Lookup::Joined(j) => {
@@ -328,50 +422,7 @@ impl<'c> CacheReader<'c> {
                 }
             }
         }
-        self.reader.flush()?;
-        // Joined reads that landed.
-        let mut k = 0;
-        while k < self.joins.len() {
-            let j = self.joins.swap_remove(k);
-            let key = j.key();
-            match j.poll() {
-                Ok(Ok(p)) => deliver(p, &mut out)?,
-                Ok(Err(())) => self.retry.push(BlockKey(key)),
-                Err(j) => {
-                    self.joins.push(j);
-                    let last = self.joins.len() - 1;
-                    self.joins.swap(k, last);
-                    k += 1;
-                }
-            }
-        }
-        // Our own completions; block for one only when nothing else moved.
-        let more = !out.dry || !self.retry.is_empty() || self.ahead.is_some();
-        let stuck = out.delivered == 0
-            && self.reader.in_flight() > 0
-            && (self.reader.room() == 0 || blocked || !more);
-        self.done.clear();
-        let mut done = std::mem::take(&mut self.done);
-        if wait && stuck && self.joins.is_empty() {
-            self.reader.wait(&mut done, 1)?;
-        } else {
-            self.reader.reap(&mut done)?;
-            if wait
-                && done.is_empty()
-                && out.delivered == 0
-                && (blocked || !more)
-                && self.reader.in_flight() == 0
-                && !self.idle()
-            {
-                // Waiting on other threads' reads or pins.
-                std::thread::yield_now();
-            }
-        }
-        out.delivered += done.len();
-        let r = self.deliver(&mut done, &mut f);
-        self.done = done;
-        r?;
-        Ok(out)
+        Ok(blocked)
     }
 
     /// The next key to look up: one put back for a full pool first, then
@@ -428,58 +479,42 @@ impl<'c> CacheReader<'c> {
         }
     }
 
-    fn deliver(
-        &mut self,
-        done: &mut Vec<Done>,
-        f: &mut impl FnMut(Pinned<'c>) -> Result<()>,
-    ) -> Result<()> {
+    /// Verifies the blocks of one landed group and hands them to `f`; a
+    /// failed read or checksum becomes an error naming the blocks.
+    fn deliver(&mut self, d: &mut Done, f: &mut dyn FnMut(Pinned<'c>) -> Result<()>) -> Result<()> {
         let cache = self.cache;
-        let mut first_err = None;
-        for d in done.drain(..) {
-            let tag = d.tag as usize;
-            let Some(group) = self.groups.get_mut(tag).and_then(|g| g.take()) else {
-                continue;
-            };
-            self.free.push(tag);
-            let first = BlockKey(group[0].key());
-            if let Err(e) = d.result {
-                let what = cache.describe(first, group.len());
-                first_err.get_or_insert(match e {
-                    Error::Io { path, op, source } => Error::Io {
-                        path,
-                        op: format!("{op} ({what})"),
-                        source,
-                    },
-                    Error::Truncated { path, what: w } => Error::Truncated {
-                        path,
-                        what: format!("{what}: {w}"),
-                    },
-                    other => other,
-                });
-                continue; // dropping the loads frees their slots
-            }
-            for load in group {
-                if first_err.is_some() {
-                    break;
-                }
-                let key = BlockKey(load.key());
-                let check = cache
-                    .locate(key)
-                    .ok_or_else(|| Error::Invalid(format!("block key {} out of range", key.0)))
-                    .and_then(|(s, b)| cache.graph.check_block(s.dir, s.weights, b, load.bytes()));
-                match check {
-                    Ok(()) => {
-                        if let Err(e) = f(load.finish()) {
-                            first_err.get_or_insert(e);
-                        }
-                    }
-                    Err(e) => {
-                        first_err.get_or_insert(e);
-                    }
-                }
-            }
+        let tag = d.tag as usize;
+        let Some(group) = self.groups.get_mut(tag).and_then(|g| g.take()) else {
+            return Ok(());
+        };
+        self.free.push(tag);
+        let first = BlockKey(group[0].key());
+        let result = std::mem::replace(&mut d.result, Ok(()));
+        if let Err(e) = result {
+            let what = cache.describe(first, group.len());
+            // Dropping the loads frees their slots.
+            return Err(match e {
+                Error::Io { path, op, source } => Error::Io {
+                    path,
+                    op: format!("{op} ({what})"),
+                    source,
+                },
+                Error::Truncated { path, what: w } => Error::Truncated {
+                    path,
+                    what: format!("{what}: {w}"),
+                },
+                other => other,
+            });
         }
-        first_err.map_or(Ok(()), Err)
+        for load in group {
+            let key = BlockKey(load.key());
+            cache
+                .locate(key)
+                .ok_or_else(|| Error::Invalid(format!("block key {} out of range", key.0)))
+                .and_then(|(s, b)| cache.graph.check_block(s.dir, s.weights, b, load.bytes()))?;
+            f(load.finish())?;
+        }
+        Ok(())
     }
 }
 
