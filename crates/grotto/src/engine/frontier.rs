@@ -32,6 +32,19 @@ impl AtomicBitmap {
         }
     }
 
+    /// The set of the increasing members `v` over `0..len`, built a word
+    /// at a time (no atomic operation per member).
+    pub fn from_sorted(v: &[VertexId], len: u64) -> AtomicBitmap {
+        let mut words = vec![0u64; len.div_ceil(64) as usize];
+        for &x in v {
+            words[(x / 64) as usize] |= 1u64 << (x % 64);
+        }
+        AtomicBitmap {
+            words: words.into_iter().map(AtomicU64::new).collect(),
+            len,
+        }
+    }
+
     /// The universe size.
     pub fn len(&self) -> u64 {
         self.len
@@ -177,11 +190,7 @@ impl Frontier {
     pub fn from_sorted(v: Vec<VertexId>, n: u64) -> Frontier {
         debug_assert!(v.windows(2).all(|w| w[0] < w[1]));
         if v.len() as u64 * DENSE_DIVISOR > n {
-            let bits = AtomicBitmap::new(n);
-            for &x in &v {
-                bits.insert(x as u64);
-            }
-            Frontier::Dense(bits, v.len() as u64)
+            Frontier::Dense(AtomicBitmap::from_sorted(&v, n), v.len() as u64)
         } else {
             Frontier::Sparse(v)
         }
@@ -260,6 +269,24 @@ impl Frontier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_sorted_holds_exactly_the_members() {
+        let v: Vec<VertexId> = vec![0, 1, 63, 64, 65, 127, 128, 200, 255];
+        let b = AtomicBitmap::from_sorted(&v, 256);
+        assert_eq!(
+            b.to_vec_for_test(),
+            v.iter().map(|&x| x as u64).collect::<Vec<_>>()
+        );
+        assert_eq!(b.count(), v.len() as u64);
+        // Dense and sparse frontiers list the same vertices.
+        let dense = Frontier::from_sorted(v.clone(), 256);
+        assert!(dense.is_dense());
+        assert_eq!(dense.to_vec(), v);
+        let sparse = Frontier::from_sorted(v.clone(), 1 << 20);
+        assert!(!sparse.is_dense());
+        assert_eq!(sparse.to_vec(), v);
+    }
 
     #[test]
     fn bitmap_insert_is_claimed_once() {

@@ -64,6 +64,9 @@ pub struct RunMetrics {
     /// Bytes read per window from the start of the run (the device's
     /// throughput over time).
     pub window_bytes: Vec<u64>,
+    /// The request mix: `[smallest size of the class (a power of two),
+    /// requests, bytes]` for every size class that was read.
+    pub request_sizes: Vec<[u64; 3]>,
 }
 
 impl RunMetrics {
@@ -103,6 +106,13 @@ impl RunMetrics {
             peak_rss_bytes: crate::metrics::peak_rss_bytes().unwrap_or(0),
             window_ms: crate::io::WINDOW_MS,
             window_bytes: io.windows.clone(),
+            request_sizes: io
+                .sizes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.0 > 0)
+                .map(|(i, c)| [1u64 << i, c.0, c.1])
+                .collect(),
             ..RunMetrics::default()
         }
     }

@@ -55,7 +55,14 @@ pub struct IoStats {
     /// Bytes completed in each [`WINDOW_MS`] window after `epoch`; empty
     /// when no epoch was set.
     pub windows: Vec<u64>,
+    /// Successful operations by size: entry `i` counts those of
+    /// `2^i <= bytes < 2^(i+1)` as (operations, bytes). With the device
+    /// profile it gives the throughput to expect for the request mix.
+    pub sizes: [(u64, u64); SIZE_CLASSES],
 }
+
+/// Size classes of [`IoStats::sizes`] (powers of two up to 2^31 bytes).
+pub const SIZE_CLASSES: usize = 32;
 
 /// Width of a throughput window, milliseconds (ACGraph's Fig. 3 uses 50).
 pub const WINDOW_MS: u64 = 50;
@@ -88,6 +95,10 @@ impl IoStats {
         }
         for (a, b) in self.windows.iter_mut().zip(&o.windows) {
             *a += b;
+        }
+        for (a, b) in self.sizes.iter_mut().zip(&o.sizes) {
+            a.0 += b.0;
+            a.1 += b.1;
         }
     }
 }
@@ -479,6 +490,10 @@ impl Reader {
         self.stats.last_complete = Some(now);
         if result.is_ok() {
             self.stats.bytes += p.total as u64;
+            let class = (usize::BITS - 1 - p.total.max(1).leading_zeros()) as usize;
+            let c = &mut self.stats.sizes[class.min(SIZE_CLASSES - 1)];
+            c.0 += 1;
+            c.1 += p.total as u64;
             if let Some(e) = self.stats.epoch {
                 let w = (now.saturating_duration_since(e).as_millis() as u64 / WINDOW_MS) as usize;
                 if w < MAX_WINDOWS {
