@@ -154,10 +154,7 @@ fn bench_io(ctx: &Ctx, a: IoBenchArgs) -> anyhow::Result<()> {
             eprintln!("note: {n}");
         }
     }
-    let backend = match io.backend() {
-        grotto::io::BackendKind::Uring => "io_uring",
-        grotto::io::BackendKind::Pread => "pread",
-    };
+    let backend = io.backend().name();
     let qd = a.qd.clamp(1, 4096);
     let mut results = Vec::new();
     for (pattern, sequential) in [("random", false), ("seq", true)] {

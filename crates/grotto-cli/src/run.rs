@@ -234,7 +234,7 @@ struct Common {
     /// Buffer pool: bytes (256MiB) or a share of the graph file (3%).
     #[arg(long, default_value = "3%")]
     cache: CacheSize,
-    /// I/O backend: auto, uring or pread.
+    /// I/O backend: auto, uring, pread, or memory (the file read into RAM first, no I/O while running).
     #[arg(long, default_value = "auto")]
     io: BackendChoice,
     /// Write per-vertex results here (in your vertex ids).
@@ -394,10 +394,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             },
             human_bytes(engine.cache_bytes()),
             ctx.threads,
-            match engine.io().backend() {
-                grotto::io::BackendKind::Uring => "io_uring",
-                grotto::io::BackendKind::Pread => "pread",
-            }
+            engine.io().backend().name()
         );
         eprintln!("  {profile_msg}");
         for note in engine.io().notes() {
@@ -618,7 +615,10 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     } else {
         0.0
     };
-    let profile = profile.as_ref().filter(|_| metrics.requests > 0);
+    // No device, no device fraction.
+    let profile = profile
+        .as_ref()
+        .filter(|_| metrics.requests > 0 && metrics.backend != "memory");
     let expected =
         profile.and_then(|p| expected_mix_bandwidth(p, concurrency, &metrics.request_sizes));
     let device_fraction = expected.map(|e| metrics.read_bytes_per_s / e);

@@ -44,10 +44,14 @@ fn block_ok(b: u64, bytes: &[u8]) -> bool {
 /// The backends to test here, saying why io_uring is skipped if it is.
 fn backends() -> Vec<BackendChoice> {
     match uring_status() {
-        Ok(()) => vec![BackendChoice::Uring, BackendChoice::Pread],
+        Ok(()) => vec![
+            BackendChoice::Uring,
+            BackendChoice::Pread,
+            BackendChoice::Memory,
+        ],
         Err((_, why)) => {
             eprintln!("io_uring tests skipped: {why}; testing the pread fallback only");
-            vec![BackendChoice::Pread]
+            vec![BackendChoice::Pread, BackendChoice::Memory]
         }
     }
 }
@@ -124,6 +128,39 @@ fn both_backends_read_exact_bytes_single_and_merged() {
             }
         }
     }
+}
+
+#[test]
+fn the_memory_backend_is_read_only_and_stops_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = stamped_file(dir.path());
+    let write = IoFile::open(
+        &p,
+        &IoOptions {
+            backend: BackendChoice::Memory,
+            write: true,
+            ..IoOptions::default()
+        },
+    );
+    assert!(matches!(write, Err(Error::Invalid(m)) if m.contains("read-only")));
+    let f = open(&p, BackendChoice::Memory, None);
+    assert_eq!(f.backend().name(), "memory");
+    // A read that runs past the end is a truncation, as on the device.
+    let buf = AlignedBuf::new(8192, 4096).unwrap();
+    let mut r = f.reader(1, None).unwrap();
+    let iov = [IoBuf {
+        ptr: buf.as_ptr(),
+        len: 8192,
+    }];
+    // SAFETY: the buffer is lent to this one request until it completes.
+    unsafe { r.read((BLOCKS - 1) * 4096, &iov, 0).unwrap() };
+    let mut done = Vec::new();
+    r.wait(&mut done, 1).unwrap();
+    assert!(
+        matches!(done[0].result, Err(Error::Truncated { .. })),
+        "{:?}",
+        done[0].result
+    );
 }
 
 #[test]

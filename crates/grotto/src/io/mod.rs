@@ -9,6 +9,7 @@
 
 pub mod aligned;
 pub mod fault;
+pub mod memory;
 pub mod pread;
 pub mod profile;
 pub mod raw;
@@ -38,6 +39,9 @@ pub enum BackendChoice {
     Uring,
     /// The pread thread pool.
     Pread,
+    /// No I/O while running: the file is read into memory when opened and
+    /// requests are copies from it (measures what the device costs).
+    Memory,
 }
 
 impl std::str::FromStr for BackendChoice {
@@ -47,8 +51,9 @@ impl std::str::FromStr for BackendChoice {
             "auto" => Ok(BackendChoice::Auto),
             "uring" | "io_uring" => Ok(BackendChoice::Uring),
             "pread" => Ok(BackendChoice::Pread),
+            "memory" => Ok(BackendChoice::Memory),
             _ => Err(format!(
-                "unknown I/O backend {s:?}: use auto, uring or pread"
+                "unknown I/O backend {s:?}: use auto, uring, pread or memory"
             )),
         }
     }
@@ -80,13 +85,26 @@ impl Default for IoOptions {
     }
 }
 
-/// The two real backends.
+/// The backend readers of a file use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
     /// io_uring.
     Uring,
     /// Dedicated pread threads.
     Pread,
+    /// Copies from an image of the file in memory (no device I/O).
+    Memory,
+}
+
+impl BackendKind {
+    /// The name reports use ("io_uring", "pread", "memory").
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Uring => "io_uring",
+            BackendKind::Pread => "pread",
+            BackendKind::Memory => "memory",
+        }
+    }
 }
 
 /// A file opened for the io layer, shared by the readers of all threads.
@@ -100,6 +118,7 @@ pub struct IoFile {
     notes: Vec<String>,
     faults: Option<FaultPlan>,
     pread: OnceLock<Arc<pread::PreadPool>>,
+    image: Option<Arc<Vec<u8>>>,
 }
 
 /// Result of probing io_uring once per process.
@@ -146,6 +165,7 @@ impl IoFile {
         let align = system::dio_alignment(path).unwrap_or(4096).max(512);
         let kind = match (opts.backend, uring_status()) {
             (BackendChoice::Pread, _) => BackendKind::Pread,
+            (BackendChoice::Memory, _) => BackendKind::Memory,
             (_, Ok(())) => BackendKind::Uring,
             (BackendChoice::Uring, Err((_, why))) => {
                 return Err(Error::Invalid(format!(
@@ -157,6 +177,24 @@ impl IoFile {
                 BackendKind::Pread
             }
         };
+        let image = if kind == BackendKind::Memory {
+            if opts.write {
+                return Err(Error::Invalid(format!(
+                    "{}: the memory backend is read-only",
+                    path.display()
+                )));
+            }
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read into memory", e))?;
+            if bytes.len() as u64 != len {
+                return Err(Error::Truncated {
+                    path: path.to_path_buf(),
+                    what: format!("read {} of {len} bytes into memory", bytes.len()),
+                });
+            }
+            Some(Arc::new(bytes))
+        } else {
+            None
+        };
         Ok(Arc::new(IoFile {
             path: path.to_path_buf(),
             file,
@@ -167,6 +205,7 @@ impl IoFile {
             notes,
             faults: opts.faults.clone(),
             pread: OnceLock::new(),
+            image,
         }))
     }
 
@@ -232,6 +271,12 @@ impl IoFile {
                 let b = pread::PreadBackend::new(fd, pool, depth)
                     .map_err(|e| Error::io(&self.path, "start pread threads", e))?;
                 self.wrap(b)
+            }
+            BackendKind::Memory => {
+                let image = self.image.as_ref().ok_or_else(|| {
+                    Error::Invalid(format!("{}: no image in memory", self.path.display()))
+                })?;
+                self.wrap(memory::MemoryBackend::new(Arc::clone(image)))
             }
         };
         Ok(Reader::new(

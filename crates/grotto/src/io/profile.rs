@@ -462,11 +462,7 @@ fn derive(
         created_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
-        backend: match file.backend() {
-            super::BackendKind::Uring => "io_uring",
-            super::BackendKind::Pread => "pread",
-        }
-        .into(),
+        backend: file.backend().name().into(),
         direct: file.direct(),
         file_bytes: file.len(),
         quick: cfg.quick,
