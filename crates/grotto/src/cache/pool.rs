@@ -87,7 +87,9 @@ impl BufferPool {
                 ),
             });
         }
-        let arena = Arc::new(AlignedBuf::new(slots * SLOT_BYTES, SLOT_BYTES)?);
+        let mut arena = AlignedBuf::new(slots * SLOT_BYTES, SLOT_BYTES)?;
+        arena.populate();
+        let arena = Arc::new(arena);
         Ok(BufferPool {
             arena,
             slots: (0..slots)
