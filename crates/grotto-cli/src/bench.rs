@@ -53,7 +53,7 @@ struct IoBenchArgs {
     /// Seconds per measurement.
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
-    /// I/O backend: auto, uring or pread.
+    /// I/O backend: auto, uring, pread, or memory (copies from RAM: what the code costs without the device).
     #[arg(long, default_value = "auto")]
     io: BackendChoice,
 }

@@ -29,7 +29,7 @@ pub struct ProfileArgs {
     /// Draw throughput and latency curves to this SVG file.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// I/O backend: auto, uring or pread.
+    /// I/O backend: auto, uring or pread (memory is refused: it cannot write the scratch file).
     #[arg(long, default_value = "auto")]
     io: BackendChoice,
     /// Do not store the profile.

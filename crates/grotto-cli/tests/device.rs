@@ -214,7 +214,7 @@ fn refused_arguments_say_why() {
     );
     let o = grotto(&["bench", "io", &g, "--io", "carrier-pigeon"], &[]);
     assert!(
-        !o.status.success() && text(&o.stderr).contains("auto, uring or pread"),
+        !o.status.success() && text(&o.stderr).contains("auto, uring, pread or memory"),
         "{}",
         text(&o.stderr)
     );
