@@ -330,11 +330,7 @@ impl<'c> CacheReader<'c> {
             out.delivered += 1;
             if first_err.is_some() {
                 // After an error the rest are dropped, freeing their slots.
-                let tag = done[i].tag as usize;
-                if let Some(g) = self.groups.get_mut(tag).and_then(|g| g.take()) {
-                    self.free.push(tag);
-                    drop(g);
-                }
+                drop(self.take_group(done[i].tag));
             } else if let Err(e) = self.deliver(&mut done[i], f) {
                 first_err = Some(e);
             }
@@ -479,15 +475,21 @@ impl<'c> CacheReader<'c> {
         }
     }
 
+    /// The loads of the read tagged `tag`, its tag freed for reuse.
+    fn take_group(&mut self, tag: u64) -> Option<Vec<Load<'c>>> {
+        let tag = tag as usize;
+        let group = self.groups.get_mut(tag).and_then(|g| g.take())?;
+        self.free.push(tag);
+        Some(group)
+    }
+
     /// Verifies the blocks of one landed group and hands them to `f`; a
     /// failed read or checksum becomes an error naming the blocks.
     fn deliver(&mut self, d: &mut Done, f: &mut dyn FnMut(Pinned<'c>) -> Result<()>) -> Result<()> {
         let cache = self.cache;
-        let tag = d.tag as usize;
-        let Some(group) = self.groups.get_mut(tag).and_then(|g| g.take()) else {
+        let Some(group) = self.take_group(d.tag) else {
             return Ok(());
         };
-        self.free.push(tag);
         let first = BlockKey(group[0].key());
         let result = std::mem::replace(&mut d.result, Ok(()));
         if let Err(e) = result {
