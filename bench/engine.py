@@ -5,6 +5,11 @@
 2. BFS and WCC runtime against cache size (1%, 3%, 10%, 100%) in both
    modes: block mode flat, vertex mode improving with cache.
 
+3. At k_r, the device fraction measured in the same run of the benchmark:
+   each BFS run is followed by fio replaying that run's request mix
+   (bssplit by request count) on the same file at the same depth, and the
+   run's read throughput over its I/O span is divided by fio's.
+
 Every point is the median of RUNS runs (O_DIRECT, so the page cache is out
 of the way). Writes engine.json (all runs), engine.txt (the tables) and
 engine-concurrency.png / engine-cache.png.
@@ -30,6 +35,26 @@ def run(algo, graph, *flags):
     out = subprocess.run([GROTTO, "run", algo, graph, "--json", *map(str, flags)],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def fio_mix(graph, mix, depth, seconds=2):
+    """Bytes per second fio reads from the out-edge block section of
+    `graph` with random requests in the proportions of `mix` (the run's
+    `request_sizes`: [size, requests, bytes] per class) at `depth`."""
+    probe = json.loads(subprocess.run([GROTTO, "bench", "io", graph, "--qd", "1", "--pattern", "random",
+                                       "--seconds", "0.05", "--json"],
+                                      capture_output=True, text=True, check=True).stdout)
+    total = sum(c[1] for c in mix)
+    shares = [[c[0], round(100 * c[1] / total)] for c in mix]
+    shares = [x for x in shares if x[1] > 0]
+    shares[0][1] += 100 - sum(x[1] for x in shares)  # whole percentages summing to 100
+    split = ":".join("%d/%d" % (b, pct) for b, pct in shares)
+    out = subprocess.run(["fio", "--name=mix", f"--filename={graph}", "--direct=1", "--ioengine=io_uring",
+                          "--rw=randread", f"--bssplit={split}", "--blockalign=4096", f"--iodepth={depth}",
+                          f"--offset={probe['range_offset']}", f"--size={probe['range_bytes']}", "--time_based",
+                          f"--runtime={seconds}", "--norandommap", "--randrepeat=0", "--output-format=json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["jobs"][0]["read"]["bw_bytes"], split
 
 
 def median_run(runs, algo, graph, *flags):
@@ -63,6 +88,28 @@ def main():
         say("%6d %9.3f %9.2f %8.2f %10.0f %8s %9.1f" % (
             c, m["algo_s"], t1 / m["algo_s"], m["bytes_per_edge"], m["read_bytes_per_s"] / 1e6,
             "-" if dev is None else "%.0f%%" % (dev * 100), m["mean_in_flight"]))
+
+    # 3. Device fraction at k_r against fio on the same file, same depth,
+    # same request mix, measured right after each run.
+    pairs = []
+    n = max(runs, 5)
+    say("")
+    say("BFS, block mode, cache 3%%, concurrency from the profile: device fraction against fio replaying"
+        " each run's request mix on the same file at the same depth (%d interleaved pairs)" % n)
+    say("%9s %10s %10s %9s %9s %9s" % ("time_s", "MB/s", "fio_MB/s", "vs_fio", "vs_prof", "inflight"))
+    for _ in range(n):
+        r = run("bfs", graph, "--mode", "block", "--cache", "3%")
+        m = r["metrics"]
+        bw, split = fio_mix(graph, m["request_sizes"], m["concurrency"])
+        frac = m["read_bytes_per_s"] / bw
+        pairs.append(dict(run=r, fio_bytes_per_s=bw, bssplit=split, fraction=frac))
+        log.append({"sweep": "device", "fio_bytes_per_s": bw, "bssplit": split, "fraction": frac, **r})
+        say("%9.3f %10.0f %10.0f %8.1f%% %8.1f%% %9.1f" % (
+            m["algo_s"], m["read_bytes_per_s"] / 1e6, bw / 1e6, 100 * frac,
+            100 * (r.get("device_fraction") or float("nan")), m["mean_in_flight"]))
+    say("median: %.1f%% of fio (concurrency %d, mix %s), %.1f%% of the stored profile" % (
+        100 * statistics.median(p["fraction"] for p in pairs), pairs[0]["run"]["metrics"]["concurrency"],
+        pairs[0]["bssplit"], 100 * statistics.median(p["run"].get("device_fraction") or 0 for p in pairs)))
 
     # 2. Cache sweep.
     caches = ["1%", "3%", "10%", "100%"]

@@ -75,18 +75,16 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let mut ahead: Vec<VertexId> = Vec::new();
     let (mut reached, mut levels) = (1u64, 1u32);
     while !frontier.is_empty() || !ahead.is_empty() {
+        // The frontier is at depth `levels - 1`; what it finds is at
+        // `next_depth`, written by the thread that claims the vertex.
         let next_depth = levels;
         let out = r.step_eager(
             &frontier,
             Direction::Out,
-            // Found (parent set) but without a depth yet: found this level.
-            |v| {
-                depth[v as usize].load(Relaxed) == u32::MAX
-                    && parent[v as usize].load(Relaxed) != NONE
-                    && early.insert(v as u64)
-            },
+            // Found this level (or claimed ahead for it): its depth is final.
+            |v| depth[v as usize].load(Relaxed) == next_depth && early.insert(v as u64),
             |v, edges, next| {
-                if depth[v as usize].load(Relaxed) == u32::MAX {
+                if depth[v as usize].load(Relaxed) == next_depth {
                     for &u in edges.ids {
                         if !visited.contains(u as u64) && candidate.insert(u as u64) {
                             candidate_parent[u as usize].store(v, Relaxed);
@@ -109,6 +107,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
                         // writer, and the only one to activate u.
                         if visited.insert(u as u64) {
                             parent[u as usize].store(v, Relaxed);
+                            depth[u as usize].store(next_depth, Relaxed);
                             next.activate_new(u);
                         }
                     }
@@ -116,29 +115,25 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
             },
         )?;
         // The level: what the step found plus what was claimed ahead.
-        let level = merge_sorted(out.to_vec(), std::mem::take(&mut ahead));
-        if level.is_empty() {
+        let size = out.len() + ahead.len() as u64;
+        if size == 0 {
             break;
         }
-        for &u in &level {
-            depth[u as usize].store(next_depth, Relaxed);
-        }
-        reached += level.len() as u64;
+        reached += size;
         levels += 1;
+        // Those not expanded early form the next frontier.
+        frontier = out.merge_without(&ahead, &early, n);
         // Candidates no vertex of this level reached are one level deeper.
+        ahead.clear();
         let mut found = Vec::new();
         candidate.drain_words(0, candidate.word_count(), &mut found);
         for w in found {
             if visited.insert(w) {
                 parent[w as usize].store(candidate_parent[w as usize].load(Relaxed), Relaxed);
+                depth[w as usize].store(next_depth + 1, Relaxed);
                 ahead.push(w as VertexId);
             }
         }
-        let rest: Vec<VertexId> = level
-            .into_iter()
-            .filter(|&u| !early.contains(u as u64))
-            .collect();
-        frontier = Frontier::from_sorted(rest, n);
     }
     Ok(BfsResult {
         source: s,
@@ -147,27 +142,6 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         reached,
         levels,
     })
-}
-
-/// Merges two sorted lists of distinct vertices that share none.
-fn merge_sorted(a: Vec<VertexId>, b: Vec<VertexId>) -> Vec<VertexId> {
-    if b.is_empty() {
-        return a;
-    }
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] < b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
 }
 
 /// Runs BFS on the asynchronous engine: label-correcting search with the

@@ -196,6 +196,45 @@ impl Frontier {
         }
     }
 
+    /// This frontier of a graph of `n` vertices with the sorted vertices
+    /// `more` (none of them members) added and the members of `drop`
+    /// removed, in the form that fits the result's size. A bitmap is
+    /// changed a word at a time, so a dense level costs n/64 word
+    /// operations, not a list of its members.
+    pub fn merge_without(self, more: &[VertexId], drop: &AtomicBitmap, n: u64) -> Frontier {
+        debug_assert!(more.windows(2).all(|w| w[0] < w[1]));
+        match self {
+            Frontier::All(_) => {
+                let bits = AtomicBitmap::new(n);
+                bits.fill();
+                Frontier::Dense(bits, n).merge_without(more, drop, n)
+            }
+            Frontier::Dense(bits, _) => {
+                for &v in more {
+                    bits.insert(v as u64);
+                }
+                let mut count = 0u64;
+                for (w, d) in bits.words.iter().zip(&drop.words) {
+                    let x = w.load(Ordering::Relaxed) & !d.load(Ordering::Relaxed);
+                    w.store(x, Ordering::Relaxed);
+                    count += x.count_ones() as u64;
+                }
+                if count * DENSE_DIVISOR > n {
+                    return Frontier::Dense(bits, count);
+                }
+                let dense = Frontier::Dense(bits, count);
+                let mut list = Vec::with_capacity(count as usize);
+                dense.vertices(0, dense.units(), &mut list);
+                Frontier::Sparse(list)
+            }
+            Frontier::Sparse(list) => {
+                let mut all = merge_sorted(list, more);
+                all.retain(|&v| !drop.contains(v as u64));
+                Frontier::from_sorted(all, n)
+            }
+        }
+    }
+
     /// Number of active vertices.
     pub fn len(&self) -> u64 {
         match self {
@@ -266,6 +305,28 @@ impl Frontier {
     }
 }
 
+/// The sorted list `a` with the sorted list `b` (sharing no member with
+/// it) merged in.
+pub(crate) fn merge_sorted(a: Vec<VertexId>, b: &[VertexId]) -> Vec<VertexId> {
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] < b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +347,38 @@ mod tests {
         let sparse = Frontier::from_sorted(v.clone(), 1 << 20);
         assert!(!sparse.is_dense());
         assert_eq!(sparse.to_vec(), v);
+    }
+
+    #[test]
+    fn merge_without_adds_drops_and_picks_the_form_of_the_result() {
+        let n = 1024u64;
+        // A reference over plain sets, for each starting form and for
+        // results on both sides of the dense threshold.
+        let check = |start: Vec<VertexId>, more: Vec<VertexId>, drop: Vec<VertexId>| {
+            let mut want: Vec<VertexId> = start.iter().chain(&more).copied().collect();
+            want.sort_unstable();
+            want.retain(|v| !drop.contains(v));
+            let d = AtomicBitmap::from_sorted(&drop, n);
+            for f in [
+                Frontier::Sparse(start.clone()),
+                Frontier::Dense(AtomicBitmap::from_sorted(&start, n), start.len() as u64),
+            ] {
+                let got = f.merge_without(&more, &d, n);
+                assert_eq!(got.to_vec(), want);
+                assert_eq!(got.len(), want.len() as u64);
+                assert_eq!(got.is_dense(), want.len() as u64 * DENSE_DIVISOR > n);
+            }
+        };
+        let evens: Vec<VertexId> = (0..400).step_by(2).collect();
+        let odds: Vec<VertexId> = (1..100).step_by(2).collect();
+        check(evens.clone(), odds.clone(), vec![0, 2, 3, 398, 1000]);
+        // Dropping nearly everything leaves a short list.
+        let many: Vec<VertexId> = (0..390).filter(|v| v % 2 == 0).collect();
+        check(evens.clone(), vec![], many);
+        check(vec![], vec![5, 700], vec![]);
+        let all = Frontier::all(n).merge_without(&[], &AtomicBitmap::from_sorted(&[1, 2], n), n);
+        assert_eq!(all.len(), n - 2);
+        assert!(!all.to_vec().contains(&1));
     }
 
     #[test]

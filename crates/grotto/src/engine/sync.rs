@@ -37,7 +37,7 @@
 //! all `threads`.
 
 use super::blockmap::{block_span, BlockMap};
-use super::frontier::{AtomicBitmap, Frontier, DENSE_DIVISOR, GRAB_UNITS};
+use super::frontier::{merge_sorted, AtomicBitmap, Frontier, DENSE_DIVISOR, GRAB_UNITS};
 use super::par::fan_out;
 use super::{Edges, EngineConfig, Mode, Next, RunMetrics};
 use crate::cache::{BlockCache, BlockKey, CacheReader};
@@ -52,6 +52,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
+
+/// A level's result of at least this many vertices is collected by all
+/// threads (below it, starting threads costs more than it saves).
+const PARALLEL_COLLECT: usize = 1 << 16;
+
+/// Activations a thread takes at a time when it sets a dense result's bits.
+const COLLECT_PIECE: usize = 1 << 14;
 
 /// The synchronous engine over one graph file.
 pub struct SyncEngine {
@@ -389,26 +396,53 @@ impl<'c> Run<'c> {
             self.visits += l.visits;
             self.edges += l.edges;
         }
+        // Between two levels no read is in flight: a large result is
+        // built by all threads.
+        let threads = if total < PARALLEL_COLLECT {
+            1
+        } else {
+            self.cfg.threads.max(1)
+        };
         if total as u64 * DENSE_DIVISOR > self.n {
-            for l in &locals {
-                for &v in &l.fresh {
-                    self.next_bits.insert(v as u64);
+            let pieces: Vec<&[VertexId]> = locals
+                .iter()
+                .flat_map(|l| l.fresh.chunks(COLLECT_PIECE))
+                .collect();
+            let cursor = AtomicUsize::new(0);
+            let bits = &self.next_bits;
+            fan_out((0..threads).collect(), |_| {
+                while let Some(p) = pieces.get(cursor.fetch_add(1, Ordering::Relaxed)) {
+                    for &v in *p {
+                        bits.insert(v as u64);
+                    }
                 }
-            }
+            });
             let bits = std::mem::replace(&mut self.next_bits, AtomicBitmap::new(self.n));
             return Frontier::Dense(bits, total as u64);
         }
-        let mut list = Vec::with_capacity(total);
-        for l in &locals {
-            for &v in &l.next {
-                self.next_bits.remove(v as u64);
+        // Each thread sorts the lists of some workers (clearing the bits
+        // of their checked activations); the sorted runs are then merged.
+        let mut shares: Vec<Vec<Local>> = (0..threads).map(|_| Vec::new()).collect();
+        for (i, l) in locals.into_iter().enumerate() {
+            shares[i % threads].push(l);
+        }
+        let bits = &self.next_bits;
+        let runs = fan_out(shares, |share| {
+            let mut run = Vec::new();
+            for l in share {
+                for &v in &l.next {
+                    bits.remove(v as u64);
+                }
+                run.extend_from_slice(&l.next);
+                run.extend_from_slice(&l.fresh);
             }
-        }
-        for l in locals {
-            list.extend_from_slice(&l.next);
-            list.extend_from_slice(&l.fresh);
-        }
-        list.sort_unstable();
+            run.sort_unstable();
+            run
+        });
+        let list = runs
+            .into_iter()
+            .reduce(|a, b| merge_sorted(a, &b))
+            .unwrap_or_default();
         Frontier::Sparse(list)
     }
 }
