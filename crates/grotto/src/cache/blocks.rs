@@ -151,6 +151,10 @@ impl BlockCache {
 /// groups out, each followed by a refill of the freed slots.
 pub const PUMP_REAPS: usize = 64;
 
+/// Blocks of a merged group handed out between two refills of the
+/// device's queue (8 blocks are ~8K edges: tens of microseconds of work).
+const REFILL_BLOCKS: usize = 8;
+
 /// One thread's access to a [`BlockCache`].
 pub struct CacheReader<'c> {
     cache: &'c BlockCache,
@@ -315,6 +319,8 @@ impl<'c> CacheReader<'c> {
         // Hand the landed groups out one at a time, refilling the device's
         // queue before each: a group's processing can take longer than a
         // read, and slots left empty meanwhile are throughput lost.
+        // A merged group is handed out in pieces of REFILL_BLOCKS blocks
+        // with a reap and refill between them, for the same reason.
         let mut first_err = None;
         let mut i = 0;
         let mut reaps = 0;
@@ -331,8 +337,30 @@ impl<'c> CacheReader<'c> {
             if first_err.is_some() {
                 // After an error the rest are dropped, freeing their slots.
                 drop(self.take_group(done[i].tag));
-            } else if let Err(e) = self.deliver(&mut done[i], f) {
-                first_err = Some(e);
+                i += 1;
+                continue;
+            }
+            let group = match self.landed(&mut done[i]) {
+                Ok(g) => g,
+                Err(e) => {
+                    first_err = Some(e);
+                    Vec::new()
+                }
+            };
+            for (j, load) in group.into_iter().enumerate() {
+                if j > 0 && j % REFILL_BLOCKS == 0 && reaps < PUMP_REAPS {
+                    reaps += 1;
+                    self.reader.reap(&mut done)?;
+                    if !blocked && self.reader.room() > 0 {
+                        blocked = self.fill(source, f, &mut out)?;
+                        self.reader.flush()?;
+                    }
+                }
+                // On an error the rest of the group is dropped with it.
+                if let Err(e) = self.hand_out(load, f) {
+                    first_err = Some(e);
+                    break;
+                }
             }
             i += 1;
         }
@@ -483,40 +511,41 @@ impl<'c> CacheReader<'c> {
         Some(group)
     }
 
-    /// Verifies the blocks of one landed group and hands them to `f`; a
-    /// failed read or checksum becomes an error naming the blocks.
-    fn deliver(&mut self, d: &mut Done, f: &mut dyn FnMut(Pinned<'c>) -> Result<()>) -> Result<()> {
-        let cache = self.cache;
+    /// The loads of one landed group; a failed read becomes an error
+    /// naming its blocks (dropping the loads frees their slots).
+    fn landed(&mut self, d: &mut Done) -> Result<Vec<Load<'c>>> {
         let Some(group) = self.take_group(d.tag) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        let first = BlockKey(group[0].key());
         let result = std::mem::replace(&mut d.result, Ok(()));
-        if let Err(e) = result {
-            let what = cache.describe(first, group.len());
-            // Dropping the loads frees their slots.
-            return Err(match e {
-                Error::Io { path, op, source } => Error::Io {
-                    path,
-                    op: format!("{op} ({what})"),
-                    source,
-                },
-                Error::Truncated { path, what: w } => Error::Truncated {
-                    path,
-                    what: format!("{what}: {w}"),
-                },
-                other => other,
-            });
-        }
-        for load in group {
-            let key = BlockKey(load.key());
-            cache
-                .locate(key)
-                .ok_or_else(|| Error::Invalid(format!("block key {} out of range", key.0)))
-                .and_then(|(s, b)| cache.graph.check_block(s.dir, s.weights, b, load.bytes()))?;
-            f(load.finish())?;
-        }
-        Ok(())
+        let Err(e) = result else {
+            return Ok(group);
+        };
+        let what = self.cache.describe(BlockKey(group[0].key()), group.len());
+        Err(match e {
+            Error::Io { path, op, source } => Error::Io {
+                path,
+                op: format!("{op} ({what})"),
+                source,
+            },
+            Error::Truncated { path, what: w } => Error::Truncated {
+                path,
+                what: format!("{what}: {w}"),
+            },
+            other => other,
+        })
+    }
+
+    /// Verifies one loaded block (its checksum names it on a mismatch)
+    /// and hands it to `f`.
+    fn hand_out(&self, load: Load<'c>, f: &mut dyn FnMut(Pinned<'c>) -> Result<()>) -> Result<()> {
+        let cache = self.cache;
+        let key = BlockKey(load.key());
+        cache
+            .locate(key)
+            .ok_or_else(|| Error::Invalid(format!("block key {} out of range", key.0)))
+            .and_then(|(s, b)| cache.graph.check_block(s.dir, s.weights, b, load.bytes()))?;
+        f(load.finish())
     }
 }
 
