@@ -159,28 +159,39 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     // not, and on a low-diameter graph it answers most edges.
     let near: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(u8::MAX)).collect();
     near[s as usize].store(0, Relaxed);
-    r.flow(
+    r.flow_runs(
         &Flow::default(),
         Seeds::List(&[(s, Priority::FIRST)]),
         |v| Some((v, (state[v as usize].load(Relaxed) >> 32) as u32 + 1)),
-        |(v, d), e| {
-            // 255 means "255 or more": no bound.
-            let bound = near[e.dst as usize].load(Relaxed);
-            if bound < u8::MAX && bound as u32 <= d {
-                return None;
-            }
-            let cell = &state[e.dst as usize];
-            let mut cur = cell.load(Relaxed);
-            while d < (cur >> 32) as u32 {
-                match cell.compare_exchange_weak(cur, pack(d, v), Relaxed, Relaxed) {
-                    Ok(_) => {
-                        near[e.dst as usize].fetch_min(d.min(255) as u8, Relaxed);
-                        return Some(Priority(d));
+        |(v, d), nb, act| {
+            // A neighbour is a candidate unless its bound says it is no
+            // deeper than d (255 means "255 or more": no bound, and a
+            // depth of 255 or more is compared as 254 so it always is).
+            let cap = d.min(254);
+            let mut unseen = [0 as VertexId; 64];
+            for run in nb.ids.chunks(64) {
+                // Probe the run without branching on the answers, so the
+                // CPU overlaps the bounds' cache misses.
+                let mut k = 0;
+                for &u in run {
+                    unseen[k] = u;
+                    k += usize::from(near[u as usize].load(Relaxed) as u32 > cap);
+                }
+                for &u in &unseen[..k] {
+                    let cell = &state[u as usize];
+                    let mut cur = cell.load(Relaxed);
+                    while d < (cur >> 32) as u32 {
+                        match cell.compare_exchange_weak(cur, pack(d, v), Relaxed, Relaxed) {
+                            Ok(_) => {
+                                near[u as usize].fetch_min(d.min(255) as u8, Relaxed);
+                                act.activate(u, Priority(d));
+                                break;
+                            }
+                            Err(c) => cur = c,
+                        }
                     }
-                    Err(c) => cur = c,
                 }
             }
-            None
         },
     )?;
     let mut depth = Vec::with_capacity(n as usize);

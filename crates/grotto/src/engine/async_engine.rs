@@ -67,6 +67,71 @@ pub struct Edge {
     pub weight: f32,
 }
 
+/// A run of one vertex's neighbours handed to the `spread` function of
+/// [`AsyncRun::flow_runs`]: the part of the list held by one block (or
+/// the whole list, when it is short).
+#[derive(Clone, Copy, Debug)]
+pub struct Neighbours<'a> {
+    /// The vertex being processed.
+    pub src: VertexId,
+    /// Its neighbours in this run.
+    pub ids: &'a [VertexId],
+    /// Their edge weights, when [`Flow::weights`] is set.
+    pub weights: Option<&'a [f32]>,
+}
+
+/// Where the `spread` function of [`AsyncRun::flow_runs`] activates the
+/// neighbours it changed.
+pub struct Activate<'a> {
+    sink: &'a mut dyn FnMut(VertexId, Priority),
+}
+
+impl Activate<'_> {
+    /// Activates `v` with priority `p` (as `propagate` returning
+    /// `Some(p)` for it would).
+    #[inline]
+    pub fn activate(&mut self, v: VertexId, p: Priority) {
+        (self.sink)(v, p)
+    }
+}
+
+/// How a message travels along a run of neighbours: edge by edge (the
+/// `propagate` of [`AsyncRun::flow`]) or a run at once
+/// ([`AsyncRun::flow_runs`]).
+trait Spread<M>: Sync {
+    fn spread(&self, msg: M, run: Neighbours<'_>, activate: &mut impl FnMut(VertexId, Priority));
+}
+
+/// [`Spread`] by a function of one edge.
+struct PerEdge<P>(P);
+
+impl<M: Copy, P: Fn(M, Edge) -> Option<Priority> + Sync> Spread<M> for PerEdge<P> {
+    #[inline]
+    fn spread(&self, msg: M, run: Neighbours<'_>, activate: &mut impl FnMut(VertexId, Priority)) {
+        for (k, &u) in run.ids.iter().enumerate() {
+            let weight = run.weights.map_or(1.0, |w| w[k]);
+            let edge = Edge {
+                src: run.src,
+                dst: u,
+                weight,
+            };
+            if let Some(p) = (self.0)(msg, edge) {
+                activate(u, p);
+            }
+        }
+    }
+}
+
+/// [`Spread`] by a function of a whole run.
+struct PerRun<P>(P);
+
+impl<M, P: Fn(M, Neighbours<'_>, &mut Activate<'_>) + Sync> Spread<M> for PerRun<P> {
+    #[inline]
+    fn spread(&self, msg: M, run: Neighbours<'_>, activate: &mut impl FnMut(VertexId, Priority)) {
+        (self.0)(msg, run, &mut Activate { sink: activate })
+    }
+}
+
 /// How a pass runs.
 #[derive(Clone, Debug)]
 pub struct Flow {
@@ -305,6 +370,42 @@ impl<'c> AsyncRun<'c> {
         A: Fn(VertexId) -> Option<M> + Sync,
         P: Fn(M, Edge) -> Option<Priority> + Sync,
     {
+        self.flow_with(flow, seeds, apply, PerEdge(propagate))
+    }
+
+    /// [`AsyncRun::flow`] with `spread(message, neighbours, activate)`
+    /// called once per run of a vertex's neighbours instead of once per
+    /// edge; it calls `activate.activate(u, priority)` for each neighbour
+    /// it activates. For algorithms whose per-edge test is cheap enough
+    /// that the call and its branch dominate: a run can be probed without
+    /// branching on each answer, so the CPU overlaps the cache misses.
+    pub fn flow_runs<M, A, S>(
+        &mut self,
+        flow: &Flow,
+        seeds: Seeds<'_>,
+        apply: A,
+        spread: S,
+    ) -> Result<()>
+    where
+        M: Copy + Send,
+        A: Fn(VertexId) -> Option<M> + Sync,
+        S: Fn(M, Neighbours<'_>, &mut Activate<'_>) + Sync,
+    {
+        self.flow_with(flow, seeds, apply, PerRun(spread))
+    }
+
+    fn flow_with<M, A, S>(
+        &mut self,
+        flow: &Flow,
+        seeds: Seeds<'_>,
+        apply: A,
+        spread: S,
+    ) -> Result<()>
+    where
+        M: Copy + Send,
+        A: Fn(VertexId) -> Option<M> + Sync,
+        S: Spread<M>,
+    {
         let adj = self.graph.adjacency(flow.dir)?;
         if flow.weights && !self.graph.weighted() {
             return Err(Error::Invalid(
@@ -366,8 +467,9 @@ impl<'c> AsyncRun<'c> {
                 seeds: Vec::new(),
                 seed_cursor: AtomicUsize::new(0),
                 apply: &apply,
-                propagate: &propagate,
+                spread: &spread,
                 reuse: flow.reuse,
+                run_blocks: self.cache.merge_blocks() as u64,
             };
             pass.seed(seeds);
             let pass = &pass;
@@ -423,7 +525,7 @@ const SEED_CLAIM: usize = 1024;
 type Conts<M> = Mutex<HashMap<u64, Vec<(VertexId, M)>>>;
 
 /// Everything the executors of one pass share.
-struct Pass<'p, M, A, P> {
+struct Pass<'p, M, A, S> {
     graph: &'p Graph,
     adj: &'p Adjacency,
     map: &'p BlockMap,
@@ -444,8 +546,10 @@ struct Pass<'p, M, A, P> {
     seeds: Vec<(u32, VertexId)>,
     seed_cursor: AtomicUsize,
     apply: &'p A,
-    propagate: &'p P,
+    spread: &'p S,
     reuse: u32,
+    /// Blocks one merged read holds (the device profile's merge size).
+    run_blocks: u64,
 }
 
 /// One executor's private state.
@@ -459,11 +563,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl<'p, M, A, P> Pass<'p, M, A, P>
+impl<'p, M, A, S> Pass<'p, M, A, S>
 where
     M: Copy + Send,
     A: Fn(VertexId) -> Option<M> + Sync,
-    P: Fn(M, Edge) -> Option<Priority> + Sync,
+    S: Spread<M>,
 {
     /// The block holding the start of `v`'s list, if it is on disk.
     #[inline]
@@ -632,19 +736,13 @@ where
             return Err(self.corrupt(v, max));
         }
         x.counts.edges += ids.len() as u64;
-        for (k, &u) in ids.iter().enumerate() {
-            let weight = weights.map_or(1.0, |w| w[k]);
-            if let Some(p) = (self.propagate)(
-                msg,
-                Edge {
-                    src: v,
-                    dst: u,
-                    weight,
-                },
-            ) {
-                self.activate(u, p, x);
-            }
-        }
+        let run = Neighbours {
+            src: v,
+            ids,
+            weights,
+        };
+        self.spread
+            .spread(msg, run, &mut |u, p| self.activate(u, p, x));
         Ok(())
     }
 
@@ -801,6 +899,21 @@ where
         r.map(|()| x.counts)
     }
 
+    /// Takes queued block `b` for reading; false if it is not queued.
+    fn claim(&self, b: u64) -> bool {
+        self.st.state[b as usize]
+            .compare_exchange(QUEUED, LOADING, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The key of edge block `b`; its weight block is asked for next.
+    fn key_of(&self, b: u64, wnext: &mut Option<BlockKey>) -> BlockKey {
+        if let Some(w) = self.wbase {
+            *wnext = Some(BlockKey(w + b));
+        }
+        BlockKey(self.base + b)
+    }
+
     fn executor_loop<'c>(
         &self,
         reader: &mut CacheReader<'c>,
@@ -809,6 +922,9 @@ where
     ) -> Result<()> {
         let mut cursor = Cursor::new(seed);
         let mut wnext: Option<BlockKey> = None;
+        // The block after the last one taken from the queue, the
+        // priority it was taken with, and how many more may follow it.
+        let mut run: Option<(u64, u32, u64)> = None;
         loop {
             if self.abort.load(Ordering::Relaxed) {
                 return Ok(());
@@ -827,16 +943,24 @@ where
                     if let Some(k) = wnext.take() {
                         return Some(k);
                     }
+                    // The queued block after the last one taken joins its
+                    // read when it is no less urgent: a longer request
+                    // costs the device little more than a short one.
+                    if let Some((b, p, left)) = run.take() {
+                        if left > 0
+                            && b < self.blocks
+                            && self.st.prio[b as usize].load(Ordering::Acquire) <= p
+                            && self.claim(b)
+                        {
+                            run = Some((b + 1, p, left - 1));
+                            return Some(self.key_of(b, &mut wnext));
+                        }
+                    }
                     loop {
-                        let (b, _) = self.queue.pop(&mut cursor)?;
-                        let claimed = self.st.state[b as usize]
-                            .compare_exchange(QUEUED, LOADING, Ordering::AcqRel, Ordering::Relaxed)
-                            .is_ok();
-                        if claimed {
-                            if let Some(w) = self.wbase {
-                                wnext = Some(BlockKey(w + b));
-                            }
-                            return Some(BlockKey(self.base + b));
+                        let (b, p) = self.queue.pop(&mut cursor)?;
+                        if self.claim(b) {
+                            run = Some((b + 1, p, self.run_blocks - 1));
+                            return Some(self.key_of(b, &mut wnext));
                         }
                     }
                 };
@@ -883,22 +1007,31 @@ mod tests {
     use crate::algo::testkit;
     use std::sync::atomic::AtomicU32;
 
-    /// BFS depths by label correction on the async engine.
-    fn depths(e: &AsyncEngine, s: VertexId) -> Vec<u32> {
+    /// BFS depths by label correction on the async engine, edge by edge
+    /// ([`AsyncRun::flow`]) or a run at a time ([`AsyncRun::flow_runs`]).
+    fn depths(e: &AsyncEngine, s: VertexId, runs: bool) -> Vec<u32> {
         let n = e.graph().vertex_count() as usize;
         let (d, _) = e
             .run(|run| {
                 let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
                 depth[s as usize].store(0, Ordering::Relaxed);
-                run.flow(
-                    &Flow::default(),
-                    Seeds::List(&[(s, Priority::FIRST)]),
-                    |v| Some(depth[v as usize].load(Ordering::Relaxed)),
-                    |d, e| {
-                        let old = depth[e.dst as usize].fetch_min(d + 1, Ordering::Relaxed);
-                        (d + 1 < old).then_some(Priority(d + 1))
-                    },
-                )?;
+                let relax = |d: u32, u: VertexId| {
+                    let old = depth[u as usize].fetch_min(d + 1, Ordering::Relaxed);
+                    (d + 1 < old).then_some(Priority(d + 1))
+                };
+                let seeds = Seeds::List(&[(s, Priority::FIRST)]);
+                let apply = |v: VertexId| Some(depth[v as usize].load(Ordering::Relaxed));
+                if runs {
+                    run.flow_runs(&Flow::default(), seeds, apply, |d, nb, act| {
+                        for &u in nb.ids {
+                            if let Some(p) = relax(d, u) {
+                                act.activate(u, p);
+                            }
+                        }
+                    })?;
+                } else {
+                    run.flow(&Flow::default(), seeds, apply, |d, e| relax(d, e.dst))?;
+                }
                 Ok(depth
                     .into_iter()
                     .map(|a| a.into_inner())
@@ -919,7 +1052,8 @@ mod tests {
             let want = csr.bfs_depths(0);
             for cfg in testkit::configs() {
                 let e = AsyncEngine::open(Arc::clone(&t.graph), cfg.clone()).unwrap();
-                assert_eq!(depths(&e, 0), want, "{cfg:?}");
+                assert_eq!(depths(&e, 0, false), want, "{cfg:?}");
+                assert_eq!(depths(&e, 0, true), want, "runs, {cfg:?}");
             }
         }
     }

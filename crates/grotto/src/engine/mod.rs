@@ -74,7 +74,7 @@ pub(crate) mod par;
 pub mod schedule;
 pub mod sync;
 
-pub use async_engine::{AsyncEngine, AsyncRun, Edge, Flow, Seeds};
+pub use async_engine::{Activate, AsyncEngine, AsyncRun, Edge, Flow, Neighbours, Seeds};
 pub use frontier::{AtomicBitmap, Frontier};
 pub use metrics::RunMetrics;
 pub use schedule::Priority;
