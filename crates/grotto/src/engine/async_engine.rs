@@ -23,10 +23,12 @@
 //! and sleeps at the [`Gate`] only when it holds no work, no read and the
 //! queue is empty; the last executor to finish work wakes everyone.
 //!
-//! Termination is exact: a counter holds the blocks that are not idle
-//! plus the index-resident vertices waiting to run, and only work that
-//! is itself counted can activate more, so the counter reaching zero
-//! means nothing is active and nothing is in flight.
+//! Termination is exact: a counter holds the blocks that are not idle,
+//! the seeded index-resident vertices no executor has claimed yet, and
+//! one unit per executor whose private heap of index-resident vertices
+//! is not drained (given back only after the last of them ran). Only
+//! work that is itself counted can activate more, so the counter
+//! reaching zero means nothing is active and nothing is in flight.
 //!
 //! A vertex whose list spans several blocks is applied once, in its first
 //! block; the message is queued for each later block as a continuation
@@ -538,7 +540,8 @@ struct Pass<'p, M, A, S> {
     n: u64,
     queue: BlockQueue,
     gate: Gate,
-    /// Blocks not idle plus index-resident vertices waiting to run.
+    /// Blocks not idle, unclaimed index-resident seeds, and one per
+    /// executor heap of index-resident vertices not yet drained.
     outstanding: AtomicI64,
     abort: AtomicBool,
     conts: Vec<Conts<M>>,
@@ -555,6 +558,10 @@ struct Pass<'p, M, A, S> {
 /// One executor's private state.
 struct Exec<'c> {
     heap: BinaryHeap<Reverse<(u32, VertexId)>>,
+    /// Whether `heap` holds its one unit of the pass's outstanding work
+    /// (taken when it gets its first vertex, given back when it is
+    /// drained), so its vertices cost no shared counter update each.
+    held: bool,
     halves: HashMap<u64, (Option<Pinned<'c>>, Option<Pinned<'c>>)>,
     counts: Counts,
 }
@@ -639,8 +646,24 @@ where
             return;
         }
         let lo = self.seed_cursor.fetch_add(SEED_CLAIM, Ordering::Relaxed);
-        for &(p, v) in self.seeds.iter().skip(lo).take(SEED_CLAIM) {
-            x.heap.push(Reverse((p, v)));
+        let mine = &self.seeds[lo.min(self.seeds.len())..(lo + SEED_CLAIM).min(self.seeds.len())];
+        if mine.is_empty() {
+            return;
+        }
+        // Each seed was counted on its own; the heap's unit covers them
+        // once it is held.
+        self.hold(x);
+        x.heap.extend(mine.iter().map(|&(p, v)| Reverse((p, v))));
+        self.outstanding
+            .fetch_sub(mine.len() as i64, Ordering::SeqCst);
+    }
+
+    /// Makes the executor's heap hold its unit of outstanding work.
+    #[inline]
+    fn hold(&self, x: &mut Exec<'_>) {
+        if !x.held {
+            x.held = true;
+            self.outstanding.fetch_add(1, Ordering::SeqCst);
         }
     }
 
@@ -656,7 +679,7 @@ where
             Some(b) => self.block_activate(b, p),
             None => {
                 if new {
-                    self.outstanding.fetch_add(1, Ordering::SeqCst);
+                    self.hold(x);
                     x.heap.push(Reverse((p.0, u)));
                 }
             }
@@ -759,7 +782,6 @@ where
                 self.send(v, &buf[..len], None, msg, x)?;
             }
         }
-        self.finished_one();
         Ok(())
     }
 
@@ -889,6 +911,7 @@ where
     fn executor<'c>(&self, reader: &mut CacheReader<'c>, seed: u64) -> Result<Counts> {
         let mut x = Exec {
             heap: BinaryHeap::new(),
+            held: false,
             halves: HashMap::new(),
             counts: Counts::default(),
         };
@@ -937,6 +960,11 @@ where
                     break;
                 };
                 self.run_inline(v, x)?;
+            }
+            // Drained: what its vertices activated is counted by now.
+            if x.held && x.heap.is_empty() {
+                x.held = false;
+                self.finished_one();
             }
             let mut round = |reader: &mut CacheReader<'c>, wait: bool| {
                 let mut source = || -> Option<BlockKey> {
