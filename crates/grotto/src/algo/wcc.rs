@@ -115,11 +115,29 @@ pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
     }
     let n = r.vertex_count();
     let label: Vec<AtomicU32> = (0..n).map(|v| AtomicU32::new(v as u32)).collect();
-    r.flow(
+    r.flow_runs(
         &Flow::default(),
         Seeds::AllWith(&|v| Priority(v)),
         |v| Some(label[v as usize].load(Relaxed)),
-        |l, e| (l < label[e.dst as usize].fetch_min(l, Relaxed)).then_some(Priority(l)),
+        |l, nb, act| {
+            // Read a run of labels without branching on them (the loads
+            // overlap), then lower only those above l: a plain load
+            // where a locked read-modify-write per edge would take the
+            // cache line from the other core.
+            let mut above = [0 as VertexId; 64];
+            for run in nb.ids.chunks(64) {
+                let mut k = 0;
+                for &u in run {
+                    above[k] = u;
+                    k += usize::from(l < label[u as usize].load(Relaxed));
+                }
+                for &u in &above[..k] {
+                    if l < label[u as usize].fetch_min(l, Relaxed) {
+                        act.activate(u, Priority(l));
+                    }
+                }
+            }
+        },
     )?;
     finish(r.graph(), r.threads(), into_values(label))
 }
