@@ -53,11 +53,14 @@ pub fn rank(seed: u64, v: VertexId) -> (u64, VertexId) {
     (Rng::new(seed, v as u64).next_u64(), v)
 }
 
+/// A vertex's rank travels with its messages; a neighbour's rank is
+/// computed where it is needed (a hash: no 16-byte-per-vertex table to
+/// miss in).
 #[derive(Clone, Copy)]
 enum Msg {
-    Count(VertexId),
+    Count((u64, VertexId)),
     Joined,
-    Out(VertexId),
+    Out((u64, VertexId)),
 }
 
 /// Runs MIS on the asynchronous engine.
@@ -65,22 +68,25 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &MisConfig) -> Result<MisResult> {
     need_undirected(r.graph(), "a maximal independent set")?;
     let n = r.vertex_count();
     let seed = cfg.seed;
-    let ranks: Vec<(u64, VertexId)> = (0..n as VertexId).map(|v| rank(seed, v)).collect();
-    let earlier = |a: VertexId, b: VertexId| ranks[a as usize] < ranks[b as usize];
     let smaller: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let state: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(UNDECIDED)).collect();
-    // Count smaller-rank neighbours (each edge seen from both ends).
-    r.flow(
+    // Count each vertex's smaller-rank neighbours from its own list (the
+    // graph is undirected): one add per run, to the vertex's own counter.
+    r.flow_runs(
         &Flow::default(),
         Seeds::All(Priority::FIRST),
-        |v| Some(Msg::Count(v)),
-        |m, e| {
-            if let Msg::Count(v) = m {
-                if e.dst != v && earlier(v, e.dst) {
-                    smaller[e.dst as usize].fetch_add(1, Relaxed);
+        |v| Some(Msg::Count(rank(seed, v))),
+        |m, nb, _| {
+            if let Msg::Count(rv) = m {
+                let below = nb
+                    .ids
+                    .iter()
+                    .filter(|&&u| u != rv.1 && rank(seed, u) < rv)
+                    .count();
+                if below > 0 {
+                    smaller[rv.1 as usize].fetch_add(below as u32, Relaxed);
                 }
             }
-            None
         },
     )?;
     let roots: Vec<(VertexId, Priority)> = (0..n as VertexId)
@@ -100,7 +106,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &MisConfig) -> Result<MisResult> {
         Seeds::List(&roots),
         |v| match state[v as usize].load(Relaxed) {
             IN => Some(Msg::Joined),
-            OUT => Some(Msg::Out(v)),
+            OUT => Some(Msg::Out(rank(seed, v))),
             _ => None,
         },
         |m, e| {
@@ -110,9 +116,9 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &MisConfig) -> Result<MisResult> {
                     .compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed)
                     .is_ok()
                     .then_some(Priority::FIRST),
-                Msg::Out(v) => {
-                    if e.dst != v
-                        && earlier(v, e.dst)
+                Msg::Out(rv) => {
+                    if e.dst != rv.1
+                        && rv < rank(seed, e.dst)
                         && smaller[d].fetch_sub(1, Relaxed) == 1
                         && state[d]
                             .compare_exchange(UNDECIDED, IN, Relaxed, Relaxed)
