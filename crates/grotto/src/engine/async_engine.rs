@@ -381,6 +381,44 @@ impl<'c> AsyncRun<'c> {
     /// it activates. For algorithms whose per-edge test is cheap enough
     /// that the call and its branch dominate: a run can be probed without
     /// branching on each answer, so the CPU overlaps the cache misses.
+    ///
+    /// Connected components of an undirected graph by label propagation,
+    /// smallest label first:
+    ///
+    /// ```
+    /// use grotto::engine::{AsyncEngine, EngineConfig, Flow, Priority, Seeds};
+    /// use grotto::store::Graph;
+    /// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    /// use std::sync::Arc;
+    ///
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let path = dir.path().join("two.grotto");
+    /// # let text = dir.path().join("two.el");
+    /// # std::fs::write(&text, "0 1\n1 2\n3 4\n").unwrap();
+    /// # let opts = grotto::ingest::ConvertOptions { undirected: true, ..Default::default() };
+    /// # grotto::ingest::convert(&grotto::ingest::Input::path(&text), &path, &opts).unwrap();
+    /// let engine = AsyncEngine::open(Arc::new(Graph::open(&path).unwrap()), EngineConfig::default()).unwrap();
+    /// let n = engine.graph().vertex_count();
+    /// let (labels, _metrics) = engine
+    ///     .run(|run| {
+    ///         let label: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    ///         run.flow_runs(
+    ///             &Flow::default(),
+    ///             Seeds::AllWith(&|v| Priority(v)),
+    ///             |v| Some(label[v as usize].load(Relaxed)),
+    ///             |l, nb, act| {
+    ///                 for &u in nb.ids {
+    ///                     if l < label[u as usize].fetch_min(l, Relaxed) {
+    ///                         act.activate(u, Priority(l));
+    ///                     }
+    ///                 }
+    ///             },
+    ///         )?;
+    ///         Ok(label.into_iter().map(|a| a.into_inner()).collect::<Vec<_>>())
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(labels, vec![0, 0, 0, 3, 3]);
+    /// ```
     pub fn flow_runs<M, A, S>(
         &mut self,
         flow: &Flow,
