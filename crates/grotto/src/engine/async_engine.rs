@@ -391,33 +391,34 @@ impl<'c> AsyncRun<'c> {
     /// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
     /// use std::sync::Arc;
     ///
-    /// # let dir = tempfile::tempdir().unwrap();
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = tempfile::tempdir()?;
     /// # let path = dir.path().join("two.grotto");
     /// # let text = dir.path().join("two.el");
-    /// # std::fs::write(&text, "0 1\n1 2\n3 4\n").unwrap();
+    /// # std::fs::write(&text, "0 1\n1 2\n3 4\n")?;
     /// # let opts = grotto::ingest::ConvertOptions { undirected: true, ..Default::default() };
-    /// # grotto::ingest::convert(&grotto::ingest::Input::path(&text), &path, &opts).unwrap();
-    /// let engine = AsyncEngine::open(Arc::new(Graph::open(&path).unwrap()), EngineConfig::default()).unwrap();
+    /// # grotto::ingest::convert(&grotto::ingest::Input::path(&text), &path, &opts)?;
+    /// let engine = AsyncEngine::open(Arc::new(Graph::open(&path)?), EngineConfig::default())?;
     /// let n = engine.graph().vertex_count();
-    /// let (labels, _metrics) = engine
-    ///     .run(|run| {
-    ///         let label: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
-    ///         run.flow_runs(
-    ///             &Flow::default(),
-    ///             Seeds::AllWith(&|v| Priority(v)),
-    ///             |v| Some(label[v as usize].load(Relaxed)),
-    ///             |l, nb, act| {
-    ///                 for &u in nb.ids {
-    ///                     if l < label[u as usize].fetch_min(l, Relaxed) {
-    ///                         act.activate(u, Priority(l));
-    ///                     }
+    /// let (labels, _metrics) = engine.run(|run| {
+    ///     let label: Vec<AtomicU32> = (0..n as u32).map(AtomicU32::new).collect();
+    ///     run.flow_runs(
+    ///         &Flow::default(),
+    ///         Seeds::AllWith(&|v| Priority(v)),
+    ///         |v| Some(label[v as usize].load(Relaxed)),
+    ///         |l, nb, act| {
+    ///             for &u in nb.ids {
+    ///                 if l < label[u as usize].fetch_min(l, Relaxed) {
+    ///                     act.activate(u, Priority(l));
     ///                 }
-    ///             },
-    ///         )?;
-    ///         Ok(label.into_iter().map(|a| a.into_inner()).collect::<Vec<_>>())
-    ///     })
-    ///     .unwrap();
+    ///             }
+    ///         },
+    ///     )?;
+    ///     Ok(label.into_iter().map(|a| a.into_inner()).collect::<Vec<_>>())
+    /// })?;
     /// assert_eq!(labels, vec![0, 0, 0, 3, 3]);
+    /// # Ok(())
+    /// # }
     /// ```
     pub fn flow_runs<M, A, S>(
         &mut self,
