@@ -151,10 +151,6 @@ impl BlockCache {
 /// groups out, each followed by a refill of the freed slots.
 pub const PUMP_REAPS: usize = 64;
 
-/// Blocks of a merged group handed out between two refills of the
-/// device's queue (8 blocks are ~8K edges: tens of microseconds of work).
-const REFILL_BLOCKS: usize = 8;
-
 /// One thread's access to a [`BlockCache`].
 pub struct CacheReader<'c> {
     cache: &'c BlockCache,
@@ -319,8 +315,6 @@ impl<'c> CacheReader<'c> {
         // Hand the landed groups out one at a time, refilling the device's
         // queue before each: a group's processing can take longer than a
         // read, and slots left empty meanwhile are throughput lost.
-        // A merged group is handed out in pieces of REFILL_BLOCKS blocks
-        // with a reap and refill between them, for the same reason.
         let mut first_err = None;
         let mut i = 0;
         let mut reaps = 0;
@@ -347,15 +341,7 @@ impl<'c> CacheReader<'c> {
                     Vec::new()
                 }
             };
-            for (j, load) in group.into_iter().enumerate() {
-                if j > 0 && j % REFILL_BLOCKS == 0 && reaps < PUMP_REAPS {
-                    reaps += 1;
-                    self.reader.reap(&mut done)?;
-                    if !blocked && self.reader.room() > 0 {
-                        blocked = self.fill(source, f, &mut out)?;
-                        self.reader.flush()?;
-                    }
-                }
+            for load in group {
                 // On an error the rest of the group is dropped with it.
                 if let Err(e) = self.hand_out(load, f) {
                     first_err = Some(e);
