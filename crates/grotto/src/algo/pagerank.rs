@@ -172,29 +172,62 @@ pub fn run(r: &mut Run<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
     })
 }
 
+/// Factor by which push PageRank's thresholds fall from one phase to the
+/// next.
+const PHASE_STEP: f64 = 8.0;
+
+/// A vertex's residual and the residual at which it runs, side by side so
+/// that an edge touches one cache line.
+#[repr(align(16))]
+struct Cell {
+    res: AtomicF64,
+    at: f64,
+}
+
 /// Runs PageRank by push on the asynchronous engine (ACGraph's derivation
 /// from personalized PageRank with a uniform start).
 ///
 /// Every vertex starts with residual `(1 - d)/N`. Processing `v` moves its
 /// residual into its score and sends `d` times it, split evenly, to its
-/// out-neighbours; a vertex runs again once its residual reaches
-/// `tolerance * (1 - d) / N`, larger residuals first. Residual reaching a
-/// vertex without out-edges is pooled and, with standard semantics, spread
-/// evenly over all vertices after the pass, which then continues from
-/// the vertices it pushed over the threshold. What is left at the end is
-/// under `tolerance * (1 - d)` in total, and its eventual effect on the
-/// scores is at most `tolerance` in L1; each vertex's leftover is added
-/// as `r(v) / (1 - d)`, so the scores sum to 1 (standard semantics) and
-/// lie within `2 * tolerance` of the exact fixed point.
+/// out-neighbours. A vertex runs again once its residual reaches its
+/// degree's share of the allowance, `tolerance * (1 - d) * max(deg, 1) /
+/// S` with `S` the sum of `max(deg, 1)` over all vertices (the forward
+/// push threshold: a hub runs when it has gathered enough to be worth its
+/// list, not each time a little arrives), largest residual per unit of
+/// threshold first. Residual reaching a vertex without out-edges is
+/// pooled and, with standard semantics, spread evenly over all vertices
+/// after the pass, which then continues from the vertices it pushed over
+/// their thresholds. What is left at the end is under `tolerance * (1 -
+/// d)` in total, and its eventual effect on the scores is at most
+/// `tolerance` in L1; each vertex's leftover is added as `r(v) / (1 -
+/// d)`, so the scores sum to 1 (standard semantics) and lie within `2 *
+/// tolerance` of the exact fixed point.
 pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
     check(cfg)?;
     let n = r.vertex_count();
     let nf = n as f64;
     let d = cfg.damping;
     let out = r.graph().out();
-    let t = cfg.tolerance * (1.0 - d) / nf;
+    let weight = |v: VertexId| out.degree(v).max(1) as f64;
+    let sum_weight = r.sum_f64(weight);
+    let eps = cfg.tolerance * (1.0 - d) / sum_weight;
+    // Thresholds start high and fall by PHASE_STEP per phase down to eps:
+    // each push then carries a good share of its vertex's threshold,
+    // instead of a hub running again each time a little arrives.
+    let start = (1.0 - d) / nf / (eps * sum_weight / nf);
+    let mut scale_at = 1.0;
+    while scale_at * PHASE_STEP < start {
+        scale_at *= PHASE_STEP;
+    }
     let score: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
-    let res: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new((1.0 - d) / nf)).collect();
+    let mut cell: Vec<Cell> = (0..n as VertexId)
+        .map(|v| Cell {
+            res: AtomicF64::new((1.0 - d) / nf),
+            at: scale_at * eps * weight(v),
+        })
+        .collect();
+    // Whether adding `x` to a residual that was `old` carried it to `at`.
+    let crossed = |c: &Cell, old: f64, x: f64| old < c.at && old + x >= c.at;
     let dangling = AtomicF64::new(0.0);
     let mut seeds: Option<Vec<(VertexId, Priority)>> = None;
     let mut passes = 0;
@@ -208,7 +241,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             &Flow::default(),
             from,
             |v| {
-                let x = res[v as usize].swap(0.0);
+                let x = cell[v as usize].res.swap(0.0);
                 if x <= 0.0 {
                     return None;
                 }
@@ -221,35 +254,56 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
                 Some(d * x / deg as f64)
             },
             |m, e| {
-                let old = res[e.dst as usize].add(m);
-                (old < t && old + m >= t).then(|| Priority::descending_f32((old + m) as f32))
+                let c = &cell[e.dst as usize];
+                let old = c.res.add(m);
+                crossed(c, old, m).then(|| Priority::descending_f32(((old + m) / c.at) as f32))
             },
         )?;
-        let pooled = dangling.swap(0.0);
-        if cfg.semantics == Semantics::Gap || pooled == 0.0 || passes >= cfg.max_iterations {
+        if passes >= cfg.max_iterations {
             break;
         }
-        let share = pooled / nf;
-        let list: Vec<(VertexId, Priority)> = (0..n as VertexId)
-            .filter(|&v| {
-                let old = res[v as usize].add(share);
-                old < t && old + share >= t
-            })
-            .map(|v| (v, Priority::FIRST))
-            .collect();
+        let pooled = dangling.swap(0.0);
+        let share = match cfg.semantics {
+            Semantics::Standard => pooled / nf,
+            Semantics::Gap => 0.0,
+        };
+        if share > 0.0 {
+            for c in &cell {
+                c.res.add(share);
+            }
+        }
+        // Every residual is under its threshold now, unless the spread
+        // share lifted it; lower the thresholds a phase at a time until
+        // some vertex has work (or they are final).
+        let list = loop {
+            let list: Vec<(VertexId, Priority)> = (0..n as VertexId)
+                .filter(|&v| {
+                    let c = &cell[v as usize];
+                    c.res.load() >= c.at
+                })
+                .map(|v| (v, Priority::FIRST))
+                .collect();
+            if !list.is_empty() || scale_at <= 1.0 {
+                break list;
+            }
+            scale_at = (scale_at / PHASE_STEP).max(1.0);
+            for (v, c) in cell.iter_mut().enumerate() {
+                c.at = scale_at * eps * weight(v as VertexId);
+            }
+        };
         if list.is_empty() {
             break;
         }
         seeds = Some(list);
     }
-    let left = r.sum_f64(|v| res[v as usize].load());
+    let left = r.sum_f64(|v| cell[v as usize].res.load());
     let scale = match cfg.semantics {
         Semantics::Standard => 1.0 / (1.0 - d),
         Semantics::Gap => 1.0,
     };
     Ok(PageRankResult {
         score: (0..n as usize)
-            .map(|v| score[v].load() + res[v].load() * scale)
+            .map(|v| score[v].load() + cell[v].res.load() * scale)
             .collect(),
         iterations: passes,
         last_change: left / (1.0 - d),
