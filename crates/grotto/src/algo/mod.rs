@@ -123,6 +123,23 @@ impl AtomicF64 {
             }
         }
     }
+    /// [`AtomicF64::add`] starting from `guess`, a value read earlier:
+    /// when it is still current the add is one compare-and-swap and no
+    /// load (a caller loads a run of cells first so their misses overlap).
+    #[inline]
+    pub fn add_from(&self, guess: f64, x: f64) -> f64 {
+        let mut cur = guess.to_bits();
+        loop {
+            let new = (f64::from_bits(cur) + x).to_bits();
+            match self
+                .0
+                .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return f64::from_bits(cur),
+                Err(c) => cur = c,
+            }
+        }
+    }
     /// Replaces the value; returns the value before.
     #[inline]
     pub fn swap(&self, x: f64) -> f64 {

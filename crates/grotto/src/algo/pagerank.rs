@@ -237,7 +237,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             None => Seeds::All(Priority::FIRST),
             Some(list) => Seeds::List(list),
         };
-        r.flow(
+        r.flow_runs(
             &Flow::default(),
             from,
             |v| {
@@ -253,10 +253,22 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
                 }
                 Some(d * x / deg as f64)
             },
-            |m, e| {
-                let c = &cell[e.dst as usize];
-                let old = c.res.add(m);
-                crossed(c, old, m).then(|| Priority::descending_f32(((old + m) / c.at) as f32))
+            |m, nb, act| {
+                // Read a run of residuals first (their cache misses
+                // overlap), then add with each read value as the guess.
+                let mut guess = [0f64; 64];
+                for run in nb.ids.chunks(64) {
+                    for (g, &u) in guess.iter_mut().zip(run) {
+                        *g = cell[u as usize].res.load();
+                    }
+                    for (&g, &u) in guess.iter().zip(run) {
+                        let c = &cell[u as usize];
+                        let old = c.res.add_from(g, m);
+                        if crossed(c, old, m) {
+                            act.activate(u, Priority::descending_f32(((old + m) / c.at) as f32));
+                        }
+                    }
+                }
             },
         )?;
         if passes >= cfg.max_iterations {
