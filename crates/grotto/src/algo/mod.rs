@@ -111,17 +111,7 @@ impl AtomicF64 {
     /// Adds `x` (a compare-and-swap loop); returns the value before.
     #[inline]
     pub fn add(&self, x: f64) -> f64 {
-        let mut cur = self.0.load(Ordering::Relaxed);
-        loop {
-            let new = (f64::from_bits(cur) + x).to_bits();
-            match self
-                .0
-                .compare_exchange_weak(cur, new, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return f64::from_bits(cur),
-                Err(c) => cur = c,
-            }
-        }
+        self.add_from(self.load(), x)
     }
     /// [`AtomicF64::add`] starting from `guess`, a value read earlier:
     /// when it is still current the add is one compare-and-swap and no
