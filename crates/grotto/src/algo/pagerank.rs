@@ -211,19 +211,22 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
     let weight = |v: VertexId| out.degree(v).max(1) as f64;
     let sum_weight = r.sum_f64(weight);
     let eps = cfg.tolerance * (1.0 - d) / sum_weight;
+    // `v`'s threshold at `scale` times the final allowance.
+    let threshold = |v: VertexId, scale: f64| scale * eps * weight(v);
     // Thresholds start high and fall by PHASE_STEP per phase down to eps:
     // each push then carries a good share of its vertex's threshold,
-    // instead of a hub running again each time a little arrives.
-    let start = (1.0 - d) / nf / (eps * sum_weight / nf);
+    // instead of a hub running again each time a little arrives. The
+    // start residual (1 - d)/N over the mean final threshold is
+    // 1/tolerance.
     let mut scale_at = 1.0;
-    while scale_at * PHASE_STEP < start {
+    while scale_at * PHASE_STEP < 1.0 / cfg.tolerance {
         scale_at *= PHASE_STEP;
     }
     let score: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
     let mut cell: Vec<Cell> = (0..n as VertexId)
         .map(|v| Cell {
             res: AtomicF64::new((1.0 - d) / nf),
-            at: scale_at * eps * weight(v),
+            at: threshold(v, scale_at),
         })
         .collect();
     // Whether adding `x` to a residual that was `old` carried it to `at`.
@@ -300,7 +303,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             }
             scale_at = (scale_at / PHASE_STEP).max(1.0);
             for (v, c) in cell.iter_mut().enumerate() {
-                c.at = scale_at * eps * weight(v as VertexId);
+                c.at = threshold(v as VertexId, scale_at);
             }
         };
         if list.is_empty() {
