@@ -134,6 +134,9 @@ struct BuildArgs {
     /// Store all lists in edge blocks, even those of degree 1 and 2.
     #[arg(long)]
     no_inline: bool,
+    /// Lists of at most this many ids are packed apart, after the long ones, so that algorithms needing only low-degree vertices (k-core) read a dense region (0: no short region; at most 1024; unweighted graphs only).
+    #[arg(long, default_value_t = LayoutConfig::default().short_max, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    short_max: u32,
     /// Directory for spill files (default: the output's directory).
     #[arg(long)]
     temp_dir: Option<PathBuf>,
@@ -240,6 +243,7 @@ impl BuildArgs {
             layout: LayoutConfig {
                 window: self.window.max(1),
                 inline_small: !self.no_inline,
+                short_max: self.short_max,
             },
             temp_dir: self.temp_dir.clone(),
             force_external: self.force_external,
@@ -435,8 +439,9 @@ fn print_convert(ctx: &Ctx, r: &ConvertReport) -> anyhow::Result<()> {
             r.self_loops_dropped, r.duplicates_dropped, r.parse.lines
         );
         println!(
-            "  {} blocks, fill ratio {:.3}, index {:.1} bytes/vertex{}",
+            "  {} blocks ({} of short lists), fill ratio {:.3}, index {:.1} bytes/vertex{}",
             r.blocks,
+            r.short_blocks,
             r.fill_ratio,
             r.index_bytes_per_vertex,
             if r.ids_compacted {

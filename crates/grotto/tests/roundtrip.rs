@@ -4,6 +4,7 @@
 
 use grotto::export::{export, ExportFormat};
 use grotto::ingest::{convert, BuildPath, ConvertOptions, IdMode, Input};
+use grotto::store::layout::LayoutConfig;
 use grotto::store::Graph;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -107,7 +108,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool) {
+    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool, short_max in prop::sample::select(vec![0u32, 1, 3, 16, 1024])) {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.txt");
         std::fs::write(&input, render(&edges, fmt, n)).unwrap();
@@ -118,10 +119,12 @@ proptest! {
             memory_bytes: if external { Some(16 << 10) } else { None },
             force_external: external,
             ids: IdMode::Dense,
+            layout: LayoutConfig { short_max, ..LayoutConfig::default() },
             ..ConvertOptions::default()
         };
         let r = convert(&Input::path(&input), &out, &opts).unwrap();
         prop_assert_eq!(r.path == BuildPath::External, external, "{:?}", r);
+        prop_assert!(short_max > 0 || r.short_blocks == 0, "{:?}", r);
         let g = Graph::open(&out).unwrap();
         let base = if matches!(fmt, Fmt::Mtx) { 1 } else { 0 };
         let want: BTreeSet<(u64, u64)> = expected(&edges, undirected, keep_loops).into_iter().map(|(u, v)| (u + base, v + base)).collect();
@@ -215,4 +218,58 @@ fn zstd_external_small() {
     let r = convert(&Input::path(&input), &out, &opts).unwrap();
     assert_eq!(r.path, BuildPath::External, "{r:?}");
     assert_eq!(exported(&out), expected(&edges, false, false));
+}
+
+/// Lists of at most `short_max` ids (not kept inline) sit in the blocks
+/// after every longer list, packed without straddling a block; both
+/// build paths place them alike.
+#[test]
+fn short_lists_follow_the_long_ones() {
+    let mut edges = Vec::new();
+    for v in 0..400u64 {
+        // Degrees 0..=39 by vertex, a few hubs of 1500.
+        let d = if v % 97 == 0 { 1500 } else { v % 40 };
+        for i in 0..d {
+            edges.push((v, (v + 1 + i * 7) % 5000));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, render(&edges, Fmt::EdgeList, 5000)).unwrap();
+    let mut spans = Vec::new();
+    for external in [false, true] {
+        let out = dir.path().join(format!("g{external}.grotto"));
+        let opts = ConvertOptions {
+            memory_bytes: if external { Some(16 << 10) } else { None },
+            force_external: external,
+            ids: IdMode::Dense,
+            layout: LayoutConfig {
+                short_max: 16,
+                ..LayoutConfig::default()
+            },
+            ..ConvertOptions::default()
+        };
+        let r = convert(&Input::path(&input), &out, &opts).unwrap();
+        assert!(r.short_blocks > 0, "{r:?}");
+        let g = Graph::open(&out).unwrap();
+        let adj = g.out();
+        let first_short = adj.block_count() - r.short_blocks;
+        let mut mine = Vec::new();
+        for v in 0..g.vertex_count() as u32 {
+            let Some((slot, d)) = adj.disk_span(v) else {
+                continue;
+            };
+            let (a, b) = (slot / 1024, (slot + d - 1) / 1024);
+            if d <= 16 {
+                assert!(a >= first_short, "vertex {v} of degree {d} in block {a}");
+                assert_eq!(a, b, "vertex {v}'s short list straddles blocks");
+            } else {
+                assert!(b < first_short, "vertex {v} of degree {d} in block {b}");
+            }
+            mine.push((v, slot, d));
+        }
+        assert_eq!(exported(&out), expected(&edges, false, false));
+        spans.push(mine);
+    }
+    assert_eq!(spans[0], spans[1], "the two build paths place lists alike");
 }

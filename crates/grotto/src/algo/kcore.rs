@@ -314,6 +314,30 @@ mod tests {
         }
     }
 
+    /// The lists a k-core peels first sit in the short region: it reads a
+    /// fraction of what the same run reads without one, same answer.
+    #[test]
+    fn the_short_region_saves_kcore_most_of_its_reads() {
+        let mut read = Vec::new();
+        for short_max in [0, 16] {
+            let tg = testkit::rmat_short(14, 16, 5, short_max);
+            let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+            let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+            let c = KcoreConfig {
+                k: 10,
+                rounds: false,
+            };
+            let (res, m) = e.run(|r| run_async(r, &c)).unwrap();
+            verify(&csr, &res).unwrap();
+            read.push((m.bytes_read, res.size));
+        }
+        assert_eq!(read[0].1, read[1].1);
+        assert!(
+            read[1].0 * 3 < read[0].0,
+            "bytes read without and with: {read:?}"
+        );
+    }
+
     #[test]
     fn serial_coreness_of_a_known_graph() {
         // A triangle 0-1-2 with a tail 2-3: cores 2,2,2,1; vertex 4 alone.

@@ -200,6 +200,7 @@ pub(crate) mod testkit {
     use crate::gen::{grid::Grid, rmat::Rmat, rmat::RmatConfig, Generator};
     use crate::ingest::{convert, ConvertOptions, Input};
     use crate::io::{BackendChoice, IoOptions};
+    use crate::store::layout::LayoutConfig;
     use crate::store::Graph;
     use std::io::Write;
     use std::sync::Arc;
@@ -210,6 +211,16 @@ pub(crate) mod testkit {
     }
 
     pub fn from_edges(edges: &[(u64, u64)], undirected: bool, reverse: bool) -> TestGraph {
+        from_edges_laid_out(edges, undirected, reverse, LayoutConfig::default())
+    }
+
+    /// [`from_edges`] with a block layout of its own.
+    pub fn from_edges_laid_out(
+        edges: &[(u64, u64)],
+        undirected: bool,
+        reverse: bool,
+        layout: LayoutConfig,
+    ) -> TestGraph {
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().join("g.el");
         let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
@@ -221,6 +232,7 @@ pub(crate) mod testkit {
         let opts = ConvertOptions {
             undirected,
             reverse,
+            layout,
             ..ConvertOptions::default()
         };
         convert(&Input::path(&text), &out, &opts).unwrap();
@@ -292,6 +304,27 @@ pub(crate) mod testkit {
         })
         .unwrap();
         generated(&g, undirected, !undirected)
+    }
+
+    /// An undirected rmat graph whose lists of at most `short_max` ids
+    /// are (or with 0, are not) packed apart.
+    pub fn rmat_short(scale: u32, edge_factor: u64, seed: u64, short_max: u32) -> TestGraph {
+        let g = Rmat::new(RmatConfig {
+            scale,
+            edge_factor,
+            seed,
+            ..RmatConfig::default()
+        })
+        .unwrap();
+        let mut edges = Vec::new();
+        for c in 0..g.chunks() {
+            g.chunk_edges(c, &mut edges);
+        }
+        let layout = LayoutConfig {
+            short_max,
+            ..LayoutConfig::default()
+        };
+        from_edges_laid_out(&edges, true, false, layout)
     }
 
     /// A hub with `leaves` neighbours (a list over several blocks), a

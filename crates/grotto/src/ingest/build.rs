@@ -7,7 +7,10 @@
 //!    last-fit packer, copies them into a staging area of blocks in
 //!    parallel, checksums the blocks that can no longer change and streams
 //!    them to the output file. Called once with every cell (in-memory build)
-//!    or once per partition (external build).
+//!    or once per partition (external build). Short lists are packed apart
+//!    into the short region, spilled to a temporary file as their blocks
+//!    close and appended after the long lists at the end (their index
+//!    offsets are rebased then).
 
 use crate::error::Error;
 use crate::error::Result;
@@ -188,6 +191,8 @@ pub struct AdjSummary {
     pub entries: u64,
     /// 4 KiB blocks written.
     pub blocks: u64,
+    /// Of those, blocks of the short-list region (at the end).
+    pub short_blocks: u64,
     /// Entries kept inline in the index.
     pub inline_entries: u64,
     /// Duplicate non-loop entries removed.
@@ -215,6 +220,62 @@ pub struct AdjBuilder {
     kinds: [SectionKind; 6],
     summary: AdjSummary,
     spill_dir: std::path::PathBuf,
+    short: ShortRegion,
+}
+
+/// The short-list region while it is built: its own packer, the blocks
+/// not yet final, and the spill file the final ones go to.
+struct ShortRegion {
+    /// Longest list placed here (0: no region).
+    max: u64,
+    packer: Packer,
+    staging: Vec<u32>,
+    /// Blocks already spilled (the staging starts there).
+    written: u64,
+    crcs: Vec<u32>,
+    spill: Option<std::io::BufWriter<std::fs::File>>,
+}
+
+impl ShortRegion {
+    /// Places `list` and returns its slot within the region.
+    fn place(&mut self, list: &[u32]) -> u64 {
+        let cap = SLOTS_PER_BLOCK as u64;
+        let d = list.len() as u64;
+        let slot = self.packer.place(d);
+        let want = ((self.packer.blocks() - self.written) * cap) as usize;
+        if self.staging.len() < want {
+            self.staging.resize(want, 0);
+        }
+        let at = (slot - self.written * cap) as usize;
+        self.staging[at..at + list.len()].copy_from_slice(list);
+        slot
+    }
+
+    /// Checksums and spills the staged blocks below `to_block`.
+    fn spill_to(&mut self, to_block: u64, dir: &std::path::Path) -> Result<()> {
+        if to_block <= self.written {
+            return Ok(());
+        }
+        let cap = SLOTS_PER_BLOCK;
+        let n = ((to_block - self.written) as usize) * cap;
+        let part = &self.staging[..n];
+        self.crcs.extend(
+            part.chunks(cap)
+                .map(|b| crc32c::crc32c(bytemuck::cast_slice(b))),
+        );
+        if self.spill.is_none() {
+            let f = tempfile::tempfile_in(dir)
+                .map_err(|e| Error::io(dir, "create short-list spill file", e))?;
+            self.spill = Some(std::io::BufWriter::with_capacity(8 << 20, f));
+        }
+        if let Some(f) = self.spill.as_mut() {
+            f.write_all(bytemuck::cast_slice(part))
+                .map_err(|e| Error::io(dir, "write short-list spill", e))?;
+        }
+        self.staging.drain(..n);
+        self.written = to_block;
+        Ok(())
+    }
 }
 
 const FILL_CHUNK_BLOCKS: u64 = 64;
@@ -256,6 +317,18 @@ impl AdjBuilder {
             kinds,
             summary: AdjSummary::default(),
             spill_dir: spill_dir.to_path_buf(),
+            short: ShortRegion {
+                max: if weighted {
+                    0
+                } else {
+                    layout.short_max.min(SLOTS_PER_BLOCK as u32) as u64
+                },
+                packer: Packer::new(layout.window),
+                staging: Vec::new(),
+                written: 0,
+                crcs: Vec::new(),
+                spill: None,
+            },
         })
     }
 
@@ -283,6 +356,11 @@ impl AdjBuilder {
                     2 if self.inline && IndexEntry::fits_two(t[0], t[1]) => {
                         IndexEntry::Two(t[0], t[1])
                     }
+                    // Rebased past the long lists in `finish`.
+                    _ if d <= self.short.max => IndexEntry::Disk {
+                        offset: self.short.place(t),
+                        degree: d,
+                    },
                     _ => {
                         let slot = self.packer.place(d);
                         if slot + d > ENTRY_MAX_OFFSET {
@@ -316,6 +394,8 @@ impl AdjBuilder {
                 self.index[v as usize] = entry.encode();
             }
         }
+        self.short
+            .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
         // Fill: staging covers blocks staging_base..packer.blocks(); the
         // base is a multiple of FILL_CHUNK_BLOCKS so chunks line up.
         debug_assert_eq!(self.staging_base % FILL_CHUNK_BLOCKS, 0);
@@ -416,8 +496,37 @@ impl AdjBuilder {
 
     /// Writes the remaining blocks and the adjacency's metadata sections.
     pub fn finish(mut self, w: &mut GraphWriter) -> Result<AdjSummary> {
-        let blocks = self.packer.blocks();
-        self.write_out(w, blocks)?;
+        let long = self.packer.blocks();
+        self.write_out(w, long)?;
+        // The short region follows the long lists.
+        let short = self.short.packer.blocks();
+        self.short.spill_to(short, &self.spill_dir)?;
+        let cap = SLOTS_PER_BLOCK as u64;
+        if (long + short) * cap > ENTRY_MAX_OFFSET {
+            return Err(Error::Limit {
+                what: "graph exceeds 2^40 edge slots, the format's limit".into(),
+            });
+        }
+        if let Some(f) = self.short.spill.take() {
+            let mut f = f.into_inner().map_err(|e| {
+                Error::io(&self.spill_dir, "flush short-list spill", e.into_error())
+            })?;
+            w.write_from_file(&mut f)?;
+            self.crcs.append(&mut self.short.crcs);
+            let max = self.short.max;
+            self.index.par_iter_mut().for_each(|e| {
+                if let IndexEntry::Disk { offset, degree } = IndexEntry::decode(*e) {
+                    if degree > 0 && degree <= max {
+                        *e = IndexEntry::Disk {
+                            offset: offset + long * cap,
+                            degree,
+                        }
+                        .encode();
+                    }
+                }
+            });
+        }
+        let blocks = long + short;
         debug_assert_eq!(self.crcs.len() as u64, blocks);
         w.end(blocks)?;
         let [_, kw, ki, kc, kt, kh] = self.kinds;
@@ -443,6 +552,7 @@ impl AdjBuilder {
         let flat: Vec<u64> = self.huge.iter().flat_map(|&(v, d)| [v, d]).collect();
         w.section(kh, bytemuck::cast_slice(&flat), self.huge.len() as u64)?;
         self.summary.blocks = blocks;
+        self.summary.short_blocks = short;
         Ok(self.summary)
     }
 }

@@ -153,6 +153,8 @@ pub struct ConvertReport {
     pub out_entries: u64,
     /// Out-adjacency edge blocks.
     pub blocks: u64,
+    /// Of those, the blocks of the short-list region (at the end).
+    pub short_blocks: u64,
     /// On-disk entries over block capacity (out-adjacency).
     pub fill_ratio: f64,
     /// In-memory index bytes per vertex.
@@ -839,6 +841,7 @@ impl BuildCtx<'_> {
             edges,
             out_entries: out.entries,
             blocks: out.blocks,
+            short_blocks: out.short_blocks,
             fill_ratio: if cap == 0 {
                 1.0
             } else {

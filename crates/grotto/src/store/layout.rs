@@ -7,6 +7,11 @@
 //! consecutive blocks and its partly filled tail block joins the window.
 //! Placement needs only degrees, so the external build can plan one vertex
 //! range at a time.
+//!
+//! Short lists (up to [`LayoutConfig::short_max`] ids) are packed the same
+//! way into a region of their own after the long lists: an algorithm that
+//! only needs the lists of low-degree vertices (k-core peels them first)
+//! reads that dense region instead of a block of every run of the file.
 
 use super::format::SLOTS_PER_BLOCK;
 use std::collections::VecDeque;
@@ -21,13 +26,22 @@ pub struct LayoutConfig {
     /// the edge blocks (ACGraph's mini lists). Default true; ignored for
     /// weighted graphs.
     pub inline_small: bool,
+    /// Lists of at most this many ids that are not inline go to the short
+    /// region after the long lists (0: no short region). Default
+    /// [`SHORT_MAX`]; at most 1024; ignored for weighted graphs.
+    pub short_max: u32,
 }
+
+/// Default longest list of the short region: 16 ids (64 bytes), so the
+/// lists a k-core with k up to 17 peels first sit together.
+pub const SHORT_MAX: u32 = 16;
 
 impl Default for LayoutConfig {
     fn default() -> Self {
         LayoutConfig {
             window: 8,
             inline_small: true,
+            short_max: SHORT_MAX,
         }
     }
 }

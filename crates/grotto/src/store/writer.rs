@@ -305,19 +305,25 @@ impl GraphWriter {
         src: &mut File,
         count: u64,
     ) -> Result<()> {
+        self.begin(kind);
+        self.write_from_file(src)?;
+        self.end(count)
+    }
+
+    /// Appends a spill file's whole content (read from its start) to the
+    /// open section.
+    pub fn write_from_file(&mut self, src: &mut File) -> Result<()> {
         src.seek(SeekFrom::Start(0))
             .map_err(|e| Error::io(&self.target, "rewind spill file", e))?;
-        self.begin(kind);
         let mut buf = vec![0u8; 4 << 20];
         loop {
             let n = std::io::Read::read(src, &mut buf)
                 .map_err(|e| Error::io(&self.target, "read spill file", e))?;
             if n == 0 {
-                break;
+                return Ok(());
             }
             self.write(&buf[..n])?;
         }
-        self.end(count)
     }
 
     /// Writes the header, fsyncs, and renames the file onto the target.
