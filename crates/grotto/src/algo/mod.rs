@@ -264,8 +264,8 @@ pub(crate) mod testkit {
         }
     }
 
-    /// An R-MAT graph with weights 0.25 to 10 from a hash of the edge.
-    pub fn weighted_rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
+    /// The edges of an R-MAT graph.
+    fn rmat_edges(scale: u32, edge_factor: u64, seed: u64) -> Vec<(u64, u64)> {
         let g = Rmat::new(RmatConfig {
             scale,
             edge_factor,
@@ -273,11 +273,20 @@ pub(crate) mod testkit {
             ..RmatConfig::default()
         })
         .unwrap();
+        edges_of(&g)
+    }
+
+    fn edges_of(g: &dyn Generator) -> Vec<(u64, u64)> {
         let mut edges = Vec::new();
         for c in 0..g.chunks() {
             g.chunk_edges(c, &mut edges);
         }
-        let w: Vec<(u64, u64, f32)> = edges
+        edges
+    }
+
+    /// An R-MAT graph with weights 0.25 to 10 from a hash of the edge.
+    pub fn weighted_rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
+        let w: Vec<(u64, u64, f32)> = rmat_edges(scale, edge_factor, seed)
             .iter()
             .map(|&(u, v)| {
                 let h = crate::rng::Rng::new(u.min(v), u.max(v)).next_u64();
@@ -288,43 +297,25 @@ pub(crate) mod testkit {
     }
 
     fn generated(g: &dyn Generator, undirected: bool, reverse: bool) -> TestGraph {
-        let mut edges = Vec::new();
-        for c in 0..g.chunks() {
-            g.chunk_edges(c, &mut edges);
-        }
-        from_edges(&edges, undirected, reverse)
+        from_edges(&edges_of(g), undirected, reverse)
     }
 
     pub fn rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
-        let g = Rmat::new(RmatConfig {
-            scale,
-            edge_factor,
-            seed,
-            ..RmatConfig::default()
-        })
-        .unwrap();
-        generated(&g, undirected, !undirected)
+        from_edges(
+            &rmat_edges(scale, edge_factor, seed),
+            undirected,
+            !undirected,
+        )
     }
 
     /// An undirected rmat graph whose lists of at most `short_max` ids
     /// are (or with 0, are not) packed apart.
     pub fn rmat_short(scale: u32, edge_factor: u64, seed: u64, short_max: u32) -> TestGraph {
-        let g = Rmat::new(RmatConfig {
-            scale,
-            edge_factor,
-            seed,
-            ..RmatConfig::default()
-        })
-        .unwrap();
-        let mut edges = Vec::new();
-        for c in 0..g.chunks() {
-            g.chunk_edges(c, &mut edges);
-        }
         let layout = LayoutConfig {
             short_max,
             ..LayoutConfig::default()
         };
-        from_edges_laid_out(&edges, true, false, layout)
+        from_edges_laid_out(&rmat_edges(scale, edge_factor, seed), true, false, layout)
     }
 
     /// A hub with `leaves` neighbours (a list over several blocks), a
