@@ -259,10 +259,7 @@ impl ShortRegion {
         let cap = SLOTS_PER_BLOCK;
         let n = ((to_block - self.written) as usize) * cap;
         let part = &self.staging[..n];
-        self.crcs.extend(
-            part.chunks(cap)
-                .map(|b| crc32c::crc32c(bytemuck::cast_slice(b))),
-        );
+        self.crcs.extend(block_crcs(part));
         if self.spill.is_none() {
             let f = tempfile::tempfile_in(dir)
                 .map_err(|e| Error::io(dir, "create short-list spill file", e))?;
@@ -275,6 +272,19 @@ impl ShortRegion {
         self.staging.drain(..n);
         self.written = to_block;
         Ok(())
+    }
+}
+
+/// The checksum of each block of `part` (whole blocks of slots).
+fn block_crcs<T: bytemuck::Pod + Sync>(part: &[T]) -> Vec<u32> {
+    part.par_chunks(SLOTS_PER_BLOCK)
+        .map(|b| crc32c::crc32c(bytemuck::cast_slice(b)))
+        .collect()
+}
+
+fn too_many_slots() -> Error {
+    Error::Limit {
+        what: "graph exceeds 2^40 edge slots, the format's limit".into(),
     }
 }
 
@@ -364,9 +374,7 @@ impl AdjBuilder {
                     _ => {
                         let slot = self.packer.place(d);
                         if slot + d > ENTRY_MAX_OFFSET {
-                            return Err(Error::Limit {
-                                what: "graph exceeds 2^40 edge slots, the format's limit".into(),
-                            });
+                            return Err(too_many_slots());
                         }
                         let first = slot / cap / FILL_CHUNK_BLOCKS;
                         let last = (slot + d - 1) / cap / FILL_CHUNK_BLOCKS;
@@ -461,19 +469,11 @@ impl AdjBuilder {
         let a = ((self.written - self.staging_base) as usize) * cap;
         let b = ((to_block - self.staging_base) as usize) * cap;
         let part = &self.staging[a..b];
-        let crcs: Vec<u32> = part
-            .par_chunks(cap)
-            .map(|b| crc32c::crc32c(bytemuck::cast_slice(b)))
-            .collect();
-        self.crcs.extend(crcs);
+        self.crcs.extend(block_crcs(part));
         w.write(bytemuck::cast_slice(part))?;
         if self.weighted {
             let part = &self.staging_w[a..b];
-            let crcs: Vec<u32> = part
-                .par_chunks(cap)
-                .map(|b| crc32c::crc32c(bytemuck::cast_slice(b)))
-                .collect();
-            self.wcrcs.extend(crcs);
+            self.wcrcs.extend(block_crcs(part));
             if let Some(f) = self.weight_spill.as_mut() {
                 f.write_all(bytemuck::cast_slice(part))
                     .map_err(|e| Error::io(&self.spill_dir, "write weight spill", e))?;
@@ -503,9 +503,7 @@ impl AdjBuilder {
         self.short.spill_to(short, &self.spill_dir)?;
         let cap = SLOTS_PER_BLOCK as u64;
         if (long + short) * cap > ENTRY_MAX_OFFSET {
-            return Err(Error::Limit {
-                what: "graph exceeds 2^40 edge slots, the format's limit".into(),
-            });
+            return Err(too_many_slots());
         }
         if let Some(f) = self.short.spill.take() {
             let mut f = f.into_inner().map_err(|e| {
