@@ -259,8 +259,9 @@ impl<'c> CacheReader<'c> {
     ///
     /// The device is kept busy while `f` works: the slots of the reads
     /// reaped are refilled before their blocks are handed out, and between
-    /// two landed groups the round reaps what landed meanwhile and refills
-    /// again (up to [`PUMP_REAPS`] times a round, so a caller still gets
+    /// two landed groups, once the ones in hand are down to the last, the
+    /// round reaps what landed meanwhile and refills again (up to
+    /// [`PUMP_REAPS`] times a round, so a caller still gets
     /// control back regularly).
     pub fn pump(
         &mut self,
@@ -314,12 +315,16 @@ impl<'c> CacheReader<'c> {
         }
         // Hand the landed groups out one at a time, refilling the device's
         // queue before each: a group's processing can take longer than a
-        // read, and slots left empty meanwhile are throughput lost.
+        // read, and slots left empty meanwhile are throughput lost. Reap
+        // again only at the last group in hand: reaping while groups wait
+        // lets a fast device pile up landed, unprocessed groups that hold
+        // most of the pool (their slots cannot be evicted, so every miss
+        // sweeps the clock over them).
         let mut first_err = None;
         let mut i = 0;
         let mut reaps = 0;
         while i < done.len() {
-            if i > 0 && reaps < PUMP_REAPS && first_err.is_none() {
+            if i + 1 == done.len() && i > 0 && reaps < PUMP_REAPS && first_err.is_none() {
                 reaps += 1;
                 self.reader.reap(&mut done)?;
             }
