@@ -23,7 +23,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::{fail, need_undirected, vertex_table, Verdict};
+use super::{atomics_u32, fail, need_undirected, vertex_table, Verdict};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
 use crate::error::Result;
 use crate::store::Graph;
@@ -65,9 +65,11 @@ pub struct CorenessResult {
 
 fn degrees(r: &AsyncRun<'_>) -> Vec<AtomicU32> {
     let out = r.graph().out();
-    (0..r.vertex_count() as VertexId)
-        .map(|v| AtomicU32::new(out.degree(v).min(u32::MAX as u64) as u32))
-        .collect()
+    let deg = atomics_u32(r.vertex_count(), 0);
+    r.for_each_vertex(|v| {
+        deg[v as usize].store(out.degree(v).min(u32::MAX as u64) as u32, Relaxed)
+    });
+    deg
 }
 
 /// Computes the K-core on the asynchronous engine.
@@ -76,18 +78,32 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &KcoreConfig) -> Result<KcoreResult>
     let k = cfg.k;
     let n = r.vertex_count();
     let deg = degrees(r);
+    // A vertex of degree below K is out from the start; those with edges
+    // are the seeds, which take their edges off their neighbours. (Their
+    // bits are set a word at a time, from the word's first vertex.)
     let removed = AtomicBitmap::new(n);
-    let seeds: Vec<(VertexId, Priority)> = (0..n as VertexId)
-        .filter(|&v| deg[v as usize].load(Relaxed) < k)
-        .map(|v| (v, Priority::FIRST))
-        .collect();
+    r.for_each_vertex(|v| {
+        if v % 64 == 0 {
+            let mask = (0..64u32)
+                .filter(|&j| {
+                    let u = v as u64 + j as u64;
+                    u < n && deg[u as usize].load(Relaxed) < k
+                })
+                .fold(0u64, |m, j| m | 1 << j);
+            removed.insert_word(v as usize / 64, mask);
+        }
+    });
+    let below = |v: VertexId| {
+        let d = deg[v as usize].load(Relaxed);
+        (d > 0 && d < k).then_some(Priority::FIRST)
+    };
     let flow = Flow {
         rounds: cfg.rounds,
         ..Flow::default()
     };
     r.flow(
         &flow,
-        Seeds::List(&seeds),
+        Seeds::Where(&below),
         |v| {
             removed.insert(v as u64);
             Some(())

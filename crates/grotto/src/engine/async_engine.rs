@@ -41,6 +41,7 @@
 
 use super::blockmap::{block_span, BlockMap};
 use super::frontier::AtomicBitmap;
+use super::local::LocalQueue;
 use super::par::fan_out;
 use super::schedule::{
     BlockQueue, BlockStates, Cursor, Gate, Priority, AGAIN, IDLE, LOADING, PROCESSING, QUEUED,
@@ -52,8 +53,7 @@ use crate::io::{IoFile, IoStats};
 use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
 use crate::store::{Adjacency, Direction, Graph};
 use crate::{BlockId, VertexId};
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -169,7 +169,11 @@ pub enum Seeds<'s> {
     All(Priority),
     /// Every vertex, with the priority the function gives it.
     AllWith(&'s (dyn Fn(VertexId) -> Priority + Sync)),
-    /// These vertices and priorities.
+    /// The vertices the function gives a priority, with that priority
+    /// (no list of them is built: the engine asks about every vertex in
+    /// parallel).
+    Where(&'s (dyn Fn(VertexId) -> Option<Priority> + Sync)),
+    /// These vertices and priorities (ids out of range are ignored).
     List(&'s [(VertexId, Priority)]),
 }
 
@@ -512,7 +516,7 @@ impl<'c> AsyncRun<'c> {
                 reuse: flow.reuse,
                 run_blocks: self.cache.merge_blocks() as u64,
             };
-            pass.seed(seeds);
+            pass.seed(seeds, self.cfg.threads);
             let pass = &pass;
             let results = fan_out(self.readers.iter_mut().enumerate().collect(), |(i, r)| {
                 pass.executor(r, i as u64 + 1)
@@ -562,6 +566,8 @@ const CONT_SHARDS: usize = 64;
 const INLINE_BATCH: usize = 256;
 /// Seeded index-resident vertices an executor claims at a time.
 const SEED_CLAIM: usize = 1024;
+/// Seeds a seeding worker takes at a time.
+const SEED_CHUNK: usize = 1 << 14;
 
 type Conts<M> = Mutex<HashMap<u64, Vec<(VertexId, M)>>>;
 
@@ -596,7 +602,7 @@ struct Pass<'p, M, A, S> {
 
 /// One executor's private state.
 struct Exec<'c> {
-    heap: BinaryHeap<Reverse<(u32, VertexId)>>,
+    heap: LocalQueue,
     /// Whether `heap` holds its one unit of the pass's outstanding work
     /// (taken when it gets its first vertex, given back when it is
     /// drained), so its vertices cost no shared counter update each.
@@ -623,57 +629,109 @@ where
             .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
     }
 
-    fn seed(&mut self, seeds: Seeds<'_>) {
-        match seeds {
-            Seeds::All(_) | Seeds::AllWith(_) => {
-                let prio = |v| match seeds {
-                    Seeds::AllWith(f) => f(v),
-                    Seeds::All(p) => p,
-                    Seeds::List(_) => Priority::FIRST,
-                };
-                self.active.fill();
-                let mut queued = Vec::new();
-                for v in 0..self.n as VertexId {
-                    let p = prio(v);
-                    match self.first_block(v) {
+    /// Activates the seeds with `threads` threads: blocks holding a seed
+    /// are queued with their seeds' best priority, index-resident seeds
+    /// are listed in priority order for the executors to claim.
+    fn seed(&mut self, seeds: Seeds<'_>, threads: usize) {
+        let (len, filled) = match seeds {
+            Seeds::List(l) => (l.len(), false),
+            Seeds::Where(_) => (self.n as usize, false),
+            Seeds::All(_) | Seeds::AllWith(_) => (self.n as usize, true),
+        };
+        if filled {
+            self.active.fill();
+        }
+        let cursor = AtomicUsize::new(0);
+        let this = &*self;
+        // Per worker: its chunks' index-resident seeds, keyed by where
+        // each chunk starts, and the blocks it queued.
+        let parts = fan_out((0..threads.max(1)).collect(), |_| {
+            let (mut inline, mut queued) = (Vec::new(), Vec::new());
+            loop {
+                let lo = cursor.fetch_add(SEED_CHUNK, Ordering::Relaxed);
+                if lo >= len {
+                    return (inline, queued);
+                }
+                let mut mine = Vec::new();
+                // A `Where` seed is new (the set is empty between passes)
+                // and its bit is set with the rest of its word's.
+                let mut word = (lo / 64, 0u64);
+                for i in lo..(lo + SEED_CHUNK).min(len) {
+                    let (v, p) = match seeds {
+                        Seeds::All(p) => (i as VertexId, p),
+                        Seeds::AllWith(f) => (i as VertexId, f(i as VertexId)),
+                        Seeds::Where(f) => match f(i as VertexId) {
+                            Some(p) => (i as VertexId, p),
+                            None => continue,
+                        },
+                        Seeds::List(l) => match l[i] {
+                            (v, p) if (v as u64) < this.n => (v, p),
+                            _ => continue,
+                        },
+                    };
+                    let new = match seeds {
+                        Seeds::Where(_) => {
+                            if i / 64 != word.0 {
+                                this.active.insert_word(word.0, word.1);
+                                word = (i / 64, 0);
+                            }
+                            word.1 |= 1 << (i % 64);
+                            true
+                        }
+                        _ => filled || this.active.insert(v as u64),
+                    };
+                    match this.first_block(v) {
                         Some(b) => {
+                            // Look before writing: most seeds share their
+                            // block with others, and a write would take the
+                            // line from the other workers.
                             let i = b as usize;
-                            if self.st.state[i].load(Ordering::Relaxed) == IDLE {
-                                self.st.state[i].store(QUEUED, Ordering::Relaxed);
-                                self.outstanding.fetch_add(1, Ordering::SeqCst);
+                            if p.0 < this.st.prio[i].load(Ordering::Relaxed) {
+                                this.st.prio[i].fetch_min(p.0, Ordering::Relaxed);
+                            }
+                            if this.st.state[i].load(Ordering::Relaxed) == IDLE
+                                && this.st.state[i]
+                                    .compare_exchange(
+                                        IDLE,
+                                        QUEUED,
+                                        Ordering::Relaxed,
+                                        Ordering::Relaxed,
+                                    )
+                                    .is_ok()
+                            {
                                 queued.push(b);
                             }
-                            self.st.prio[i].fetch_min(p.0, Ordering::Relaxed);
                         }
-                        None => {
-                            self.seeds.push((p.0, v));
-                            self.outstanding.fetch_add(1, Ordering::SeqCst);
-                        }
-                    }
-                }
-                for b in queued {
-                    self.queue
-                        .push(b, self.st.prio[b as usize].load(Ordering::Relaxed));
-                }
-                self.seeds.sort_unstable();
-            }
-            Seeds::List(list) => {
-                for &(v, p) in list {
-                    if v as u64 >= self.n {
-                        continue;
-                    }
-                    let new = self.active.insert(v as u64);
-                    match self.first_block(v) {
-                        Some(b) => self.block_activate(b, p),
-                        None if new => {
-                            self.seeds.push((p.0, v));
-                            self.outstanding.fetch_add(1, Ordering::SeqCst);
-                        }
+                        None if new => mine.push((p.0, v)),
                         None => {}
                     }
                 }
+                this.active.insert_word(word.0, word.1);
+                inline.push((lo, mine));
             }
+        });
+        // No executor runs yet: every count and priority is final here.
+        let (mut chunks, mut blocks) = (Vec::new(), Vec::new());
+        for (inline, queued) in parts {
+            chunks.extend(inline);
+            blocks.push(queued);
         }
+        chunks.sort_unstable_by_key(|c| c.0);
+        let mut list: Vec<(u32, VertexId)> = chunks.into_iter().flat_map(|c| c.1).collect();
+        if !list.is_sorted() {
+            list.sort_unstable();
+        }
+        let queued: usize = blocks.iter().map(Vec::len).sum();
+        self.outstanding
+            .fetch_add((queued + list.len()) as i64, Ordering::SeqCst);
+        self.seeds = list;
+        let this = &*self;
+        fan_out(blocks, |bs| {
+            for b in bs {
+                this.queue
+                    .push(b, this.st.prio[b as usize].load(Ordering::Relaxed));
+            }
+        });
     }
 
     fn seeds_left(&self) -> bool {
@@ -692,7 +750,9 @@ where
         // Each seed was counted on its own; the heap's unit covers them
         // once it is held.
         self.hold(x);
-        x.heap.extend(mine.iter().map(|&(p, v)| Reverse((p, v))));
+        for &(p, v) in mine {
+            x.heap.push(p, v);
+        }
         self.outstanding
             .fetch_sub(mine.len() as i64, Ordering::SeqCst);
     }
@@ -719,7 +779,7 @@ where
             None => {
                 if new {
                     self.hold(x);
-                    x.heap.push(Reverse((p.0, u)));
+                    x.heap.push(p.0, u);
                 }
             }
         }
@@ -949,7 +1009,7 @@ where
     /// One executor: runs until the pass is over or fails.
     fn executor<'c>(&self, reader: &mut CacheReader<'c>, seed: u64) -> Result<Counts> {
         let mut x = Exec {
-            heap: BinaryHeap::new(),
+            heap: LocalQueue::new(),
             held: false,
             halves: HashMap::new(),
             counts: Counts::default(),
@@ -995,7 +1055,7 @@ where
                 self.claim_seeds(x);
             }
             for _ in 0..INLINE_BATCH {
-                let Some(Reverse((_, v))) = x.heap.pop() else {
+                let Some((_, v)) = x.heap.pop() else {
                     break;
                 };
                 self.run_inline(v, x)?;
@@ -1106,6 +1166,56 @@ mod tests {
             })
             .unwrap();
         d
+    }
+
+    /// How many times each vertex was applied in a pass from `seeds` that
+    /// sends nothing.
+    fn applied(e: &AsyncEngine, seeds: Seeds<'_>) -> Vec<u32> {
+        let n = e.graph().vertex_count() as usize;
+        let (runs, _) = e
+            .run(|run| {
+                let runs: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                run.flow(
+                    &Flow::default(),
+                    seeds,
+                    |v| {
+                        runs[v as usize].fetch_add(1, Ordering::Relaxed);
+                        None::<()>
+                    },
+                    |(), _| None,
+                )?;
+                Ok(runs.into_iter().map(|a| a.into_inner()).collect::<Vec<_>>())
+            })
+            .unwrap();
+        runs
+    }
+
+    #[test]
+    fn every_kind_of_seed_runs_each_chosen_vertex_once() {
+        // Lists inline in the index, in the short region and long, and
+        // isolated vertices; seeding runs on several threads.
+        let t = testkit::rmat(12, 4, 5, true);
+        let n = t.graph.vertex_count() as VertexId;
+        let chosen = |v: VertexId| v % 3 != 1;
+        let want: Vec<u32> = (0..n).map(|v| u32::from(chosen(v))).collect();
+        let mut list: Vec<(VertexId, Priority)> = (0..n)
+            .rev()
+            .filter(|&v| chosen(v))
+            .map(|v| (v, Priority(v % 7)))
+            .collect();
+        // Repeats and ids out of range are ignored.
+        list.push((0, Priority(3)));
+        list.push((n + 5, Priority::FIRST));
+        let pick = |v: VertexId| chosen(v).then_some(Priority(v % 5));
+        for cfg in testkit::configs() {
+            let e = AsyncEngine::open(Arc::clone(&t.graph), cfg.clone()).unwrap();
+            assert_eq!(applied(&e, Seeds::Where(&pick)), want, "where, {cfg:?}");
+            assert_eq!(applied(&e, Seeds::List(&list)), want, "list, {cfg:?}");
+            let all = vec![1; n as usize];
+            assert_eq!(applied(&e, Seeds::All(Priority(2))), all, "all, {cfg:?}");
+            let f = |v: VertexId| Priority(v / 100);
+            assert_eq!(applied(&e, Seeds::AllWith(&f)), all, "all with, {cfg:?}");
+        }
     }
 
     #[test]

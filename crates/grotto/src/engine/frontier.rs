@@ -55,6 +55,15 @@ impl AtomicBitmap {
         self.len == 0
     }
 
+    /// Inserts the members `word * 64 + j` for each bit `j` of `mask`, with
+    /// one atomic operation.
+    #[inline]
+    pub fn insert_word(&self, word: usize, mask: u64) {
+        if mask != 0 {
+            self.words[word].fetch_or(mask, Ordering::Relaxed);
+        }
+    }
+
     /// Inserts `i`; true when this call inserted it (false: already there).
     #[inline]
     pub fn insert(&self, i: u64) -> bool {

@@ -69,6 +69,7 @@
 pub mod async_engine;
 pub mod blockmap;
 pub mod frontier;
+mod local;
 pub mod metrics;
 pub(crate) mod par;
 pub mod schedule;
