@@ -146,15 +146,30 @@ pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
 /// labels in original ids and component statistics.
 fn finish(g: &Graph, threads: usize, root: Vec<VertexId>) -> Result<WccResult> {
     let n = root.len() as u64;
-    let for_each =
-        |f: &(dyn Fn(VertexId) + Sync)| crate::engine::par::for_each_vertex(n, threads, f);
     // Labels in original ids: the smallest original id per root.
     let min_orig: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(u64::MAX)).collect();
     let sizes = atomics_u32(n, 0);
-    for_each(&|v| {
-        let rt = root[v as usize] as usize;
-        min_orig[rt].fetch_min(g.original_id(v), Relaxed);
-        sizes[rt].fetch_add(1, Relaxed);
+    let flush = |(rt, min, size): (usize, u64, u32)| {
+        if size > 0 {
+            min_orig[rt].fetch_min(min, Relaxed);
+            sizes[rt].fetch_add(size, Relaxed);
+        }
+    };
+    crate::engine::par::for_each_chunk(n, threads, |lo, hi| {
+        // Sums per root kept in a small direct-mapped table and added to
+        // the shared ones when evicted: a giant component's root would
+        // otherwise take one contended update per vertex.
+        let mut local = [(0usize, u64::MAX, 0u32); 64];
+        for v in lo as VertexId..hi as VertexId {
+            let rt = root[v as usize] as usize;
+            let e = &mut local[rt % 64];
+            if e.0 != rt {
+                flush(std::mem::replace(e, (rt, u64::MAX, 0)));
+            }
+            e.1 = e.1.min(g.original_id(v));
+            e.2 += 1;
+        }
+        local.into_iter().for_each(flush);
     });
     let label = root
         .iter()

@@ -30,15 +30,24 @@ pub(crate) fn fan_out<W: Send, R: Send>(items: Vec<W>, f: impl Fn(W) -> R + Sync
 
 /// Runs `f` on every vertex of `0..n` with `threads` threads.
 pub(crate) fn for_each_vertex(n: u64, threads: usize, f: impl Fn(VertexId) + Sync) {
+    for_each_chunk(n, threads, |lo, hi| {
+        for v in lo..hi {
+            f(v as VertexId);
+        }
+    });
+}
+
+/// Runs `f(lo, hi)` on chunks of consecutive vertices covering `0..n`
+/// with `threads` threads, for loops that keep something per chunk (a
+/// local sum flushed once instead of a shared update per vertex).
+pub(crate) fn for_each_chunk(n: u64, threads: usize, f: impl Fn(u64, u64) + Sync) {
     let cursor = AtomicUsize::new(0);
-    fan_out((0..threads).collect(), |_| loop {
+    fan_out((0..threads.max(1)).collect(), |_| loop {
         let lo = cursor.fetch_add(CHUNK as usize, Ordering::Relaxed) as u64;
         if lo >= n {
             break;
         }
-        for v in lo..(lo + CHUNK).min(n) {
-            f(v as VertexId);
-        }
+        f(lo, (lo + CHUNK).min(n));
     });
 }
 
