@@ -25,7 +25,7 @@
 //!
 //! Termination is exact: a counter holds the blocks that are not idle,
 //! the seeded index-resident vertices no executor has claimed yet, and
-//! one unit per executor whose private heap of index-resident vertices
+//! one unit per executor whose private queue of index-resident vertices
 //! is not drained (given back only after the last of them ran). Only
 //! work that is itself counted can activate more, so the counter
 //! reaching zero means nothing is active and nothing is in flight.
@@ -586,7 +586,7 @@ struct Pass<'p, M, A, S> {
     queue: BlockQueue,
     gate: Gate,
     /// Blocks not idle, unclaimed index-resident seeds, and one per
-    /// executor heap of index-resident vertices not yet drained.
+    /// executor queue of index-resident vertices not yet drained.
     outstanding: AtomicI64,
     abort: AtomicBool,
     conts: Vec<Conts<M>>,
@@ -602,8 +602,8 @@ struct Pass<'p, M, A, S> {
 
 /// One executor's private state.
 struct Exec<'c> {
-    heap: LocalQueue,
-    /// Whether `heap` holds its one unit of the pass's outstanding work
+    local: LocalQueue,
+    /// Whether `local` holds its one unit of the pass's outstanding work
     /// (taken when it gets its first vertex, given back when it is
     /// drained), so its vertices cost no shared counter update each.
     held: bool,
@@ -747,17 +747,17 @@ where
         if mine.is_empty() {
             return;
         }
-        // Each seed was counted on its own; the heap's unit covers them
+        // Each seed was counted on its own; the queue's unit covers them
         // once it is held.
         self.hold(x);
         for &(p, v) in mine {
-            x.heap.push(p, v);
+            x.local.push(p, v);
         }
         self.outstanding
             .fetch_sub(mine.len() as i64, Ordering::SeqCst);
     }
 
-    /// Makes the executor's heap hold its unit of outstanding work.
+    /// Makes the executor's queue hold its unit of outstanding work.
     #[inline]
     fn hold(&self, x: &mut Exec<'_>) {
         if !x.held {
@@ -779,7 +779,7 @@ where
             None => {
                 if new {
                     self.hold(x);
-                    x.heap.push(p.0, u);
+                    x.local.push(p.0, u);
                 }
             }
         }
@@ -1009,7 +1009,7 @@ where
     /// One executor: runs until the pass is over or fails.
     fn executor<'c>(&self, reader: &mut CacheReader<'c>, seed: u64) -> Result<Counts> {
         let mut x = Exec {
-            heap: LocalQueue::new(),
+            local: LocalQueue::new(),
             held: false,
             halves: HashMap::new(),
             counts: Counts::default(),
@@ -1051,17 +1051,17 @@ where
             if self.abort.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            if x.heap.is_empty() {
+            if x.local.is_empty() {
                 self.claim_seeds(x);
             }
             for _ in 0..INLINE_BATCH {
-                let Some((_, v)) = x.heap.pop() else {
+                let Some((_, v)) = x.local.pop() else {
                     break;
                 };
                 self.run_inline(v, x)?;
             }
             // Drained: what its vertices activated is counted by now.
-            if x.held && x.heap.is_empty() {
+            if x.held && x.local.is_empty() {
                 x.held = false;
                 self.finished_one();
             }
@@ -1095,7 +1095,7 @@ where
                 reader.pump(&mut source, &mut f, wait)
             };
             let p = round(reader, false)?;
-            if p.delivered > 0 || !x.heap.is_empty() {
+            if p.delivered > 0 || !x.local.is_empty() {
                 continue;
             }
             if !reader.idle() || wnext.is_some() || !x.halves.is_empty() {
