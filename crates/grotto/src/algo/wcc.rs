@@ -85,9 +85,22 @@ pub fn run(r: &mut Run<'_>) -> Result<WccResult> {
     // the two copies (towards the smaller id) is enough and halves the work.
     let both_ways = !r.graph().directed();
     r.step(&Frontier::all(n), Direction::Out, |v, edges, _| {
-        for &u in edges.ids {
-            if !(both_ways && u > v) {
-                union(&parent, v, u);
+        // Probe a run of neighbours without branching on the answers (the
+        // loads overlap): an edge needs a union unless it is the second
+        // copy of an undirected one or its end already hangs from v's
+        // root (sets only merge, so both stay joined). Once paths are
+        // short that is most edges.
+        let mut root = find(&parent, v);
+        let mut open = [0 as VertexId; 64];
+        for run in edges.ids.chunks(64) {
+            let mut k = 0;
+            for &u in run {
+                open[k] = u;
+                k += usize::from(!(both_ways && u > v) && parent[u as usize].load(Relaxed) != root);
+            }
+            for &u in &open[..k] {
+                union(&parent, root, u);
+                root = find(&parent, root);
             }
         }
     })?;
