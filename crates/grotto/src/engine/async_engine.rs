@@ -653,9 +653,6 @@ where
                     return (inline, queued);
                 }
                 let mut mine = Vec::new();
-                // A `Where` seed is new (the set is empty between passes)
-                // and its bit is set with the rest of its word's.
-                let mut word = (lo / 64, 0u64);
                 for i in lo..(lo + SEED_CHUNK).min(len) {
                     let (v, p) = match seeds {
                         Seeds::All(p) => (i as VertexId, p),
@@ -669,17 +666,7 @@ where
                             _ => continue,
                         },
                     };
-                    let new = match seeds {
-                        Seeds::Where(_) => {
-                            if i / 64 != word.0 {
-                                this.active.insert_word(word.0, word.1);
-                                word = (i / 64, 0);
-                            }
-                            word.1 |= 1 << (i % 64);
-                            true
-                        }
-                        _ => filled || this.active.insert(v as u64),
-                    };
+                    let new = filled || this.active.insert(v as u64);
                     match this.first_block(v) {
                         Some(b) => {
                             // Look before writing: most seeds share their
@@ -706,7 +693,6 @@ where
                         None => {}
                     }
                 }
-                this.active.insert_word(word.0, word.1);
                 inline.push((lo, mine));
             }
         });
