@@ -89,6 +89,44 @@ pub fn in_direction(g: &Graph) -> Option<Direction> {
     }
 }
 
+/// Factor by which push thresholds (PageRank, personalized PageRank)
+/// fall from one phase to the next.
+pub(crate) const PHASE_STEP: f64 = 8.0;
+
+/// A vertex's residual and the residual at which it runs, side by side so
+/// that pushing along an edge touches one cache line (push PageRank and
+/// personalized PageRank).
+#[repr(align(16))]
+pub(crate) struct Residual {
+    /// Mass received and not yet pushed on.
+    pub(crate) res: AtomicF64,
+    /// The vertex's threshold.
+    pub(crate) at: f64,
+}
+
+/// Adds `m` to the residual of each vertex of `ids` and calls
+/// `then(u, cell, old)` with the value before the add. A run of
+/// residuals is read first, so their cache misses overlap, and each add
+/// is then one compare-and-swap with the read value as its guess.
+#[inline]
+pub(crate) fn push_run(
+    cells: &[Residual],
+    ids: &[VertexId],
+    m: f64,
+    mut then: impl FnMut(VertexId, &Residual, f64),
+) {
+    let mut guess = [0f64; 64];
+    for run in ids.chunks(64) {
+        for (g, &u) in guess.iter_mut().zip(run) {
+            *g = cells[u as usize].res.load();
+        }
+        for (&g, &u) in guess.iter().zip(run) {
+            let c = &cells[u as usize];
+            then(u, c, c.res.add_from(g, m));
+        }
+    }
+}
+
 /// An `f64` updated atomically (stored as its bits).
 #[derive(Debug, Default)]
 pub struct AtomicF64(AtomicU64);

@@ -23,7 +23,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::{fail, in_direction, vertex_table, AtomicF64, Verdict};
+use super::{fail, in_direction, push_run, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -172,18 +172,6 @@ pub fn run(r: &mut Run<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
     })
 }
 
-/// Factor by which push PageRank's thresholds fall from one phase to the
-/// next.
-const PHASE_STEP: f64 = 8.0;
-
-/// A vertex's residual and the residual at which it runs, side by side so
-/// that an edge touches one cache line.
-#[repr(align(16))]
-struct Cell {
-    res: AtomicF64,
-    at: f64,
-}
-
 /// Runs PageRank by push on the asynchronous engine (ACGraph's derivation
 /// from personalized PageRank with a uniform start).
 ///
@@ -194,7 +182,9 @@ struct Cell {
 /// S` with `S` the sum of `max(deg, 1)` over all vertices (the forward
 /// push threshold: a hub runs when it has gathered enough to be worth its
 /// list, not each time a little arrives), largest residual per unit of
-/// threshold first. Residual reaching a vertex without out-edges is
+/// threshold first (by powers of two, so adjacent blocks merge into one
+/// read); a vertex with an eighth of that share runs whenever its block
+/// is read for another ([`Priority::DEFER`]). Residual reaching a vertex without out-edges is
 /// pooled and, with standard semantics, spread evenly over all vertices
 /// after the pass, which then continues from the vertices it pushed over
 /// their thresholds. What is left at the end is under `tolerance * (1 -
@@ -223,14 +213,14 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
         scale_at *= PHASE_STEP;
     }
     let score: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
-    let mut cell: Vec<Cell> = (0..n as VertexId)
-        .map(|v| Cell {
+    let mut cell: Vec<Residual> = (0..n as VertexId)
+        .map(|v| Residual {
             res: AtomicF64::new((1.0 - d) / nf),
             at: threshold(v, scale_at),
         })
         .collect();
     // Whether adding `x` to a residual that was `old` carried it to `at`.
-    let crossed = |c: &Cell, old: f64, x: f64| old < c.at && old + x >= c.at;
+    let crossed = |c: &Residual, old: f64, x: f64| old < c.at && old + x >= c.at;
     let dangling = AtomicF64::new(0.0);
     let mut seeds: Option<Vec<(VertexId, Priority)>> = None;
     let mut passes = 0;
@@ -240,6 +230,9 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             None => Seeds::All(Priority::FIRST),
             Some(list) => Seeds::List(list),
         };
+        // A vertex with an eighth of its final threshold runs whenever
+        // its block is read anyway (see personalized PageRank).
+        let lazy = 1.0 / (scale_at * PHASE_STEP);
         r.flow_runs(
             &Flow::default(),
             from,
@@ -257,21 +250,13 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
                 Some(d * x / deg as f64)
             },
             |m, nb, act| {
-                // Read a run of residuals first (their cache misses
-                // overlap), then add with each read value as the guess.
-                let mut guess = [0f64; 64];
-                for run in nb.ids.chunks(64) {
-                    for (g, &u) in guess.iter_mut().zip(run) {
-                        *g = cell[u as usize].res.load();
+                push_run(&cell, nb.ids, m, |u, c, old| {
+                    if crossed(c, old, m) {
+                        act.activate(u, Priority::descending_log2(((old + m) / c.at) as f32));
+                    } else if old < lazy * c.at && old + m >= lazy * c.at {
+                        act.activate(u, Priority::DEFER);
                     }
-                    for (&g, &u) in guess.iter().zip(run) {
-                        let c = &cell[u as usize];
-                        let old = c.res.add_from(g, m);
-                        if crossed(c, old, m) {
-                            act.activate(u, Priority::descending_f32(((old + m) / c.at) as f32));
-                        }
-                    }
-                }
+                })
             },
         )?;
         if passes >= cfg.max_iterations {

@@ -75,7 +75,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &SsspConfig) -> Result<SsspResult> {
     state[s as usize].store(pack(0.0, s), Relaxed);
     let bad: Mutex<Option<(VertexId, VertexId, f32)>> = Mutex::new(None);
     let prio = |d: f32| match cfg.delta {
-        Some(delta) => Priority((d / delta).min(u32::MAX as f32) as u32),
+        Some(delta) => Priority(((d / delta) as u32).min(Priority::LAST.0)),
         None => Priority::ascending_f32(d),
     };
     r.flow(

@@ -352,6 +352,17 @@ impl<'c> AsyncRun<'c> {
         super::par::for_each_vertex(self.n, self.cfg.threads, f)
     }
 
+    /// The vertices left active after the last flow: those activated with
+    /// [`Priority::DEFER`] whose block did not run after it (empty if no
+    /// flow deferred any). They stay active and run when their block next
+    /// runs, in a later flow of this run.
+    pub fn active_vertices(&self) -> Vec<VertexId> {
+        let mut out = Vec::new();
+        self.active
+            .members_in_words(0, self.active.word_count(), &mut out);
+        out.into_iter().map(|v| v as VertexId).collect()
+    }
+
     /// The sum of `f` over all vertices, independent of the thread count.
     pub fn sum_f64(&self, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
         super::par::sum_f64(self.n, self.cfg.threads, f)
@@ -362,8 +373,10 @@ impl<'c> AsyncRun<'c> {
     /// message, `propagate(message, edge)` runs for each neighbour in
     /// `flow.dir`; a `Some(priority)` activates the neighbour (again, if
     /// it already ran). Activating an active vertex only improves its
-    /// block's priority. Both functions run on several threads at once,
-    /// so vertex state lives in atomics.
+    /// block's priority; [`Priority::DEFER`] marks the neighbour active
+    /// without scheduling its block (the pass ends when no scheduled work
+    /// is left). Both functions run on several threads at once, so vertex
+    /// state lives in atomics.
     pub fn flow<M, A, P>(
         &mut self,
         flow: &Flow,
@@ -666,6 +679,7 @@ where
                             _ => continue,
                         },
                     };
+                    let p = p.min(Priority::LAST);
                     let new = filled || this.active.insert(v as u64);
                     match this.first_block(v) {
                         Some(b) => {
@@ -761,11 +775,12 @@ where
         }
         let new = self.active.insert(u as u64);
         match self.first_block(u) {
+            Some(_) if p == Priority::DEFER => {}
             Some(b) => self.block_activate(b, p),
             None => {
                 if new {
                     self.hold(x);
-                    x.local.push(p.0, u);
+                    x.local.push(p.min(Priority::LAST).0, u);
                 }
             }
         }
@@ -1201,6 +1216,82 @@ mod tests {
             assert_eq!(applied(&e, Seeds::All(Priority(2))), all, "all, {cfg:?}");
             let f = |v: VertexId| Priority(v / 100);
             assert_eq!(applied(&e, Seeds::AllWith(&f)), all, "all with, {cfg:?}");
+        }
+    }
+
+    #[test]
+    fn deferred_vertices_wait_for_their_block_and_are_never_lost() {
+        let t = testkit::rmat(12, 4, 5, true);
+        let g = &t.graph;
+        let n = g.vertex_count() as usize;
+        let adj = g.adjacency(Direction::Out).unwrap();
+        let block = |v: VertexId| {
+            adj.disk_span(v)
+                .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
+        };
+        let s = (0..n as VertexId).max_by_key(|&v| adj.degree(v)).unwrap();
+        let (lo, hi) = adj
+            .disk_span(s)
+            .map(|(slot, d)| block_span(slot, d))
+            .unwrap();
+        let nbrs = crate::algo::reference::Csr::load(g, Direction::Out)
+            .unwrap()
+            .neighbors(s)
+            .to_vec();
+        for cfg in testkit::configs() {
+            let e = AsyncEngine::open(Arc::clone(g), cfg.clone()).unwrap();
+            let ((first, total, left, after), _) = e
+                .run(|run| {
+                    let runs: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                    let count = |v: VertexId| runs[v as usize].fetch_add(1, Ordering::Relaxed);
+                    // The source defers all its neighbours.
+                    run.flow(
+                        &Flow::default(),
+                        Seeds::List(&[(s, Priority::FIRST)]),
+                        |v| (count(v) == 0 && v == s).then_some(()),
+                        |(), _| Some(Priority::DEFER),
+                    )?;
+                    let first: Vec<u32> = runs.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                    let left = run.active_vertices();
+                    // A later flow from what is left runs it.
+                    let seeds: Vec<(VertexId, Priority)> =
+                        left.iter().map(|&v| (v, Priority::FIRST)).collect();
+                    run.flow(
+                        &Flow::default(),
+                        Seeds::List(&seeds),
+                        |v| {
+                            count(v);
+                            None::<()>
+                        },
+                        |(), _| None,
+                    )?;
+                    let total: Vec<u32> = runs.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                    Ok((first, total, left, run.active_vertices()))
+                })
+                .unwrap();
+            assert_eq!(first[s as usize], 1, "{cfg:?}");
+            assert!(!left.is_empty(), "no neighbour was left waiting: {cfg:?}");
+            assert!(after.is_empty(), "{cfg:?}");
+            for &u in &nbrs {
+                let i = u as usize;
+                // Each ran once: in the first flow if its list is in the
+                // index or its block was read for the source's list,
+                // otherwise in the second.
+                assert_eq!(total[i], 1, "vertex {u}, {cfg:?}");
+                let with_source = block(u).is_none_or(|b| (lo..=hi).contains(&b));
+                if first[i] == 1 {
+                    assert!(with_source, "vertex {u} ran without its block, {cfg:?}");
+                } else {
+                    assert!(left.contains(&u), "vertex {u} was lost, {cfg:?}");
+                }
+                if block(u).is_none() {
+                    assert_eq!(first[i], 1, "index vertex {u} waited, {cfg:?}");
+                }
+            }
+            let others = (0..n).filter(|&v| v != s as usize && !nbrs.contains(&(v as VertexId)));
+            for v in others {
+                assert_eq!(total[v], 0, "vertex {v}, {cfg:?}");
+            }
         }
     }
 

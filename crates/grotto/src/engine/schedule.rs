@@ -33,8 +33,17 @@ pub struct Priority(pub u32);
 impl Priority {
     /// The most urgent priority.
     pub const FIRST: Priority = Priority(0);
-    /// The least urgent priority.
-    pub const LAST: Priority = Priority(u32::MAX);
+    /// The least urgent priority that schedules.
+    pub const LAST: Priority = Priority(u32::MAX - 1);
+    /// Activates a vertex without scheduling its block: the vertex runs
+    /// when its block runs for another reason (in this flow or a later
+    /// flow of the same run), so a block is not read for work that can
+    /// wait. A vertex whose list sits in the index runs as with
+    /// [`Priority::LAST`]; as a seed, or in rounds mode, it is `LAST`.
+    /// What deferred vertices are left after a flow,
+    /// [`AsyncRun::active_vertices`](super::AsyncRun::active_vertices)
+    /// lists.
+    pub const DEFER: Priority = Priority(u32::MAX);
 
     /// Smaller non-negative `x` first (for distances); NaN and negative
     /// values map to [`Priority::FIRST`].
@@ -50,7 +59,16 @@ impl Priority {
     /// Larger non-negative `x` first (for residuals).
     #[inline]
     pub fn descending_f32(x: f32) -> Priority {
-        Priority(!Priority::ascending_f32(x).0)
+        Priority((!Priority::ascending_f32(x).0).min(Priority::LAST.0))
+    }
+
+    /// Larger non-negative `x` first, by powers of two: values within the
+    /// same power of two share a priority, so adjacent blocks holding them
+    /// come out together and merge into one read (for residuals, whose
+    /// exact order matters less than reading fewer, larger requests).
+    #[inline]
+    pub fn descending_log2(x: f32) -> Priority {
+        Priority::descending_f32(f32::from_bits(x.to_bits() & 0xFF80_0000))
     }
 }
 
@@ -258,6 +276,31 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn priorities_from_values_never_defer() {
+        for x in [
+            0.0f32,
+            -1.0,
+            f32::NAN,
+            f32::MIN_POSITIVE,
+            1e-30,
+            1.0,
+            1e30,
+            f32::INFINITY,
+        ] {
+            assert!(Priority::ascending_f32(x) <= Priority::LAST, "{x}");
+            assert!(Priority::descending_f32(x) <= Priority::LAST, "{x}");
+            assert!(Priority::descending_log2(x) <= Priority::LAST, "{x}");
+        }
+        assert_eq!(Priority::descending_f32(0.0), Priority::LAST);
+        // Powers of two: one priority per octave, larger first.
+        let p = Priority::descending_log2;
+        assert_eq!(p(1.0), p(1.99));
+        assert_eq!(p(4.0), p(7.5));
+        assert!(p(2.0) < p(1.99));
+        assert!(p(1000.0) < p(3.0));
+    }
 
     #[test]
     fn queue_pops_everything_roughly_in_priority_order() {
