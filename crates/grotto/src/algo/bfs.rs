@@ -194,19 +194,14 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
             }
         },
     )?;
-    let mut depth = Vec::with_capacity(n as usize);
-    let mut parent = Vec::with_capacity(n as usize);
-    for c in state {
-        let x = c.into_inner();
-        depth.push((x >> 32) as u32);
-        parent.push(x as u32);
-    }
-    let reached = depth.iter().filter(|&&d| d != u32::MAX).count() as u64;
-    let levels = depth
+    let depth: Vec<u32> = state.iter().map(|c| (c.load(Relaxed) >> 32) as u32).collect();
+    let parent: Vec<u32> = state.iter().map(|c| c.load(Relaxed) as u32).collect();
+    drop(state);
+    let (reached, deepest) = depth
         .iter()
         .filter(|&&d| d != u32::MAX)
-        .max()
-        .map_or(0, |&d| d + 1);
+        .fold((0u64, 0u32), |(k, m), &d| (k + 1, m.max(d)));
+    let levels = if reached > 0 { deepest + 1 } else { 0 };
     Ok(BfsResult {
         source: s,
         depth,
