@@ -194,7 +194,10 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
             }
         },
     )?;
-    let depth: Vec<u32> = state.iter().map(|c| (c.load(Relaxed) >> 32) as u32).collect();
+    let depth: Vec<u32> = state
+        .iter()
+        .map(|c| (c.load(Relaxed) >> 32) as u32)
+        .collect();
     let parent: Vec<u32> = state.iter().map(|c| c.load(Relaxed) as u32).collect();
     drop(state);
     let (reached, deepest) = depth

@@ -39,7 +39,6 @@
 //! activations go to the next round's set, and a round ends when its
 //! blocks are done.
 
-use super::blockmap::{block_span, BlockMap};
 use super::frontier::AtomicBitmap;
 use super::local::LocalQueue;
 use super::par::fan_out;
@@ -50,6 +49,7 @@ use super::{EngineConfig, RunMetrics};
 use crate::cache::{BlockCache, BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
 use crate::io::{IoFile, IoStats};
+use crate::store::blockmap::{block_span, BlockMap};
 use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
 use crate::store::{Adjacency, Direction, Graph};
 use crate::{BlockId, VertexId};
@@ -251,7 +251,6 @@ impl AsyncEngine {
             cache: &cache,
             cfg: &self.cfg,
             readers,
-            maps: [OnceLock::new(), OnceLock::new()],
             states: [OnceLock::new(), OnceLock::new()],
             active: AtomicBitmap::new(n),
             next: AtomicBitmap::new(n),
@@ -305,7 +304,6 @@ pub struct AsyncRun<'c> {
     cache: &'c BlockCache,
     cfg: &'c EngineConfig,
     readers: Vec<CacheReader<'c>>,
-    maps: [OnceLock<BlockMap>; 2],
     states: [OnceLock<BlockStates>; 2],
     active: AtomicBitmap,
     next: AtomicBitmap,
@@ -481,7 +479,7 @@ impl<'c> AsyncRun<'c> {
             });
         }
         let d = dir_index(flow.dir);
-        let map = self.maps[d].get_or_init(|| BlockMap::build(adj, self.n, self.cfg.threads));
+        let map = adj.block_map();
         let st = self.states[d].get_or_init(|| BlockStates::new(blocks));
         let (base, wbase) = if blocks > 0 {
             (

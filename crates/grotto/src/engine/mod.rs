@@ -67,7 +67,6 @@
 //! [`Edges::first`] says where the piece starts in the whole list.
 
 pub mod async_engine;
-pub mod blockmap;
 pub mod frontier;
 mod local;
 pub mod metrics;

@@ -36,13 +36,13 @@
 //! the total in flight never exceeds the concurrency. CPU-only passes use
 //! all `threads`.
 
-use super::blockmap::{block_span, BlockMap};
 use super::frontier::{merge_sorted, AtomicBitmap, Frontier, DENSE_DIVISOR, GRAB_UNITS};
 use super::par::fan_out;
 use super::{Edges, EngineConfig, Mode, Next, RunMetrics};
 use crate::cache::{BlockCache, BlockKey, CacheReader};
 use crate::error::{Error, Result};
 use crate::io::{IoFile, IoStats};
+use crate::store::blockmap::{block_span, BlockMap};
 use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
 use crate::store::{Adjacency, Direction, Graph};
 use crate::{BlockId, VertexId};
@@ -129,7 +129,6 @@ impl SyncEngine {
             cache: &cache,
             cfg: &self.cfg,
             readers,
-            maps: [OnceLock::new(), OnceLock::new()],
             need: [OnceLock::new(), OnceLock::new()],
             next_bits: AtomicBitmap::new(n),
             cur_bits: AtomicBitmap::new(n),
@@ -178,7 +177,6 @@ pub struct Run<'c> {
     cache: &'c BlockCache,
     cfg: &'c EngineConfig,
     readers: Vec<CacheReader<'c>>,
-    maps: [OnceLock<BlockMap>; 2],
     need: [OnceLock<AtomicBitmap>; 2],
     next_bits: AtomicBitmap,
     cur_bits: AtomicBitmap,
@@ -336,8 +334,7 @@ impl<'c> Run<'c> {
             }),
             Mode::Block => {
                 let d = dir_index(dir);
-                let map =
-                    self.maps[d].get_or_init(|| BlockMap::build(adj, self.n, self.cfg.threads));
+                let map = adj.block_map();
                 let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
                 // Pass 1: inline lists, membership bits, needed blocks.
                 let mut results =

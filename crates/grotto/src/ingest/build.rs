@@ -14,6 +14,7 @@
 
 use crate::error::Error;
 use crate::error::Result;
+use crate::store::blockmap::BlockMap;
 use crate::store::format::{
     IndexEntry, SectionKind, ENTRY_MAX_DEGREE, ENTRY_MAX_OFFSET, SLOTS_PER_BLOCK,
 };
@@ -549,6 +550,27 @@ impl AdjBuilder {
         )?;
         let flat: Vec<u64> = self.huge.iter().flat_map(|&(v, d)| [v, d]).collect();
         w.section(kh, bytemuck::cast_slice(&flat), self.huge.len() as u64)?;
+        // The inverse of the index, so that block-mode runs need not
+        // build it.
+        let km = if ki == SectionKind::InIndex {
+            SectionKind::InBlockMap
+        } else {
+            SectionKind::OutBlockMap
+        };
+        let huge = &self.huge;
+        let map = BlockMap::build(
+            self.index.len() as u64,
+            blocks,
+            |v| match IndexEntry::decode(self.index[v as usize]) {
+                IndexEntry::Disk { offset, degree } if degree > 0 => Some((offset, degree)),
+                IndexEntry::Huge { offset } => huge
+                    .binary_search_by_key(&(v as u64), |&(x, _)| x)
+                    .ok()
+                    .map(|i| (offset, huge[i].1)),
+                _ => None,
+            },
+        );
+        w.section(km, &map.to_bytes(), blocks)?;
         self.summary.blocks = blocks;
         self.summary.short_blocks = short;
         Ok(self.summary)

@@ -54,6 +54,10 @@ pub enum SectionKind {
     OutBlockTags,
     /// (vertex u64, degree u64) pairs for lists too long for an index entry.
     OutHuge,
+    /// Which vertices have list entries in each edge block (optional: a
+    /// file without it has the map built when opened; see
+    /// [`BlockMap`](super::blockmap::BlockMap)).
+    OutBlockMap,
     /// In-adjacency sections (present with `FLAG_REVERSE`).
     InBlocks,
     /// Weights of the in-adjacency.
@@ -66,25 +70,29 @@ pub enum SectionKind {
     InBlockTags,
     /// Long lists of the in-adjacency.
     InHuge,
+    /// Block map of the in-adjacency (optional).
+    InBlockMap,
     /// Sorted original ids (u64), one per vertex (present with `FLAG_ID_MAP`).
     IdMap,
 }
 
 impl SectionKind {
     /// Every kind, in the order sections appear in a file.
-    pub const ALL: [SectionKind; 13] = [
+    pub const ALL: [SectionKind; 15] = [
         SectionKind::OutBlocks,
         SectionKind::OutWeights,
         SectionKind::OutIndex,
         SectionKind::OutBlockCrcs,
         SectionKind::OutBlockTags,
         SectionKind::OutHuge,
+        SectionKind::OutBlockMap,
         SectionKind::InBlocks,
         SectionKind::InWeights,
         SectionKind::InIndex,
         SectionKind::InBlockCrcs,
         SectionKind::InBlockTags,
         SectionKind::InHuge,
+        SectionKind::InBlockMap,
         SectionKind::IdMap,
     ];
 
@@ -97,12 +105,14 @@ impl SectionKind {
             SectionKind::OutBlockCrcs => 4,
             SectionKind::OutBlockTags => 5,
             SectionKind::OutHuge => 6,
+            SectionKind::OutBlockMap => 7,
             SectionKind::InBlocks => 11,
             SectionKind::InWeights => 12,
             SectionKind::InIndex => 13,
             SectionKind::InBlockCrcs => 14,
             SectionKind::InBlockTags => 15,
             SectionKind::InHuge => 16,
+            SectionKind::InBlockMap => 17,
             SectionKind::IdMap => 20,
         }
     }
@@ -121,12 +131,14 @@ impl SectionKind {
             SectionKind::OutBlockCrcs => "out-block-crcs",
             SectionKind::OutBlockTags => "out-block-tags",
             SectionKind::OutHuge => "out-huge",
+            SectionKind::OutBlockMap => "out-block-map",
             SectionKind::InBlocks => "in-blocks",
             SectionKind::InWeights => "in-weights",
             SectionKind::InIndex => "in-index",
             SectionKind::InBlockCrcs => "in-block-crcs",
             SectionKind::InBlockTags => "in-block-tags",
             SectionKind::InHuge => "in-huge",
+            SectionKind::InBlockMap => "in-block-map",
             SectionKind::IdMap => "id-map",
         }
     }

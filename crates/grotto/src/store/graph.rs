@@ -3,12 +3,14 @@
 //! engines belongs to the io layer; this one serves `info`, `export`,
 //! `check` and library users who want a vertex's neighbours.
 
+use super::blockmap::{block_span, BlockMap};
 use super::format::*;
 use crate::error::{Error, Result};
 use crate::{BlockId, VertexId};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Which adjacency of a directed graph to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,9 +31,22 @@ pub struct Adjacency {
     blocks: Section,
     weights: Option<Section>,
     entries: u64,
+    /// The block map: read from the file, or built on first use.
+    map: OnceLock<BlockMap>,
 }
 
 impl Adjacency {
+    /// Which vertices have list entries in each block (block-mode
+    /// engines need it): the file's, or built from the index the first
+    /// time it is asked for (files written before the map was stored).
+    pub fn block_map(&self) -> &BlockMap {
+        self.map.get_or_init(|| {
+            BlockMap::build(self.index.len() as u64, self.block_count(), |v| {
+                self.disk_span(v)
+            })
+        })
+    }
+
     /// Number of 4 KiB edge blocks.
     pub fn block_count(&self) -> u64 {
         self.blocks.count
@@ -98,7 +113,8 @@ pub struct Graph {
 pub struct MemoryFootprint {
     /// Bytes of vertex index (all adjacencies, huge tables included).
     pub index_bytes: u64,
-    /// Bytes of per-block metadata (checksums, tags).
+    /// Bytes of per-block metadata (checksums, tags, and the block map
+    /// once read or built).
     pub block_meta_bytes: u64,
     /// Bytes of id map.
     pub id_map_bytes: u64,
@@ -243,7 +259,9 @@ impl Graph {
         let adj = |a: &Adjacency| {
             (
                 a.index.len() as u64 * 8 + a.huge.len() as u64 * 16,
-                a.crcs.len() as u64 * 4 + a.tags.len() as u64,
+                a.crcs.len() as u64 * 4
+                    + a.tags.len() as u64
+                    + a.map.get().map_or(0, BlockMap::bytes),
             )
         };
         let (mut index_bytes, mut block_meta_bytes) = adj(&self.out);
@@ -547,7 +565,7 @@ fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
 
 fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Result<Adjacency> {
     use SectionKind::*;
-    let (kb, kw, ki, kc, kt, kh) = match dir {
+    let (kb, kw, ki, kc, kt, kh, km) = match dir {
         Direction::Out => (
             OutBlocks,
             OutWeights,
@@ -555,6 +573,7 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
             OutBlockCrcs,
             OutBlockTags,
             OutHuge,
+            OutBlockMap,
         ),
         Direction::In => (
             InBlocks,
@@ -563,6 +582,7 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
             InBlockCrcs,
             InBlockTags,
             InHuge,
+            InBlockMap,
         ),
     };
     let n = h.vertex_count;
@@ -606,6 +626,8 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
     let slots = blocks.count * SLOTS_PER_BLOCK as u64;
     let cap = SLOTS_PER_BLOCK as u64;
     let mut entries = 0u64;
+    // (block, vertex) pairs the block map must hold.
+    let mut pairs = 0u64;
     for (v, &e) in index.iter().enumerate() {
         let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
         match IndexEntry::decode(e) {
@@ -620,6 +642,8 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
                     if degree > cap && offset % cap != 0 {
                         return Err(bad("starts a long list inside a block"));
                     }
+                    let (a, b) = block_span(offset, degree);
+                    pairs += b - a + 1;
                 }
                 entries += degree;
             }
@@ -631,6 +655,8 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
                 if offset % cap != 0 || offset + d > slots || d <= ENTRY_MAX_DEGREE {
                     return Err(bad("describes an impossible long list"));
                 }
+                let (a, b) = block_span(offset, d);
+                pairs += b - a + 1;
                 entries += d;
             }
             IndexEntry::One(x) => {
@@ -647,7 +673,7 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
             }
         }
     }
-    Ok(Adjacency {
+    let adj = Adjacency {
         index,
         huge,
         crcs,
@@ -655,5 +681,26 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
         blocks,
         weights,
         entries,
-    })
+        map: OnceLock::new(),
+    };
+    if let Some(sm) = h.section(km).copied() {
+        let bad = |why: String| corrupt(path, format!("section {} {why}", km.name()));
+        if sm.count != adj.block_count() {
+            return Err(bad(format!(
+                "maps {} blocks, the adjacency has {}",
+                sm.count,
+                adj.block_count()
+            )));
+        }
+        let mb = read_checked(file, path, &sm)?;
+        let map = BlockMap::from_bytes(&mb[..sm.length as usize], sm.count, n).map_err(bad)?;
+        drop(mb);
+        map.agrees(pairs, |v| adj.disk_span(v)).map_err(|b| {
+            bad(format!(
+                "disagrees with the index at block {b} (or in its number of pairs)"
+            ))
+        })?;
+        let _ = adj.map.set(map);
+    }
+    Ok(adj)
 }

@@ -1,7 +1,8 @@
 //! The on-disk graph format: layout constants and encodings ([`format`]),
-//! block packing ([`layout`]), crash-safe writing ([`writer`]), and
+//! block packing ([`layout`]), the block-to-vertices map ([`blockmap`]), crash-safe writing ([`writer`]), and
 //! opening a file with a synchronous reader ([`graph`]).
 
+pub mod blockmap;
 pub mod format;
 pub mod graph;
 pub mod layout;
