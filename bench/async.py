@@ -54,6 +54,7 @@ case("wcc grid2k async (label prop.)", "wcc", grid, "--engine", "async")
 case("kcore10 rmat22 rounds", "kcore", rmat, "--k", 10, "--engine", "sync")
 case("kcore10 rmat22 async", "kcore", rmat, "--k", 10, "--engine", "async")
 case("ppr rmat22 eps 1e-7", "ppr", rmat, "--epsilon", "1e-7")
+case("ppr rmat22 eps 1e-9 (default)", "ppr", rmat)
 case("mis rmat22 (rounds)", "mis", rmat)
 # The whole graph cached against no I/O at all: `--io memory` reads the file
 # into RAM before the run and serves every request by a copy, through the
