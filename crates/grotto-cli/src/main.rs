@@ -516,6 +516,14 @@ fn print_info(file: &Path, i: &GraphInfo) {
         i.index_bytes_per_vertex
     );
     println!(
+        "  block map        {}",
+        if i.block_map_stored {
+            "stored"
+        } else {
+            "not stored: built by each block-mode run (convert the graph again to store it)"
+        }
+    );
+    println!(
         "  dropped          {} self loops, {} duplicates, {} malformed lines",
         i.self_loops_dropped, i.duplicates_dropped, i.lines_skipped
     );

@@ -1,4 +1,4 @@
-//! Byte-level layout of a grotto graph file (format version 1).
+//! Byte-level layout of a grotto graph file (format version 2).
 //!
 //! `docs/format.md` describes the same layout in prose; this module is the
 //! single place in the code that knows offsets and encodings. Everything is
@@ -10,8 +10,9 @@ use std::path::Path;
 
 /// First eight bytes of every grotto file.
 pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
-/// The newest format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build writes and reads. Version 2 added
+/// the block map sections; version 1 files (without them) still open.
+pub const FORMAT_VERSION: u32 = 2;
 /// Size of the header and of every edge block, in bytes.
 pub const BLOCK_BYTES: usize = 4096;
 /// Neighbour ids (u32) held by one edge block.

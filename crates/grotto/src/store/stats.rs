@@ -1,7 +1,7 @@
 //! Summary statistics of an open graph, computed from the in-memory index
 //! alone (no edge block is read): what `grotto info` prints.
 
-use super::format::SLOTS_PER_BLOCK;
+use super::format::{SectionKind, SLOTS_PER_BLOCK};
 use super::graph::{Adjacency, Graph};
 use serde::Serialize;
 
@@ -99,6 +99,9 @@ pub struct GraphInfo {
     pub file_bytes: u64,
     /// In-memory index bytes per vertex (all adjacencies).
     pub index_bytes_per_vertex: f64,
+    /// Whether the file stores its block map (files written before it
+    /// existed have it built by each block-mode run).
+    pub block_map_stored: bool,
     /// Self loops dropped at build time.
     pub self_loops_dropped: u64,
     /// Duplicates dropped at build time.
@@ -130,6 +133,7 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         } else {
             mem.index_bytes as f64 / n as f64
         },
+        block_map_stored: h.section(SectionKind::OutBlockMap).is_some(),
         self_loops_dropped: h.self_loops_dropped,
         duplicates_dropped: h.duplicates_dropped,
         lines_skipped: h.lines_skipped,
