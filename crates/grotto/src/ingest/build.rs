@@ -557,19 +557,9 @@ impl AdjBuilder {
         } else {
             SectionKind::OutBlockMap
         };
-        let huge = &self.huge;
-        let map = BlockMap::build(
-            self.index.len() as u64,
-            blocks,
-            |v| match IndexEntry::decode(self.index[v as usize]) {
-                IndexEntry::Disk { offset, degree } if degree > 0 => Some((offset, degree)),
-                IndexEntry::Huge { offset } => huge
-                    .binary_search_by_key(&(v as u64), |&(x, _)| x)
-                    .ok()
-                    .map(|i| (offset, huge[i].1)),
-                _ => None,
-            },
-        );
+        let map = BlockMap::build(self.index.len() as u64, blocks, |v| {
+            IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
+        });
         w.section(km, &map.to_bytes(), blocks)?;
         self.summary.blocks = blocks;
         self.summary.short_blocks = short;

@@ -435,6 +435,22 @@ pub const ENTRY_MAX_OFFSET: u64 = (1 << 40) - 1;
 const MASK31: u64 = (1 << 31) - 1;
 
 impl IndexEntry {
+    /// The slot where the on-disk list of vertex `v`, whose packed entry
+    /// is `e`, starts and its length (long lists take theirs from `huge`,
+    /// the sorted (vertex, degree) table); `None` for a list kept in the
+    /// index or an empty one.
+    #[inline]
+    pub fn disk_span(e: u64, v: u64, huge: &[(u64, u64)]) -> Option<(u64, u64)> {
+        match IndexEntry::decode(e) {
+            IndexEntry::Disk { offset, degree } if degree > 0 => Some((offset, degree)),
+            IndexEntry::Huge { offset } => huge
+                .binary_search_by_key(&v, |&(x, _)| x)
+                .ok()
+                .map(|i| (offset, huge[i].1)),
+            _ => None,
+        }
+    }
+
     /// Packs the entry into its u64 form.
     pub fn encode(self) -> u64 {
         match self {

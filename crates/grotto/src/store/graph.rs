@@ -88,12 +88,7 @@ impl Adjacency {
     /// The slot where `v`'s on-disk list starts and its length, or `None`
     /// for a list kept in memory or an empty one.
     pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
-        match self.entry(v) {
-            IndexEntry::Disk { degree: 0, .. } => None,
-            IndexEntry::Disk { offset, degree } => Some((offset, degree)),
-            IndexEntry::Huge { offset } => Some((offset, self.degree(v))),
-            _ => None,
-        }
+        IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
     }
 }
 
