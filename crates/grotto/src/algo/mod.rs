@@ -176,6 +176,31 @@ impl AtomicF64 {
 }
 
 /// An error unless `g` is undirected (`what` names the algorithm).
+/// The `k` indices of `0..n` with the largest `score`, largest first,
+/// ties to the smaller index (NaN orders as `f64::total_cmp` says): one
+/// pass keeping a sorted buffer of `k`, where sorting all `n` for a
+/// summary's top five took a tenth of a second or more on 4M vertices.
+pub(crate) fn top_k(n: usize, k: usize, score: impl Fn(usize) -> f64) -> Vec<usize> {
+    // Whether `a` ranks before `b`.
+    let before = |a: (f64, usize), b: (f64, usize)| {
+        a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)) == std::cmp::Ordering::Greater
+    };
+    if k == 0 {
+        return Vec::new();
+    }
+    let mut top: Vec<(f64, usize)> = Vec::with_capacity(k + 1);
+    for i in 0..n {
+        let x = (score(i), i);
+        if top.len() == k && !before(x, top[k - 1]) {
+            continue;
+        }
+        let at = top.partition_point(|&t| before(t, x));
+        top.insert(at, x);
+        top.truncate(k);
+    }
+    top.into_iter().map(|t| t.1).collect()
+}
+
 pub(crate) fn need_undirected(g: &Graph, what: &str) -> Result<()> {
     if g.directed() {
         return Err(Error::Invalid(format!(
@@ -432,5 +457,32 @@ pub(crate) mod testkit {
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_k;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `top_k` picks what a full stable sort (largest first, ties in
+        /// index order) puts first; scores drawn from a few values so ties
+        /// are common, sometimes with a NaN.
+        #[test]
+        fn top_k_agrees_with_a_full_sort(
+            xs in proptest::collection::vec(0u8..6, 0..200),
+            k in 0usize..8,
+            nan in proptest::option::of(0usize..200),
+        ) {
+            let mut f: Vec<f64> = xs.iter().map(|&x| x as f64 - 2.0).collect();
+            if let Some(i) = nan.filter(|&i| i < f.len()) {
+                f[i] = f64::NAN;
+            }
+            let mut want: Vec<usize> = (0..f.len()).collect();
+            want.sort_by(|&a, &b| f[b].total_cmp(&f[a]));
+            want.truncate(k);
+            prop_assert_eq!(top_k(f.len(), k, |i| f[i]), want);
+        }
     }
 }

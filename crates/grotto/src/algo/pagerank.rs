@@ -383,13 +383,10 @@ impl PageRankResult {
 
     /// Figures for the run summary.
     pub fn summary(&self, g: &Graph) -> serde_json::Value {
-        let mut top: Vec<VertexId> = (0..self.score.len() as VertexId).collect();
-        top.sort_by(|&a, &b| {
-            self.score[b as usize]
-                .total_cmp(&self.score[a as usize])
-                .then(a.cmp(&b))
-        });
-        top.truncate(5);
+        let top: Vec<VertexId> = super::top_k(self.score.len(), 5, |v| self.score[v])
+            .into_iter()
+            .map(|v| v as VertexId)
+            .collect();
         serde_json::json!({
             "iterations": self.iterations,
             "last_change": self.last_change,

@@ -230,9 +230,10 @@ impl PprResult {
 
     /// Figures for the run summary.
     pub fn summary(&self, g: &Graph) -> serde_json::Value {
-        let mut top: Vec<(usize, f64)> = self.score.iter().copied().enumerate().collect();
-        top.sort_by(|a, b| b.1.total_cmp(&a.1));
-        top.truncate(5);
+        let top: Vec<(usize, f64)> = super::top_k(self.score.len(), 5, |v| self.score[v])
+            .into_iter()
+            .map(|v| (v, self.score[v]))
+            .collect();
         serde_json::json!({
             "source": g.original_id(self.source),
             "residual_left": self.residual_sum,

@@ -196,8 +196,12 @@ fn finish(g: &Graph, threads: usize, root: Vec<VertexId>) -> Result<WccResult> {
         .collect();
     let components = all.len() as u64;
     let singletons = all.iter().filter(|&&s| s == 1).count() as u64;
+    // The largest few: select them, then sort only those.
+    if all.len() > TOP_SIZES {
+        all.select_nth_unstable_by(TOP_SIZES, |a, b| b.cmp(a));
+        all.truncate(TOP_SIZES);
+    }
     all.sort_unstable_by(|a, b| b.cmp(a));
-    all.truncate(TOP_SIZES);
     Ok(WccResult {
         root,
         label,
