@@ -38,7 +38,9 @@ pub struct Adjacency {
 impl Adjacency {
     /// Which vertices have list entries in each block (block-mode
     /// engines need it): the file's, or built from the index the first
-    /// time it is asked for (files written before the map was stored).
+    /// time it is asked for (files written before the map was stored),
+    /// on rayon's global pool: the CLI sizes that pool by `--threads`, a
+    /// library user by `rayon::ThreadPoolBuilder::build_global`.
     pub fn block_map(&self) -> &BlockMap {
         self.map.get_or_init(|| {
             BlockMap::build(self.index.len() as u64, self.block_count(), |v| {
