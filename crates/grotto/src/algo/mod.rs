@@ -175,7 +175,6 @@ impl AtomicF64 {
     }
 }
 
-/// An error unless `g` is undirected (`what` names the algorithm).
 /// The `k` indices of `0..n` with the largest `score`, largest first,
 /// ties to the smaller index (NaN orders as `f64::total_cmp` says): one
 /// pass keeping a sorted buffer of `k`, where sorting all `n` for a
@@ -201,6 +200,7 @@ pub(crate) fn top_k(n: usize, k: usize, score: impl Fn(usize) -> f64) -> Vec<usi
     top.into_iter().map(|t| t.1).collect()
 }
 
+/// An error unless `g` is undirected (`what` names the algorithm).
 pub(crate) fn need_undirected(g: &Graph, what: &str) -> Result<()> {
     if g.directed() {
         return Err(Error::Invalid(format!(
