@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use grotto::export::{export, ExportFormat};
 use grotto::gen::{ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator};
 use grotto::ingest::{convert_from, ConvertOptions, ConvertReport, Format, IdMode, Input, Source};
+use grotto::io::output::{Output, Streams};
 use grotto::store::layout::LayoutConfig;
 use grotto::store::stats::{graph_info, GraphInfo};
 use grotto::store::Graph;
@@ -143,6 +144,9 @@ struct BuildArgs {
     /// Use the external (spilling) build even when the edges fit in memory.
     #[arg(long, hide = true)]
     force_external: bool,
+    /// Write an empty graph when the input holds no edges (default: refuse with exit 2).
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 #[derive(Args)]
@@ -247,6 +251,7 @@ impl BuildArgs {
             },
             temp_dir: self.temp_dir.clone(),
             force_external: self.force_external,
+            allow_empty: self.allow_empty,
             ..ConvertOptions::default()
         }
     }
@@ -264,7 +269,25 @@ impl Ctx {
     }
 }
 
+/// SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs
+/// being written and end the process with 128 + the signal's number.
+fn install_signal_cleanup() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("grotto-signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                grotto::io::output::exit_removing_temporaries(128 + sig);
+            }
+        });
+}
+
 fn main() {
+    grotto::io::system::restore_default_sigpipe();
+    install_signal_cleanup();
     let cli = Cli::parse();
     let threads = if cli.threads == 0 {
         std::thread::available_parallelism()
@@ -349,20 +372,24 @@ fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
         return print_convert(ctx, &r);
     }
     let t = std::time::Instant::now();
+    let target = Output::create(&out, &[], Streams::Allowed)?;
+    let mut say = say_to(&target);
     let bar = ctx.bar();
     grotto::ingest::Progress::stage(&bar, "generate", Some(g.chunks() as u64));
-    let bytes = grotto::gen::write_edge_list(g.as_ref(), &out, &|c| {
+    let bytes = grotto::gen::write_edge_list(g.as_ref(), target, &|c| {
         grotto::ingest::Progress::set(&bar, c)
     })?;
     bar.done();
     let secs = t.elapsed().as_secs_f64();
     if ctx.json {
-        println!(
+        writeln!(
+            say,
             "{}",
             json!({"schema_version": SCHEMA_VERSION, "command": "generate", "graph": g.describe(), "output": out, "vertices": g.vertices(), "edges": g.edges(), "bytes": bytes, "seconds": secs, "threads": ctx.threads})
-        );
+        )?;
     } else if !ctx.quiet {
-        println!(
+        writeln!(
+            say,
             "generated {} ({} vertices, {} edges, {:.1} MiB) -> {} in {:.2} s with {} threads",
             g.describe(),
             g.vertices(),
@@ -371,9 +398,19 @@ fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
             out.display(),
             secs,
             ctx.threads
-        );
+        )?;
     }
     Ok(())
+}
+
+/// Where a command's own messages go: standard output, unless its
+/// output proper is being streamed there.
+pub(crate) fn say_to(out: &Output) -> Box<dyn Write> {
+    if out.is_stdout() {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
 }
 
 fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
@@ -560,35 +597,29 @@ fn export_cmd(
         ExportFmt::Edgelist => ExportFormat::EdgeList,
         ExportFmt::Mtx => ExportFormat::MatrixMarket,
     };
-    match output {
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-            export(&g, f, &mut w)?;
-        }
-        Some(p) => {
-            let dir = match p.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            let tmp = tempfile::NamedTempFile::new_in(&dir)
-                .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-            let n = export(&g, f, &mut w)?;
-            w.flush()?;
-            drop(w);
-            tmp.as_file().sync_all()?;
-            tmp.persist(&p)
-                .with_context(|| format!("cannot write {}", p.display()))?;
-            if ctx.json {
-                println!(
-                    "{}",
-                    json!({"schema_version": SCHEMA_VERSION, "command": "export", "output": p, "edges": n})
-                );
-            } else if !ctx.quiet {
-                eprintln!("wrote {n} edges to {}", p.display());
-            }
-        }
+    // Without -o the text goes to standard output.
+    let out = Output::create(
+        output.as_deref().unwrap_or(Path::new("-")),
+        &[file],
+        Streams::Allowed,
+    )?;
+    let shown = out.path().to_path_buf();
+    let mut say = say_to(&out);
+    let to_stdout = out.is_stdout();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, out.file());
+    let n = export(&g, f, &mut w, &shown)?;
+    w.flush()
+        .map_err(|e| grotto::Error::io(&shown, "write", e))?;
+    drop(w);
+    out.commit()?;
+    if ctx.json {
+        writeln!(
+            say,
+            "{}",
+            json!({"schema_version": SCHEMA_VERSION, "command": "export", "output": shown, "edges": n})
+        )?;
+    } else if !ctx.quiet && !to_stdout {
+        eprintln!("wrote {n} edges to {}", shown.display());
     }
     Ok(())
 }

@@ -3,7 +3,6 @@
 //! per-vertex results.
 
 use crate::{device, Ctx, SCHEMA_VERSION};
-use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use grotto::algo::{
     self, bfs, dfs, kcore, mis, output::Format, pagerank, ppr, randomwalk, reference::Csr, sssp,
@@ -11,9 +10,11 @@ use grotto::algo::{
 };
 use grotto::cache::CacheSize;
 use grotto::engine::{AsyncEngine, EngineConfig, Mode, RunMetrics, SyncEngine};
+use grotto::io::output::{Output, Streams};
 use grotto::io::profile::Profile;
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::{Direction, Graph};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -329,6 +330,16 @@ pub fn expected_mix_bandwidth(p: &Profile, depth: usize, classes: &[[u64; 3]]) -
 pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     let c = common(&a.algo);
     let graph = Arc::new(Graph::open(&c.graph)?);
+    // The result's destination is checked and opened before the run.
+    let out = c
+        .out
+        .as_deref()
+        .map(|p| Output::create(p, &[&c.graph], Streams::Allowed))
+        .transpose()?;
+    let mut msg = match &out {
+        Some(o) => crate::say_to(o),
+        None => Box::new(std::io::stdout()),
+    };
     let (profile, profile_msg) = device::profile_for(&c.graph);
     let concurrency = match c.concurrency.as_str() {
         "auto" => profile.as_ref().map_or(32, |p| p.k_r),
@@ -601,10 +612,10 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             (res.table(&graph), res.summary(), cfg, v, m)
         }
     };
-    if let Some(out) = &c.out {
-        table
-            .write(out, c.format)
-            .with_context(|| format!("writing results to {}", out.display()))?;
+    let rows = table.rows();
+    let layout = table.layout();
+    if let Some(o) = out {
+        table.write_to(o, c.format)?;
     }
     let verified = match verdict {
         None => None,
@@ -641,30 +652,26 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             "device_fraction": device_fraction,
             "device_fraction_mean_size": device_fraction_mean_size,
             "verified": verified.as_ref().map(|v| v.is_ok()),
-            "output": c.out.as_ref().map(|o| serde_json::json!({"path": o, "format": format!("{:?}", c.format).to_lowercase(), "layout": table.layout()})),
+            "output": c.out.as_ref().map(|o| serde_json::json!({"path": o, "format": format!("{:?}", c.format).to_lowercase(), "layout": layout})),
         });
-        println!("{j}");
+        writeln!(msg, "{j}")?;
     } else if !ctx.quiet {
         print_human(
+            &mut msg,
             name,
             &summary,
             &config,
             &metrics,
             mean_request,
             device_fraction,
-        );
+        )?;
         if let Some(out) = &c.out {
-            println!(
-                "results     {} ({} rows; {})",
-                out.display(),
-                table.rows(),
-                table.layout()
-            );
+            writeln!(msg, "results     {} ({rows} rows; {layout})", out.display(),)?;
         }
         if let Some(v) = &verified {
             match v {
-                Ok(()) => println!("verify      ok"),
-                Err(m) => println!("verify      FAILED: {m}"),
+                Ok(()) => writeln!(msg, "verify      ok")?,
+                Err(m) => writeln!(msg, "verify      FAILED: {m}")?,
             }
         }
     }
@@ -675,13 +682,14 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
 }
 
 fn print_human(
+    say: &mut dyn Write,
     name: &str,
     summary: &serde_json::Value,
     config: &serde_json::Value,
     m: &RunMetrics,
     mean_request: f64,
     device_fraction: Option<f64>,
-) {
+) -> std::io::Result<()> {
     let kv = |v: &serde_json::Value| -> String {
         v.as_object()
             .map(|o| {
@@ -692,19 +700,22 @@ fn print_human(
             })
             .unwrap_or_default()
     };
-    println!("{name:<11} {}", kv(summary));
+    writeln!(say, "{name:<11} {}", kv(summary))?;
     if config.as_object().is_some_and(|o| !o.is_empty()) {
-        println!("config      {}", kv(config));
+        writeln!(say, "config      {}", kv(config))?;
     }
-    println!(
+    writeln!(
+        say,
         "time        {:.3} s wall, {:.3} s algorithm, {} levels",
         m.wall_s, m.algo_s, m.steps
-    );
-    println!(
+    )?;
+    writeln!(
+        say,
         "edges       {} traversed, {:.2} bytes read per edge",
         m.traversed_edges, m.bytes_per_edge
-    );
-    println!(
+    )?;
+    writeln!(
+        say,
         "io          {:.1} MB in {} requests (mean {:.1} KiB), {:.1} in flight on average, {:.0} MB/s over the I/O span{}",
         m.bytes_read as f64 / 1e6,
         m.requests,
@@ -712,15 +723,17 @@ fn print_human(
         m.mean_in_flight,
         m.read_bytes_per_s / 1e6,
         device_fraction.map_or(String::new(), |f| format!(" ({:.0}% of the device profile at this concurrency for this mix of request sizes)", f * 100.0))
-    );
-    println!(
+    )?;
+    writeln!(
+        say,
         "cache       {}, hit ratio {:.3} of {} lookups, lock wait {:.2}% of thread time",
         human_bytes(m.cache_bytes),
         m.cache_hit_ratio,
         m.cache_lookups,
         m.lock_wait_share * 100.0
-    );
-    println!(
+    )?;
+    writeln!(
+        say,
         "engine      {} {} mode, concurrency {}, {} threads, {}{}{}; peak RSS {} MiB",
         m.engine,
         m.mode,
@@ -741,7 +754,8 @@ fn print_human(
             String::new()
         },
         m.peak_rss_bytes >> 20
-    );
+    )?;
+    Ok(())
 }
 
 /// The internal id of `--source`, or GAP's seeded default.

@@ -143,12 +143,12 @@ fn missing_input_and_unwritable_output() {
         p(&d.path().join("nope.el")),
         p(&d.path().join("g.grotto")),
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("nope.el") && stderr(&o).contains("No such file"));
     let input = d.path().join("ok.el");
     std::fs::write(&input, "1 2\n").unwrap();
     let o = grotto(&["convert", p(&input), "/nonexistent-dir/g.grotto"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("/nonexistent-dir/g.grotto"),
         "{}",
@@ -157,19 +157,26 @@ fn missing_input_and_unwritable_output() {
 }
 
 #[test]
-fn empty_input_is_an_empty_graph() {
+fn empty_input_is_refused_unless_allowed() {
     let d = tempfile::tempdir().unwrap();
     let input = d.path().join("empty.el");
     std::fs::write(&input, "").unwrap();
     let out = d.path().join("e.grotto");
-    let o = grotto(&["convert", p(&input), p(&out), "--json"]);
+    let o = grotto(&["convert", p(&input), p(&out)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no edges read"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = grotto(&["convert", p(&input), p(&out), "--json", "--allow-empty"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = grotto(&["info", p(&out), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["vertices"], 0);
     assert_eq!(v["edges"], 0);
     let o = grotto(&["export", p(&out)]);
-    assert!(o.status.success() && o.stdout.is_empty());
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .all(|l| l.starts_with('#')));
 }
 
 #[test]

@@ -220,6 +220,7 @@ fn refused_arguments_say_why() {
     );
     let missing = dir.path().join("nope.grotto");
     let o = grotto(&["bench", "pool", missing.to_str().unwrap()], &[]);
-    assert_eq!(o.status.code(), Some(1));
+    // A missing input is the user's to fix: exit 2.
+    assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("nope.grotto"));
 }

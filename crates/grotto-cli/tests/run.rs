@@ -161,9 +161,9 @@ fn bad_runs_are_refused_with_a_reason() {
             text(&o.stderr)
         );
     }
-    // A missing file is an I/O error (exit 1) naming the path.
+    // A missing file is an input error (exit 2) naming the path.
     let o = grotto(&["run", "bfs", "/nonexistent.grotto"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("/nonexistent.grotto"));
 }
 

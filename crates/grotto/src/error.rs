@@ -91,6 +91,15 @@ pub enum Error {
         /// The limit, and the option that changes it if there is one.
         what: String,
     },
+    /// An output path grotto will not write: an input, a directory, a
+    /// device where a regular file is needed.
+    #[error("{}: {what}", path.display())]
+    Refused {
+        /// The output path as the user gave it.
+        path: PathBuf,
+        /// Why it is refused and what to do instead.
+        what: String,
+    },
     /// A vertex id given by the user does not exist in the graph.
     #[error("vertex {id} is not in the graph")]
     NoSuchVertex {
@@ -114,7 +123,20 @@ impl Error {
 
     /// True for errors caused by the user's input or arguments (exit status 2),
     /// false for runtime failures (exit status 1).
+    /// A file that is missing, a directory, or not readable is the
+    /// user's to fix, so those operating-system errors count as input
+    /// errors too.
     pub fn is_input_error(&self) -> bool {
-        !matches!(self, Error::Io { .. })
+        match self {
+            Error::Io { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::NotFound
+                    | std::io::ErrorKind::PermissionDenied
+                    | std::io::ErrorKind::IsADirectory
+                    | std::io::ErrorKind::NotADirectory
+                    | std::io::ErrorKind::InvalidFilename
+            ),
+            _ => true,
+        }
     }
 }

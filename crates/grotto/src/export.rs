@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::store::{BlockReader, Direction, Graph};
 use std::io::Write;
+use std::path::Path;
 
 /// Text formats `export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,13 +15,29 @@ pub enum ExportFormat {
     MatrixMarket,
 }
 
-/// Writes every edge of `g` to `out`: an undirected edge once (`u <= v`).
-/// Matrix Market rows and columns are internal ids + 1 (equal to the
-/// user's ids for graphs read from Matrix Market). Returns edges written.
-pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write) -> Result<u64> {
-    let err = |e| Error::io("<output>", "write", e);
+/// Writes every edge of `g` to `out` (named `name` in errors): an
+/// undirected edge once (`u <= v`). Matrix Market rows and columns are
+/// internal ids + 1 (equal to the user's ids for graphs read from Matrix
+/// Market). An edge list of a graph whose ids are `0..n` starts with a
+/// `# vertices n` line, which `convert` honours, so isolated vertices
+/// survive the round trip. Returns edges written.
+pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path) -> Result<u64> {
+    let err = |e| Error::io(name, "write", e);
     let n = g.vertex_count();
     let weighted = g.weighted();
+    if format == ExportFormat::EdgeList && !g.header().has_id_map() && g.header().id_base == 0 {
+        writeln!(
+            out,
+            "# vertices {n} edges {} {}",
+            g.edge_count(),
+            if g.directed() {
+                "directed"
+            } else {
+                "undirected"
+            }
+        )
+        .map_err(err)?;
+    }
     if format == ExportFormat::MatrixMarket {
         let field = if weighted { "real" } else { "pattern" };
         let sym = if g.directed() { "general" } else { "symmetric" };

@@ -70,10 +70,17 @@ fn exported(path: &std::path::Path) -> BTreeSet<(u64, u64)> {
     let g = Graph::open(path).unwrap();
     g.verify_all_blocks().unwrap();
     let mut out = Vec::new();
-    export(&g, ExportFormat::EdgeList, &mut out).unwrap();
+    export(
+        &g,
+        ExportFormat::EdgeList,
+        &mut out,
+        std::path::Path::new("out"),
+    )
+    .unwrap();
     String::from_utf8(out)
         .unwrap()
         .lines()
+        .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let mut it = l.split(' ').map(|x| x.parse::<u64>().unwrap());
             (it.next().unwrap(), it.next().unwrap())
@@ -172,8 +179,17 @@ fn weighted_edges_keep_their_weights() {
         let g = Graph::open(&out).unwrap();
         assert!(g.weighted());
         let mut s = Vec::new();
-        export(&g, ExportFormat::EdgeList, &mut s).unwrap();
-        assert_eq!(String::from_utf8(s).unwrap(), "0 1 0.25\n1 2 2.25\n");
+        export(
+            &g,
+            ExportFormat::EdgeList,
+            &mut s,
+            std::path::Path::new("out"),
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(s).unwrap(),
+            "# vertices 3 edges 2 directed\n0 1 0.25\n1 2 2.25\n"
+        );
     }
 }
 

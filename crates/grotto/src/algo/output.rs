@@ -1,10 +1,11 @@
 //! Per-vertex results as files: CSV with a header, raw little-endian
 //! records, or a NumPy `.npy` structured array. The first column is always
-//! the user's vertex id. Files are written to a temporary name beside the
-//! target, flushed to disk and renamed, so a failed run leaves no partial
-//! output.
+//! the user's vertex id. Files go through [`Output`]: a temporary beside
+//! the target, flushed to disk and renamed, so a failed run leaves no
+//! partial output; standard output, FIFOs and devices are written through.
 
 use crate::error::{Error, Result};
+use crate::io::output::{Output, Streams};
 use std::io::Write;
 use std::path::Path;
 
@@ -112,19 +113,21 @@ impl Table {
             .join(",")
     }
 
-    /// Writes the table to `path` in `format`, atomically.
+    /// Writes the table to `path` in `format`, atomically (see
+    /// [`Output::create`]; a stream is written through).
     pub fn write(&self, path: &Path, format: Format) -> Result<()> {
+        self.write_to(Output::create(path, &[], Streams::Allowed)?, format)
+    }
+
+    /// Writes the table into `out`, an output opened before the run (so a
+    /// bad destination failed before any work), and commits it.
+    pub fn write_to(&self, out: Output, format: Format) -> Result<()> {
         if self.columns.iter().any(|c| c.values.len() != self.rows()) {
             return Err(Error::Invalid("result columns differ in length".into()));
         }
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let tmp = tempfile::NamedTempFile::new_in(dir)
-            .map_err(|e| Error::io(dir, "create a temporary file", e))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-        let werr = |e| Error::io(path, "write", e);
+        let path = out.path().to_path_buf();
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, out.file());
+        let werr = |e| Error::io(&path, "write", e);
         match format {
             Format::Csv => self.write_csv(&mut w).map_err(werr)?,
             Format::Bin => self.write_records(&mut w).map_err(werr)?,
@@ -135,12 +138,7 @@ impl Table {
         }
         w.flush().map_err(werr)?;
         drop(w);
-        tmp.as_file()
-            .sync_all()
-            .map_err(|e| Error::io(path, "fsync", e))?;
-        tmp.persist(path)
-            .map_err(|e| Error::io(path, "rename into place", e.error))?;
-        Ok(())
+        out.commit()
     }
 
     fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {

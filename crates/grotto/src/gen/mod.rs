@@ -10,9 +10,9 @@ pub mod rmat;
 use crate::error::{Error, Result};
 use crate::ingest::parse::EdgeSink;
 use crate::ingest::EdgeGenerator;
+use crate::io::output::Output;
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::Path;
 
 /// A graph generator that produces its edges in independent chunks.
 pub trait Generator: Sync {
@@ -57,24 +57,18 @@ impl EdgeGenerator for AsSource<'_> {
 }
 
 /// Writes the generator's edges as a text edge list (`u v` lines, with a
-/// `#` comment header) to `path`, atomically; calls `progress(chunks_done)`.
+/// `#` comment header naming the vertex count) to `out`, an output opened
+/// before the work, and commits it; calls `progress(chunks_done)`.
 pub fn write_edge_list(
     g: &dyn Generator,
-    path: &Path,
+    out_file: Output,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<u64> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".grotto-gen.")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(path, "create output (is the directory writable?)", e))?;
+    let path = out_file.path().to_path_buf();
+    let path = path.as_path();
     let mut bytes = 0u64;
     {
-        let mut out = std::io::BufWriter::with_capacity(8 << 20, tmp.as_file_mut());
+        let mut out = std::io::BufWriter::with_capacity(8 << 20, out_file.file());
         let head = format!(
             "# {}\n# vertices {} edges {}\n",
             g.describe(),
@@ -112,15 +106,6 @@ pub fn write_edge_list(
         }
         out.flush().map_err(|e| Error::io(path, "write", e))?;
     }
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io(path, "fsync", e))?;
-    // Readable like any file the user creates (tempfile makes 0600).
-    let _ = std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o644),
-    );
-    tmp.persist(path)
-        .map_err(|e| Error::io(path, "rename temporary file onto target", e.error))?;
+    out_file.commit()?;
     Ok(bytes)
 }

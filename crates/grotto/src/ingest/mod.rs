@@ -22,6 +22,7 @@ pub use parse::Format;
 pub use source::{Compression, Input};
 
 use crate::error::{Error, Result};
+use crate::io::output::{Output, Streams};
 use crate::store::format::*;
 use crate::store::layout::LayoutConfig;
 use crate::store::writer::GraphWriter;
@@ -82,6 +83,9 @@ pub struct ConvertOptions {
     /// Take the external path even when the records would fit (for tests
     /// and benchmarks of that path).
     pub force_external: bool,
+    /// Write a graph without vertices when the input holds no edge
+    /// (default: refuse, since an empty input is more often a mistake).
+    pub allow_empty: bool,
 }
 
 impl Default for ConvertOptions {
@@ -101,6 +105,7 @@ impl Default for ConvertOptions {
             layout: LayoutConfig::default(),
             temp_dir: None,
             force_external: false,
+            allow_empty: false,
         }
     }
 }
@@ -356,6 +361,12 @@ pub fn convert_from(
 ) -> Result<ConvertReport> {
     let t0 = Instant::now();
     let threads = default_threads(opts.threads);
+    // The destination is checked (and its temporary made) before any work.
+    let inputs: Vec<&Path> = match source {
+        Source::File(input) => vec![&input.path],
+        Source::Generated(_) => Vec::new(),
+    };
+    let out = Output::create(output, &inputs, Streams::Refused)?;
     let (spec, skip_lines, fixed_n, id_base, format, compression, mut undirected, est_edges) =
         match source {
             Source::File(input) => {
@@ -452,6 +463,7 @@ pub fn convert_from(
         plan: &plan,
         opts,
         output,
+        out: Some(out),
         progress,
         budget,
         temp_dir,
@@ -514,6 +526,8 @@ struct BuildCtx<'a> {
     plan: &'a Plan<'a>,
     opts: &'a ConvertOptions,
     output: &'a Path,
+    /// The output opened up front; taken by the writer.
+    out: Option<Output>,
     progress: &'a dyn Progress,
     budget: u64,
     temp_dir: PathBuf,
@@ -529,6 +543,14 @@ struct Unit {
 }
 
 impl BuildCtx<'_> {
+    /// The graph writer over the output opened at the start.
+    fn writer(&mut self) -> Result<GraphWriter> {
+        match self.out.take() {
+            Some(o) => GraphWriter::new(o),
+            None => Err(Error::Invalid("the output was already written".into())),
+        }
+    }
+
     fn mtx_check(&self, counts: &ParseCounts) -> Result<()> {
         if let (Some(h), Source::File(input)) = (&self.plan.spec.mtx, self.plan.source) {
             if counts.data_lines + counts.skipped != h.nnz {
@@ -665,7 +687,7 @@ impl BuildCtx<'_> {
             }
             units
         };
-        let mut w = GraphWriter::create(self.output)?;
+        let mut w = self.writer()?;
         let tb = Instant::now();
         self.progress.stage("build", None);
         let out = self.build_units(&mut w, n, false, vec![units(out_pages)])?;
@@ -756,6 +778,21 @@ impl BuildCtx<'_> {
         partitions: usize,
         build_s: f64,
     ) -> Result<ConvertReport> {
+        if n == 0 && !self.opts.allow_empty {
+            let input = match self.plan.source {
+                Source::File(i) => i.path.clone(),
+                Source::Generated(_) => PathBuf::from("<generator>"),
+            };
+            let what = if counts.skipped > 0 {
+                format!(
+                    "no edges read: all {} data lines were malformed and skipped (pass --allow-empty to write an empty graph anyway)",
+                    counts.skipped
+                )
+            } else {
+                "no edges read: the input holds no data lines (pass --allow-empty to write an empty graph anyway)".to_string()
+            };
+            return Err(Error::BadInput { path: input, what });
+        }
         let tf = Instant::now();
         self.progress.stage("finish", None);
         if let Some(i) = &inn {
@@ -980,7 +1017,7 @@ impl BuildCtx<'_> {
         self.parse_s += t.elapsed().as_secs_f64();
 
         let tb = Instant::now();
-        let mut w = GraphWriter::create(self.output)?;
+        let mut w = self.writer()?;
         self.progress.stage(
             "build",
             Some(out_ranges.len() as u64 + in_ranges.len() as u64),

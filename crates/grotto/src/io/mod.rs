@@ -10,6 +10,7 @@
 pub mod aligned;
 pub mod fault;
 pub mod memory;
+pub mod output;
 pub mod pread;
 pub mod profile;
 pub mod raw;

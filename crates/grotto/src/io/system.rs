@@ -118,3 +118,15 @@ pub fn device_of(path: &Path) -> std::io::Result<DeviceId> {
         model,
     })
 }
+
+/// Restores the default action of SIGPIPE (the Rust runtime ignores it),
+/// so that a command writing into a closed pipe (`grotto export g | head`)
+/// ends quietly, as Unix tools do, instead of failing with EPIPE. For
+/// binaries only: a library must not change a process's signal actions.
+pub fn restore_default_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_DFL installs no Rust
+    // code as a handler, so nothing can run in signal context.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

@@ -1,7 +1,9 @@
-//! Crash-safe writing of a graph file: sections are appended to a
-//! temporary file beside the target, the header goes in last, the file is
-//! fsynced and only then renamed over the target. A killed writer leaves
-//! at most a `.NAME.*.tmp` file whose header is zeros, which never opens.
+//! Crash-safe writing of a graph file: sections are appended to the
+//! temporary file of an [`Output`] (unnamed where the file system allows,
+//! see [`crate::io::output`]), the header goes in last, and the output is
+//! committed: fsynced, then renamed over the target. A killed writer
+//! leaves the old target and no temporary file; a named temporary (file
+//! systems without `O_TMPFILE`) has a zero header, which never opens.
 //!
 //! Bytes are gathered in 8 MiB page-aligned buffers that a background
 //! thread writes with O_DIRECT (every section is 4 KiB-aligned, so every
@@ -12,16 +14,17 @@
 
 use super::format::{padded, Header, Section, SectionKind, BLOCK_BYTES};
 use crate::error::{Error, Result};
+use crate::io::output::{Output, Target};
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 /// Appends sections to a temporary file and publishes it atomically.
 pub struct GraphWriter {
     target: PathBuf,
-    tmp: tempfile::NamedTempFile,
+    tmp: Output,
     out: Appender,
     pos: u64,
     sections: Vec<Section>,
@@ -75,13 +78,7 @@ struct Appender {
 }
 
 impl Appender {
-    fn new(path: &Path, buffered: File) -> Result<Appender> {
-        // A second descriptor with O_DIRECT; None where it is refused.
-        let direct = std::fs::OpenOptions::new()
-            .write(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)
-            .ok();
+    fn new(path: &Path, buffered: File, direct: Option<File>) -> Result<Appender> {
         let (jobs, inbox) = mpsc::sync_channel::<Job>(WRITE_BUFFERS);
         let (give_back, free) = mpsc::channel::<PageBuf>();
         for _ in 1..WRITE_BUFFERS {
@@ -202,30 +199,36 @@ struct OpenSection {
 }
 
 impl GraphWriter {
-    /// Starts a new file that will become `target` on [`GraphWriter::finish`].
+    /// Starts a new graph file that becomes `target` on
+    /// [`GraphWriter::finish`]; `target` is checked and its temporary
+    /// created at once (see [`Output::create`]: no stream, no input).
     pub fn create(target: &Path) -> Result<GraphWriter> {
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
+        let out = Output::create(target, &[], crate::io::output::Streams::Refused)?;
+        GraphWriter::new(out)
+    }
+
+    /// Starts writing into `out`, an output opened before the work began
+    /// (a regular-file target: graph files are written out of order).
+    pub fn new(out: Output) -> Result<GraphWriter> {
+        let target = match out.target() {
+            Target::File(p) => p.clone(),
+            _ => {
+                return Err(Error::Invalid(
+                    "a graph file is written to a regular file only".into(),
+                ))
+            }
         };
-        let name = target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "graph".into());
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(target, "create output (is the directory writable?)", e))?;
-        let file = tmp
-            .as_file()
+        let file = out
+            .file()
             .try_clone()
-            .map_err(|e| Error::io(target, "open output", e))?;
-        let out = Appender::new(tmp.path(), file)?;
+            .map_err(|e| Error::io(&target, "open output", e))?;
+        // A second descriptor with O_DIRECT; None where it is refused.
+        let direct = out.reopen(libc::O_DIRECT).ok();
+        let appender = Appender::new(&target, file, direct)?;
         let mut w = GraphWriter {
-            target: target.to_path_buf(),
-            tmp,
-            out,
+            target,
+            tmp: out,
+            out: appender,
             pos: 0,
             sections: Vec::new(),
             open: None,
@@ -326,37 +329,17 @@ impl GraphWriter {
         }
     }
 
-    /// Writes the header, fsyncs, and renames the file onto the target.
+    /// Writes the header, then commits the output: fsync, rename onto the
+    /// target, fsync of the directory.
     pub fn finish(mut self, mut header: Header) -> Result<()> {
         assert!(self.open.is_none(), "a section is still open");
         header.sections = std::mem::take(&mut self.sections);
         self.out.close()?;
-        let file = self.tmp.as_file();
-        file.write_all_at(&header.encode(), 0)
-            .map_err(|e| Error::io(&self.target, "write header", e))?;
-        file.sync_all()
-            .map_err(|e| Error::io(&self.target, "fsync", e))?;
-        // Readable like any file the user creates (tempfile makes 0600).
-        let _ = std::fs::set_permissions(
-            self.tmp.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o644),
-        );
-        let target = self.target.clone();
         self.tmp
-            .persist(&target)
-            .map_err(|e| Error::io(&target, "rename temporary file onto target", e.error))?;
-        if let Some(dir) = target.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(d) = File::open(dir) {
-                // Makes the rename durable; a failure here leaves a valid file.
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
+            .file()
+            .write_all_at(&header.encode(), 0)
+            .map_err(|e| Error::io(&self.target, "write header", e))?;
+        self.tmp.commit()
     }
 }
 
@@ -427,7 +410,7 @@ mod tests {
         let Ok(f) = File::options().write(true).open(full) else {
             return;
         };
-        let mut a = Appender::new(full, f).expect("appender");
+        let mut a = Appender::new(full, f, None).expect("appender");
         let data = vec![1u8; WRITE_BUFFER_BYTES * 4];
         let r = a.append(&data).and_then(|_| a.close());
         assert!(r.is_err());
