@@ -81,9 +81,11 @@ class G:
         edges = nx.read_edgelist(self.el, nodetype=int, create_using=nx.DiGraph).edges()
         self.nx.add_edges_from(edges)
         self.nx.remove_edges_from(nx.selfloop_edges(self.nx))
-        # grotto keeps isolated ids below the largest one (dense ids only).
+        # grotto keeps isolated ids below the largest one (dense ids only),
+        # and the trailing ones the generator's "# vertices N" line declares.
         if scale_ids == 1:
-            self.nx.add_nodes_from(range(max(self.nx.nodes) + 1))
+            declared = [int(l.split()[2]) for l in open(self.el) if l.startswith("# vertices ")]
+            self.nx.add_nodes_from(range(max([max(self.nx.nodes) + 1] + declared)))
         self.undirected = undirected
 
 

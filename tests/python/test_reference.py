@@ -23,6 +23,8 @@ def run(*args):
 def export_edges(path):
     pairs = []
     for line in run("export", str(path)).splitlines():
+        if line.startswith("#"):
+            continue
         u, v = line.split()[:2]
         pairs.append((int(u), int(v)))
     return pairs

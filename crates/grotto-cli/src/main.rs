@@ -91,8 +91,12 @@ enum ExportFmt {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormatArg {
+    /// `u v` or `u v w` per line.
     Edgelist,
-    Adjlist,
+    /// `u v1 v2 ...` per line.
+    #[value(alias = "adjlist")]
+    Adjacency,
+    /// Matrix Market coordinate.
     Mtx,
 }
 
@@ -155,9 +159,12 @@ struct ConvertArgs {
     input: PathBuf,
     /// Output .grotto file.
     output: PathBuf,
-    /// Input format (default: detected).
+    /// Input format (default: detected from the first MiB, which the report explains; a file that reads two ways is refused and needs this).
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
+    /// The graph has the vertices 0..N, isolated ones included (default: a leading "# vertices N" comment, as grotto writes, else the ids seen).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    vertices: Option<u64>,
     /// Skip malformed lines with a counted warning instead of failing.
     #[arg(long)]
     skip_invalid: bool,
@@ -416,9 +423,10 @@ pub(crate) fn say_to(out: &Output) -> Box<dyn Write> {
 fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
     let mut opts = a.build.options(ctx.threads);
     opts.skip_invalid = a.skip_invalid;
+    opts.vertices = a.vertices;
     opts.format = a.format.map(|f| match f {
         FormatArg::Edgelist => Format::EdgeList,
-        FormatArg::Adjlist => Format::AdjList,
+        FormatArg::Adjacency => Format::AdjList,
         FormatArg::Mtx => Format::MatrixMarket,
     });
     let bar = ctx.bar();
@@ -459,6 +467,9 @@ fn print_convert(ctx: &Ctx, r: &ConvertReport) -> anyhow::Result<()> {
             r.input,
             r.output.display()
         );
+        if let Some(e) = &r.format_evidence {
+            println!("  format {fmt}: {e}");
+        }
         println!(
             "  {} vertices, {} {} edges{}{}",
             r.vertices,
@@ -693,6 +704,7 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
             input: el,
             output: gf.clone(),
             format: None,
+            vertices: None,
             skip_invalid: false,
             build,
         },

@@ -76,7 +76,7 @@ fn malformed_lines_name_file_line_column_and_text() {
     bad_input(
         "extra.el",
         b"1 2\n2 3 4\n",
-        &[],
+        &["--format", "edgelist"],
         &["extra.el:2:5:", "--weighted"],
     );
     bad_input(

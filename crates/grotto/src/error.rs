@@ -10,7 +10,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A malformed line in a text input.
-    #[error("{}:{line}:{column}: expected {expected}, found \"{found}\"", path.display())]
+    #[error("{}:{line}:{column}: expected {expected}, found \"{found}\"{note}", path.display())]
     Parse {
         /// The input file.
         path: PathBuf,
@@ -20,8 +20,12 @@ pub enum Error {
         column: u64,
         /// What the parser expected there.
         expected: String,
-        /// The offending text (shortened).
+        /// The offending text (shortened, control bytes escaped with
+        /// [`quote_bytes`]).
         found: String,
+        /// Context after the message (how the format was detected), empty
+        /// or starting with a separator.
+        note: String,
     },
     /// The input as a whole is inconsistent (for example a Matrix Market
     /// header whose counts do not match the entries).
@@ -109,6 +113,36 @@ pub enum Error {
     /// A request that does not make sense for this graph or these options.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// Input bytes as text that is safe to print in a terminal: printable
+/// characters as they are, control bytes and bytes that are not UTF-8
+/// escaped (`\t`, `\r`, `\n`, `\x00`, `\x1b`, ...), so that a message
+/// quoting a line of input never recolours or rewrites the screen.
+pub fn quote_bytes(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len());
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\n' => out.push_str("\\n"),
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => {
+                    let mut buf = [0u8; 4];
+                    for byte in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{byte:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
 }
 
 impl Error {

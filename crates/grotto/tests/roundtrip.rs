@@ -127,6 +127,9 @@ proptest! {
             force_external: external,
             ids: IdMode::Dense,
             layout: LayoutConfig { short_max, ..LayoutConfig::default() },
+            // One line without neighbours among hundreds of "u v" lines reads
+            // as an edge list with a stray line: an adjacency list is said.
+            format: matches!(fmt, Fmt::AdjList).then_some(grotto::ingest::Format::AdjList),
             ..ConvertOptions::default()
         };
         let r = convert(&Input::path(&input), &out, &opts).unwrap();

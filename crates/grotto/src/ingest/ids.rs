@@ -4,68 +4,96 @@
 
 use std::collections::HashSet;
 
-/// A growable bitmap over ids below 2^32.
+/// log2 of the ids one bitmap page covers.
+const PAGE_SHIFT: u32 = 16;
+/// Words in one bitmap page (65,536 ids, 8 KiB).
+const PAGE_WORDS: usize = 1 << (PAGE_SHIFT - 6);
+
+/// A growable bitmap over ids below 2^32, allocated in 8 KiB pages as ids
+/// are set: memory follows the ids seen, not the largest one (a single id
+/// of 4 billion costs one page and a 500 KB page table, not 500 MB).
 #[derive(Clone, Debug, Default)]
 pub struct Bitmap {
-    words: Vec<u64>,
+    pages: Vec<Option<Box<[u64]>>>,
 }
 
 impl Bitmap {
     /// Sets bit `i`.
     #[inline]
     pub fn set(&mut self, i: u64) {
-        let w = (i >> 6) as usize;
-        if w >= self.words.len() {
-            self.words.resize((w + 1).next_power_of_two().max(1024), 0);
+        let p = (i >> PAGE_SHIFT) as usize;
+        if p >= self.pages.len() {
+            self.pages.resize(p + 1, None);
         }
-        self.words[w] |= 1 << (i & 63);
+        let page = self.pages[p].get_or_insert_with(|| vec![0u64; PAGE_WORDS].into_boxed_slice());
+        page[((i >> 6) as usize) & (PAGE_WORDS - 1)] |= 1 << (i & 63);
     }
     /// Whether bit `i` is set.
     pub fn get(&self, i: u64) -> bool {
-        self.words
-            .get((i >> 6) as usize)
-            .is_some_and(|w| w >> (i & 63) & 1 == 1)
+        match self.pages.get((i >> PAGE_SHIFT) as usize) {
+            Some(Some(page)) => page[((i >> 6) as usize) & (PAGE_WORDS - 1)] >> (i & 63) & 1 == 1,
+            _ => false,
+        }
     }
     /// Ors `other` into `self`.
     pub fn union(&mut self, other: &Bitmap) {
-        if other.words.len() > self.words.len() {
-            self.words.resize(other.words.len(), 0);
+        if other.pages.len() > self.pages.len() {
+            self.pages.resize(other.pages.len(), None);
         }
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= b;
+        for (a, b) in self.pages.iter_mut().zip(&other.pages) {
+            let Some(b) = b else { continue };
+            match a {
+                Some(a) => {
+                    for (x, y) in a.iter_mut().zip(b.iter()) {
+                        *x |= y;
+                    }
+                }
+                None => *a = Some(b.clone()),
+            }
         }
     }
     /// Number of set bits.
     pub fn count(&self) -> u64 {
-        self.words.iter().map(|w| w.count_ones() as u64).sum()
+        self.pages
+            .iter()
+            .flatten()
+            .flat_map(|p| p.iter())
+            .map(|w| w.count_ones() as u64)
+            .sum()
     }
     /// The largest set bit, if any.
     pub fn max(&self) -> Option<u64> {
-        let (i, w) = self
-            .words
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, w)| **w != 0)?;
-        Some(i as u64 * 64 + 63 - w.leading_zeros() as u64)
+        let (p, page) = self.pages.iter().enumerate().rev().find_map(|(p, page)| {
+            page.as_ref()
+                .filter(|w| w.iter().any(|&x| x != 0))
+                .map(|w| (p, w))
+        })?;
+        let (i, w) = page.iter().enumerate().rev().find(|(_, w)| **w != 0)?;
+        Some(((p as u64) << PAGE_SHIFT) + i as u64 * 64 + 63 - w.leading_zeros() as u64)
     }
     /// Set bits in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let t = w.trailing_zeros() as u64;
-                w &= w - 1;
-                Some(i as u64 * 64 + t)
+        self.pages.iter().enumerate().flat_map(|(p, page)| {
+            page.iter().flat_map(move |words| {
+                words.iter().enumerate().flat_map(move |(i, &w)| {
+                    let base = ((p as u64) << PAGE_SHIFT) + i as u64 * 64;
+                    let mut w = w;
+                    std::iter::from_fn(move || {
+                        if w == 0 {
+                            return None;
+                        }
+                        let t = w.trailing_zeros() as u64;
+                        w &= w - 1;
+                        Some(base + t)
+                    })
+                })
             })
         })
     }
     /// Bytes held.
     pub fn bytes(&self) -> u64 {
-        self.words.len() as u64 * 8
+        self.pages.len() as u64 * 8
+            + self.pages.iter().flatten().count() as u64 * PAGE_WORDS as u64 * 8
     }
 }
 
@@ -104,11 +132,16 @@ impl SeenIds {
     }
 }
 
-/// Order-preserving map from sparse user ids to dense internal ids.
+/// Order-preserving map from sparse user ids to dense internal ids: the
+/// seen-id bitmap's pages with the rank of each word, and the sorted ids
+/// at or above 2^32 - 1.
 #[derive(Clone, Debug)]
 pub struct CompactMap {
-    words: Vec<u64>,
-    rank: Vec<u32>,
+    pages: Vec<Option<Box<[u64]>>>,
+    /// Rank of the first id of each word of a present page.
+    ranks: Vec<Option<Box<[u32]>>>,
+    /// Rank of the first id of each page (for pages never touched).
+    page_rank: Vec<u64>,
     small: u64,
     big: Vec<u64>,
 }
@@ -116,18 +149,29 @@ pub struct CompactMap {
 impl CompactMap {
     /// Builds the map from every id seen.
     pub fn new(seen: &SeenIds) -> CompactMap {
-        let words = seen.small.words.clone();
-        let mut rank = Vec::with_capacity(words.len());
+        let pages = seen.small.pages.clone();
+        let mut ranks = Vec::with_capacity(pages.len());
+        let mut page_rank = Vec::with_capacity(pages.len());
         let mut acc = 0u64;
-        for w in &words {
-            rank.push(acc as u32);
-            acc += w.count_ones() as u64;
+        for page in &pages {
+            page_rank.push(acc);
+            ranks.push(page.as_ref().map(|words| {
+                words
+                    .iter()
+                    .map(|w| {
+                        let r = acc as u32;
+                        acc += w.count_ones() as u64;
+                        r
+                    })
+                    .collect::<Box<[u32]>>()
+            }));
         }
         let mut big: Vec<u64> = seen.big.iter().copied().collect();
         big.sort_unstable();
         CompactMap {
-            words,
-            rank,
+            pages,
+            ranks,
+            page_rank,
             small: acc,
             big,
         }
@@ -145,12 +189,18 @@ impl CompactMap {
     #[inline]
     pub fn map(&self, id: u64) -> u64 {
         if id < u32::MAX as u64 {
-            let w = (id >> 6) as usize;
-            if w >= self.words.len() {
+            let p = (id >> PAGE_SHIFT) as usize;
+            if p >= self.pages.len() {
                 return self.small;
             }
-            let below = self.words[w] & ((1u64 << (id & 63)) - 1);
-            self.rank[w] as u64 + below.count_ones() as u64
+            match (&self.pages[p], &self.ranks[p]) {
+                (Some(words), Some(ranks)) => {
+                    let w = ((id >> 6) as usize) & (PAGE_WORDS - 1);
+                    let below = words[w] & ((1u64 << (id & 63)) - 1);
+                    ranks[w] as u64 + below.count_ones() as u64
+                }
+                _ => self.page_rank[p],
+            }
         } else {
             self.small + self.big.partition_point(|&b| b < id) as u64
         }
@@ -158,7 +208,7 @@ impl CompactMap {
     /// The sorted user ids, i.e. the id map section.
     pub fn original_ids(&self) -> Vec<u64> {
         let mut v: Vec<u64> = Bitmap {
-            words: self.words.clone(),
+            pages: self.pages.clone(),
         }
         .iter()
         .collect();
@@ -206,5 +256,29 @@ mod tests {
             assert_eq!(m.map(id), i as u64);
         }
         assert_eq!(m.map(4), 1);
+    }
+
+    #[test]
+    fn a_huge_sparse_id_costs_a_page_not_its_value() {
+        let mut s = SeenIds::default();
+        for id in [0u64, 4_000_000_000, 4_000_000_001, 70_000] {
+            s.insert(id);
+        }
+        assert!(s.small.bytes() < 1 << 20, "{} bytes", s.small.bytes());
+        assert_eq!(s.max(), Some(4_000_000_001));
+        assert_eq!(s.count(), 4);
+        let m = CompactMap::new(&s);
+        assert_eq!(
+            m.original_ids(),
+            vec![0, 70_000, 4_000_000_000, 4_000_000_001]
+        );
+        assert_eq!(m.map(70_000), 1);
+        assert_eq!(
+            m.map(1 << 20),
+            2,
+            "an id in an untouched page maps to the next rank"
+        );
+        assert_eq!(m.map(4_000_000_001), 3);
+        assert_eq!(m.map(u32::MAX as u64 - 2), 4);
     }
 }

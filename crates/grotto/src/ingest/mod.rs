@@ -16,6 +16,7 @@ pub mod build;
 pub mod ids;
 pub mod parse;
 pub mod records;
+pub mod sniff;
 pub mod source;
 
 pub use parse::Format;
@@ -83,6 +84,11 @@ pub struct ConvertOptions {
     /// Take the external path even when the records would fit (for tests
     /// and benchmarks of that path).
     pub force_external: bool,
+    /// The graph has vertices with ids `0..n` (isolated ones included);
+    /// an id at or above `n` is an error. Default: a `# vertices N`
+    /// comment before the first data line (grotto writes one), else the
+    /// ids seen.
+    pub vertices: Option<u64>,
     /// Write a graph without vertices when the input holds no edge
     /// (default: refuse, since an empty input is more often a mistake).
     pub allow_empty: bool,
@@ -106,6 +112,7 @@ impl Default for ConvertOptions {
             temp_dir: None,
             force_external: false,
             allow_empty: false,
+            vertices: None,
         }
     }
 }
@@ -142,6 +149,8 @@ pub struct ConvertReport {
     pub output: PathBuf,
     /// Input format.
     pub format: Option<Format>,
+    /// Why that format: detection's evidence, or "given with --format".
+    pub format_evidence: Option<String>,
     /// Input compression.
     pub compression: Option<Compression>,
     /// Directed graph.
@@ -240,9 +249,14 @@ struct Plan<'a> {
     threads: usize,
     rules: RecordRules,
     id_base: u64,
-    /// Vertex count fixed by the input (Matrix Market size line, generator).
+    /// Vertex count fixed by the input (Matrix Market size line, generator,
+    /// `--vertices`, a `# vertices N` comment).
     fixed_n: Option<u64>,
+    /// What fixed it, for messages.
+    fixed_from: String,
     format: Option<Format>,
+    /// Why that format (file inputs).
+    evidence: Option<String>,
     compression: Option<Compression>,
 }
 
@@ -367,11 +381,24 @@ pub fn convert_from(
         Source::Generated(_) => Vec::new(),
     };
     let out = Output::create(output, &inputs, Streams::Refused)?;
+    if let Some(v) = opts.vertices {
+        if v > MAX_VERTICES {
+            return Err(Error::Limit {
+                what: format!(
+                    "--vertices {v} exceeds the format's limit of {MAX_VERTICES} vertices"
+                ),
+            });
+        }
+    }
+    let mut evidence = None;
+    let mut fixed_from = String::from("the generator");
     let (spec, skip_lines, fixed_n, id_base, format, compression, mut undirected, est_edges) =
         match source {
             Source::File(input) => {
                 let compression = source::detect_compression(&input.path)?;
-                let sn = parse::sniff(&input.path, opts.format)?;
+                let weights_said = opts.weighted == Some(true) || opts.ignore_weights;
+                let sn = sniff::sniff(&input.path, opts.format, weights_said)?;
+                evidence = Some(sn.evidence.clone());
                 if sn.format == Format::AdjList && opts.weighted == Some(true) {
                     return Err(Error::Invalid("weighted adjacency lists are not supported; use an edge list with a weight column".into()));
                 }
@@ -388,9 +415,26 @@ pub fn convert_from(
                     mtx: sn.mtx,
                     skip_invalid: opts.skip_invalid,
                 };
-                let (fixed, base, und) = match sn.mtx {
-                    Some(h) => (Some(h.n), 1, h.symmetric),
-                    None => (None, 0, false),
+                let (fixed, base, und) = match (sn.mtx, opts.vertices, sn.declared_vertices) {
+                    (Some(h), Some(v), _) if v != h.n => {
+                        return Err(Error::Invalid(format!(
+                            "--vertices {v} contradicts the Matrix Market size line ({} rows)",
+                            h.n
+                        )))
+                    }
+                    (Some(h), _, _) => {
+                        fixed_from = format!("the size line (line {})", h.size_line);
+                        (Some(h.n), 1, h.symmetric)
+                    }
+                    (None, Some(v), _) => {
+                        fixed_from = "--vertices".into();
+                        (Some(v), 0, false)
+                    }
+                    (None, None, Some((v, line))) => {
+                        fixed_from = format!("the \"# vertices {v}\" comment on line {line}; --vertices overrides it");
+                        (Some(v), 0, false)
+                    }
+                    (None, None, None) => (None, 0, false),
                 };
                 (
                     spec,
@@ -439,7 +483,9 @@ pub fn convert_from(
         rules,
         id_base,
         fixed_n,
+        fixed_from,
         format,
+        evidence,
         compression,
     };
 
@@ -482,7 +528,11 @@ pub fn convert_from(
             budget >> 20
         );
         let limit = fixed_n.unwrap_or(MAX_VERTICES);
-        match ctx.memory_pass(IdMapper::Dense { limit }, record_budget)? {
+        let detected = |e| with_detection(e, opts, plan.format, plan.evidence.as_deref());
+        match ctx
+            .memory_pass(IdMapper::Dense { limit }, record_budget)
+            .map_err(detected)?
+        {
             MemoryOutcome::Done(r) => return Ok(finish_report(*r, reason)),
             MemoryOutcome::OverBudget => {
                 reason = format!("records outgrew the memory budget ({} MiB)", budget >> 20)
@@ -490,7 +540,10 @@ pub fn convert_from(
             MemoryOutcome::NeedsCompaction => {
                 if opts.ids == IdMode::Dense || fixed_n.is_some() {
                     return Err(Error::Invalid(match fixed_n {
-                        Some(n) => format!("a vertex id is outside 0..{n}"),
+                        Some(n) => format!(
+                            "a vertex id is outside 0..{n}, the vertex count given by {}",
+                            plan.fixed_from
+                        ),
                         None => {
                             "a vertex id is 4294967295 or larger, which needs --ids auto or compact"
                                 .into()
@@ -507,8 +560,42 @@ pub fn convert_from(
             budget >> 20
         );
     }
-    let r = ctx.external_or_compact(record_budget, &reason)?;
+    let r = ctx
+        .external_or_compact(record_budget, &reason)
+        .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
     Ok(finish_report(r, reason))
+}
+
+/// Adds how the format was detected to a parse error, so that a user whose
+/// file was read the wrong way sees why and what to pass.
+fn with_detection(
+    e: Error,
+    opts: &ConvertOptions,
+    format: Option<Format>,
+    evidence: Option<&str>,
+) -> Error {
+    match (e, format, evidence) {
+        (
+            Error::Parse {
+                path,
+                line,
+                column,
+                expected,
+                found,
+                ..
+            },
+            Some(f),
+            Some(ev),
+        ) if opts.format.is_none() => Error::Parse {
+            path,
+            line,
+            column,
+            expected,
+            found,
+            note: format!("\n  (read as {}: {ev}; --format says otherwise)", f.name()),
+        },
+        (e, _, _) => e,
+    }
 }
 
 fn finish_report(mut r: ConvertReport, reason: String) -> ConvertReport {
@@ -870,6 +957,7 @@ impl BuildCtx<'_> {
             },
             output: self.output.to_path_buf(),
             format: self.plan.format,
+            format_evidence: self.plan.evidence.clone(),
             compression: self.plan.compression,
             directed: !r.undirected,
             weighted: r.weighted,

@@ -7,7 +7,7 @@
 //! earlier chunk has been counted. The first error in file order wins.
 
 use super::source::{Chunker, TextReader};
-use crate::error::{Error, Result};
+use crate::error::{quote_bytes, Error, Result};
 use serde::Serialize;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -108,14 +108,18 @@ struct ChunkOutcome {
     data_lines: u64,
     skipped: u64,
     first_error: Option<LineError>,
+    /// The error cannot be skipped (a NUL byte: binary input).
+    fatal: bool,
 }
 
+/// True for the bytes that separate columns: space, tab, comma.
 #[inline]
-fn is_sep(c: u8) -> bool {
+pub(crate) fn is_sep(c: u8) -> bool {
     c == b' ' || c == b'\t' || c == b','
 }
 
-/// Shows at most 40 bytes of the token starting at `p`.
+/// Shows at most 40 bytes of the token starting at `p`, control bytes
+/// escaped.
 fn token_at(b: &[u8], p: usize) -> String {
     if p >= b.len() || b[p] == b'\n' || (b[p] == b'\r' && b.get(p + 1) == Some(&b'\n')) {
         return "end of line".into();
@@ -127,7 +131,7 @@ fn token_at(b: &[u8], p: usize) -> String {
     if e == p {
         e = p + 1;
     }
-    String::from_utf8_lossy(&b[p..e]).into_owned()
+    quote_bytes(&b[p..e])
 }
 
 struct Cursor<'a> {
@@ -431,15 +435,24 @@ fn parse_chunk<S: EdgeSink>(
                     return out;
                 }
                 Err((at, expected)) => {
-                    if out.first_error.is_none() {
+                    // A NUL byte means binary input: never skipped.
+                    let nul = data.get(at) == Some(&0);
+                    if out.first_error.is_none() || nul {
                         out.first_error = Some(LineError {
                             line: out.lines,
                             column: (at - c.line_start + 1) as u64,
-                            expected: expected.into(),
+                            expected: if nul {
+                                "text (a NUL byte: is this a binary file?)".into()
+                            } else {
+                                expected.into()
+                            },
                             found: token_at(data, at),
                         });
                     }
-                    if !spec.skip_invalid {
+                    if nul {
+                        out.fatal = true;
+                    }
+                    if !spec.skip_invalid || nul {
                         return out;
                     }
                     out.skipped += 1;
@@ -514,7 +527,7 @@ pub fn parse_file<S: EdgeSink>(
                         } else {
                             ChunkOutcome::default()
                         };
-                        if o.first_error.is_some() && !spec.skip_invalid {
+                        if o.first_error.is_some() && (!spec.skip_invalid || o.fatal) {
                             stop.fetch_min(seq as u64, Ordering::Relaxed);
                         }
                         if let Ok(mut f) = free.lock() {
@@ -589,13 +602,14 @@ pub fn parse_file<S: EdgeSink>(
     for (_, o) in &outcomes {
         if let Some(e) = &o.first_error {
             let at = format!("{}:{}:{}", path.display(), line_base + e.line + 1, e.column);
-            if !spec.skip_invalid {
+            if !spec.skip_invalid || o.fatal {
                 return Err(Error::Parse {
                     path: path.to_path_buf(),
                     line: line_base + e.line + 1,
                     column: e.column,
                     expected: e.expected.clone(),
                     found: e.found.clone(),
+                    note: String::new(),
                 });
             }
             if counts.first_skipped.is_none() {
@@ -612,169 +626,6 @@ pub fn parse_file<S: EdgeSink>(
     }
     counts.lines += skip_lines;
     Ok((out, counts))
-}
-
-/// What the first lines of an input say about it.
-#[derive(Clone, Debug)]
-pub struct Sniffed {
-    /// Detected (or forced) format.
-    pub format: Format,
-    /// The first data line has a weight column.
-    pub has_weights: bool,
-    /// Matrix Market header.
-    pub mtx: Option<MtxHeader>,
-    /// Lines before the first data line that the parser must skip (Matrix Market).
-    pub skip_lines: u64,
-}
-
-/// Looks at the first chunk of `path` to detect the format (unless
-/// `forced`), whether lines carry weights, and the Matrix Market header.
-pub fn sniff(path: &Path, forced: Option<Format>) -> Result<Sniffed> {
-    let mut chunker = Chunker::new(TextReader::open(path)?, 1 << 20);
-    let mut buf = Vec::new();
-    chunker.next_into(&mut buf)?;
-    let text = &buf[..];
-    let is_mtx = text.starts_with(b"%%MatrixMarket");
-    let format = match forced {
-        Some(f) => f,
-        None if is_mtx => Format::MatrixMarket,
-        None => {
-            // Adjacency lists show lines with one token or more than three.
-            let mut adj = false;
-            for line in text.split(|&c| c == b'\n').take(1000) {
-                let toks = line
-                    .split(|&c| is_sep(c) || c == b'\r')
-                    .filter(|t| !t.is_empty())
-                    .count();
-                let first = line.iter().copied().find(|&c| !is_sep(c));
-                if matches!(first, Some(b'#') | Some(b'%') | None) {
-                    continue;
-                }
-                if toks == 1 || toks > 3 {
-                    adj = true;
-                    break;
-                }
-            }
-            if adj {
-                Format::AdjList
-            } else {
-                Format::EdgeList
-            }
-        }
-    };
-    let bad = |line: u64, what: String| Error::BadInput {
-        path: path.to_path_buf(),
-        what: format!("line {line}: {what}"),
-    };
-    match format {
-        Format::MatrixMarket => {
-            let mut lines = text.split(|&c| c == b'\n');
-            let first = lines.next().unwrap_or_default();
-            let first = String::from_utf8_lossy(first).trim().to_ascii_lowercase();
-            let words: Vec<&str> = first.split_whitespace().collect();
-            if words.len() != 5 || words[0] != "%%matrixmarket" || words[1] != "matrix" {
-                return Err(bad(1, format!("expected \"%%MatrixMarket matrix coordinate <field> <symmetry>\", found \"{first}\"")));
-            }
-            if words[2] != "coordinate" {
-                return Err(bad(
-                    1,
-                    format!(
-                        "only coordinate Matrix Market files hold graphs, found \"{}\"",
-                        words[2]
-                    ),
-                ));
-            }
-            let field = match words[3] {
-                "pattern" => MtxField::Pattern,
-                "integer" => MtxField::Integer,
-                "real" | "double" => MtxField::Real,
-                other => {
-                    return Err(bad(
-                        1,
-                        format!("field \"{other}\" is not supported (pattern, integer or real)"),
-                    ))
-                }
-            };
-            let symmetric = match words[4] {
-                "general" => false,
-                "symmetric" => true,
-                other => {
-                    return Err(bad(
-                        1,
-                        format!("symmetry \"{other}\" is not supported (general or symmetric)"),
-                    ))
-                }
-            };
-            let mut no = 1u64;
-            for line in lines {
-                no += 1;
-                let s = String::from_utf8_lossy(line);
-                let s = s.trim();
-                if s.is_empty() || s.starts_with('%') {
-                    continue;
-                }
-                let nums: Vec<&str> = s.split_whitespace().collect();
-                let parsed: Vec<Option<u64>> = nums.iter().map(|x| x.parse().ok()).collect();
-                if nums.len() != 3 || parsed.iter().any(|x| x.is_none()) {
-                    return Err(bad(
-                        no,
-                        format!("expected the size line \"rows columns entries\", found \"{s}\""),
-                    ));
-                }
-                let (r, c, nnz) = (
-                    parsed[0].unwrap_or(0),
-                    parsed[1].unwrap_or(0),
-                    parsed[2].unwrap_or(0),
-                );
-                if r != c {
-                    return Err(bad(
-                        no,
-                        format!("the matrix is {r} x {c}; a graph needs a square matrix"),
-                    ));
-                }
-                return Ok(Sniffed {
-                    format,
-                    has_weights: field != MtxField::Pattern,
-                    mtx: Some(MtxHeader {
-                        n: r,
-                        nnz,
-                        field,
-                        symmetric,
-                        size_line: no,
-                    }),
-                    skip_lines: no,
-                });
-            }
-            Err(bad(no, "the Matrix Market size line is missing".into()))
-        }
-        Format::AdjList => Ok(Sniffed {
-            format,
-            has_weights: false,
-            mtx: None,
-            skip_lines: 0,
-        }),
-        Format::EdgeList => {
-            let mut has_weights = false;
-            for line in text.split(|&c| c == b'\n') {
-                let first = line.iter().copied().find(|&c| !is_sep(c) && c != b'\r');
-                if matches!(first, Some(b'#') | Some(b'%') | None) {
-                    continue;
-                }
-                let toks = line
-                    .split(|&c| is_sep(c) || c == b'\r')
-                    .filter(|t| !t.is_empty())
-                    .count();
-                has_weights = toks >= 3;
-                break;
-            }
-            Ok(Sniffed {
-                format,
-                has_weights,
-                mtx: None,
-                skip_lines: 0,
-            })
-        }
-    }
 }
 
 #[cfg(test)]

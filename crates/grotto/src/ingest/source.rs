@@ -118,12 +118,21 @@ impl TextReader {
 }
 
 /// Cuts a text stream into chunks that end with `\n` (a final line without
-/// one gets it appended), carrying partial lines over to the next chunk.
+/// one gets it appended), carrying partial lines over to the next chunk. A
+/// UTF-8 byte-order mark at the start is dropped.
+///
+/// Time is linear in the input whatever its lines: a line longer than a
+/// chunk (a hub's adjacency list) grows the buffer geometrically and only
+/// the newly read bytes are searched for its end. Such a line that holds a
+/// NUL byte (binary input, `/dev/zero`) is cut right after it and the input
+/// ends there, so the parser reports the NUL at its position instead of
+/// reading forever.
 pub struct Chunker {
     reader: TextReader,
     carry: Vec<u8>,
     chunk_bytes: usize,
     done: bool,
+    started: bool,
 }
 
 impl Chunker {
@@ -134,6 +143,7 @@ impl Chunker {
             carry: Vec::new(),
             chunk_bytes,
             done: false,
+            started: false,
         }
     }
 
@@ -144,15 +154,26 @@ impl Chunker {
             return Ok(false);
         }
         buf.append(&mut self.carry);
-        let target = self.chunk_bytes.max(buf.len() + 1);
+        // The carried bytes hold no line end (they follow the last one).
+        let mut scanned = buf.len();
         loop {
             if !self.done {
                 let start = buf.len();
-                buf.resize(target.max(start + 64 * 1024), 0);
+                let want = (self.chunk_bytes.saturating_sub(start))
+                    .max(64 << 10)
+                    .max(start / 2);
+                buf.resize(start + want, 0);
                 let n = self.reader.read(&mut buf[start..])?;
                 buf.truncate(start + n);
                 if n == 0 {
                     self.done = true;
+                }
+                if !self.started && buf.len() >= 3 {
+                    self.started = true;
+                    if buf.starts_with(super::sniff::BOM) {
+                        buf.drain(..3);
+                        scanned = 0;
+                    }
                 }
             }
             if self.done {
@@ -165,13 +186,73 @@ impl Chunker {
                 return Ok(true);
             }
             if buf.len() >= self.chunk_bytes {
-                if let Some(nl) = buf.iter().rposition(|&c| c == b'\n') {
+                if let Some(nl) = buf[scanned..].iter().rposition(|&c| c == b'\n') {
+                    let nl = scanned + nl;
                     self.carry.extend_from_slice(&buf[nl + 1..]);
                     buf.truncate(nl + 1);
                     return Ok(true);
                 }
-                // One line longer than a chunk: keep reading.
+                // One line longer than a chunk: keep reading, unless it
+                // holds a NUL byte (not text).
+                if let Some(z) = buf[scanned..].iter().position(|&c| c == 0) {
+                    buf.truncate(scanned + z + 1);
+                    buf.push(b'\n');
+                    self.done = true;
+                    return Ok(true);
+                }
+                scanned = buf.len();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(text: &[u8], chunk: usize) -> Vec<Vec<u8>> {
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("t");
+        std::fs::write(&p, text).expect("write");
+        let mut c = Chunker::new(TextReader::open(&p).expect("open"), chunk);
+        let mut out = Vec::new();
+        let mut buf = Vec::new();
+        while c.next_into(&mut buf).expect("chunk") {
+            out.push(buf.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_end_at_line_ends_and_lose_nothing() {
+        let text: Vec<u8> = (0..50_000)
+            .flat_map(|i| format!("{i} {}\n", i * 7).into_bytes())
+            .collect();
+        let cs = chunks(&text, 64 << 10);
+        assert!(cs.len() > 3);
+        assert!(cs.iter().all(|c| c.ends_with(b"\n")));
+        assert_eq!(cs.concat(), text);
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(b"1 2");
+        assert_eq!(chunks(&bom, 1 << 20), vec![b"1 2\n".to_vec()]);
+    }
+
+    #[test]
+    fn a_long_line_is_read_in_linear_time_and_a_nul_stops_it() {
+        // 24 MB on one line, in 64 KiB chunks: quadratic scanning would
+        // take minutes here.
+        let mut line = vec![b'7'; 24 << 20];
+        line.push(b'\n');
+        line.extend_from_slice(b"1 2\n");
+        let t = std::time::Instant::now();
+        let cs = chunks(&line, 64 << 10);
+        assert!(t.elapsed().as_secs_f64() < 5.0, "{:?}", t.elapsed());
+        assert_eq!(cs.concat(), line);
+        let mut zeros = vec![b'1'; 300 << 10];
+        zeros.extend(std::iter::repeat_n(0u8, 200 << 10));
+        let cs = chunks(&zeros, 64 << 10);
+        let all = cs.concat();
+        assert_eq!(all.len(), (300 << 10) + 2, "cut after the first NUL");
+        assert_eq!(&all[all.len() - 2..], b"\x00\n");
     }
 }
