@@ -75,7 +75,7 @@ enum Cmd {
     Doctor(device::DoctorArgs),
     /// Benchmarks of grotto's layers: `bench io` (reader against the device), `bench pool` (cache hit path).
     Bench(bench::BenchArgs),
-    /// Run grotto's main job on a small built-in graph: generate, convert, info, check, then BFS, WCC and PageRank (verified).
+    /// Run grotto's main job on a small built-in graph: generate, convert, info, check, then BFS, WCC and PageRank (verified); with --json, one JSON object per step.
     Demo {
         /// Directory to work in (default: a temporary one, removed afterwards).
         #[arg(long)]
@@ -119,7 +119,7 @@ struct BuildArgs {
     #[arg(long)]
     ignore_weights: bool,
     /// Also store in-edges, for pull-style algorithms on directed graphs.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "undirected")]
     reverse: bool,
     /// Keep self loops (default: drop and count them).
     #[arg(long)]
@@ -276,6 +276,13 @@ impl Ctx {
     }
 }
 
+/// The most worker threads a command may start: 8 per core, at least 64
+/// (I/O-bound runs gain from a few per core; thousands only exhaust the
+/// machine, and each engine thread holds buffers of its own).
+fn max_threads(cores: usize) -> usize {
+    (cores * 8).max(64)
+}
+
 /// SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs
 /// being written and end the process with 128 + the signal's number.
 fn install_signal_cleanup() {
@@ -296,13 +303,15 @@ fn main() {
     grotto::io::system::restore_default_sigpipe();
     install_signal_cleanup();
     let cli = Cli::parse();
-    let threads = if cli.threads == 0 {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    } else {
-        cli.threads
-    };
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let threads = if cli.threads == 0 { cores } else { cli.threads };
+    let most = max_threads(cores);
+    if threads > most {
+        eprintln!("error: --threads {threads}: at most {most} on this machine ({cores} cores; more threads only wait on each other)");
+        std::process::exit(2);
+    }
     // The global pool serves parallel build steps; a failure means it was
     // already set up, which is harmless.
     let _ = rayon::ThreadPoolBuilder::new()
@@ -366,7 +375,7 @@ fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
             })?),
             common,
         ),
-        GenKind::Grid { rows, cols, common } => (Box::new(Grid { rows, cols }), common),
+        GenKind::Grid { rows, cols, common } => (Box::new(Grid::new(rows, cols)?), common),
         GenKind::Ba { n, m, seed, common } => (Box::new(Ba::new(n, m, seed)?), common),
     };
     let out = common.output;
@@ -664,12 +673,15 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     };
     let el = dir.join("rmat16.el");
     let gf = dir.join("rmat16.grotto");
+    // Each step prints what it prints alone: text, or with --json one
+    // JSON object per step (JSON Lines).
     let quiet = Ctx {
         quiet: ctx.quiet,
-        json: false,
+        json: ctx.json,
         threads: ctx.threads,
     };
-    if !ctx.quiet {
+    let say = !ctx.quiet && !ctx.json;
+    if say {
         println!(
             "$ grotto generate rmat --scale 16 --edge-factor 16 --seed 1 -o {}",
             el.display()
@@ -689,7 +701,7 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
             },
         },
     )?;
-    if !ctx.quiet {
+    if say {
         println!(
             "\n$ grotto convert {} {} --undirected",
             el.display(),
@@ -709,14 +721,14 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
             build,
         },
     )?;
-    if !ctx.quiet {
+    if say {
         println!("\n$ grotto info {}", gf.display());
     }
     info(ctx, &gf)?;
     check(&quiet, &gf)?;
     let g = gf.to_string_lossy().into_owned();
     for algo in ["bfs", "wcc", "pagerank"] {
-        if !ctx.quiet {
+        if say {
             println!("\n$ grotto run {algo} {g} --verify");
         }
         run::run_cmd(&quiet, run::args_for(&[algo, &g, "--verify"])?)?;

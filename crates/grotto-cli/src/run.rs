@@ -226,9 +226,9 @@ struct Common {
     /// Engine: sync (level by level), async (block-centric, priorities, no barrier) or auto (the faster one for the algorithm).
     #[arg(long, value_enum, default_value_t = EngineKind::Auto)]
     engine: EngineKind,
-    /// Sync engine: vertex (each active vertex reads its blocks through the cache) or block (each needed block once per level).
-    #[arg(long, default_value = "block")]
-    mode: Mode,
+    /// Sync engine: vertex (each active vertex reads its blocks through the cache) or block (each needed block once per level; default).
+    #[arg(long)]
+    mode: Option<Mode>,
     /// Reads in flight: a number, or auto for the device profile's k_r (32 without a profile).
     #[arg(long, default_value = "auto")]
     concurrency: String,
@@ -241,9 +241,9 @@ struct Common {
     /// Write per-vertex results here (in your vertex ids).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Format of --out: csv, bin (packed little-endian 8-byte fields) or npy.
-    #[arg(long, default_value = "csv")]
-    format: Format,
+    /// Format of --out: csv (default), bin (packed little-endian 8-byte fields) or npy.
+    #[arg(long)]
+    format: Option<Format>,
     /// Check the result with a serial verifier (holds the graph in memory); exit 3 if wrong.
     #[arg(long)]
     verify: bool,
@@ -329,6 +329,15 @@ pub fn expected_mix_bandwidth(p: &Profile, depth: usize, classes: &[[u64; 3]]) -
 
 pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     let c = common(&a.algo);
+    // Flags that would do nothing are refused, not ignored.
+    if c.format.is_some() && c.out.is_none() {
+        return Err(grotto::Error::Invalid(
+            "--format sets the format of --out, and no --out was given".into(),
+        )
+        .into());
+    }
+    let out_format = c.format.unwrap_or(Format::Csv);
+    let cfg_mode = c.mode.unwrap_or(Mode::Block);
     let graph = Arc::new(Graph::open(&c.graph)?);
     // The result's destination is checked and opened before the run.
     let out = c
@@ -350,7 +359,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         })?,
     };
     let cfg = EngineConfig {
-        mode: c.mode,
+        mode: c.mode.unwrap_or(Mode::Block),
         concurrency,
         threads: ctx.threads,
         cache: c.cache,
@@ -378,11 +387,23 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     // k-core and coreness on "sync" run the async engine's rounds mode:
     // the same algorithm with a barrier between rounds.
     let rounds = kind == EngineKind::Sync && matches!(name, "kcore" | "coreness");
+    if c.mode.is_some() && (kind == EngineKind::Async || rounds) {
+        return Err(grotto::Error::Invalid(format!(
+            "--mode chooses how the sync engine reads blocks, and {name} runs on the async engine here{}",
+            if c.engine == EngineKind::Auto { " (--engine auto picked it; --engine sync runs the sync engine where the algorithm allows)" } else { "" }
+        ))
+        .into());
+    }
     let engine = if kind == EngineKind::Async || rounds {
         Eng::Async(AsyncEngine::open(Arc::clone(&graph), cfg)?)
     } else {
         Eng::Sync(SyncEngine::open(Arc::clone(&graph), cfg)?)
     };
+    let file_bytes = std::fs::metadata(&c.graph).map_or(0, |m| m.len());
+    grotto::metrics::check_memory(
+        engine.cache_bytes(),
+        &format!("the buffer pool (--cache {})", c.cache),
+    )?;
     macro_rules! on {
         ($sync:expr, $asyn:expr) => {
             match &engine {
@@ -399,7 +420,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             graph.vertex_count(),
             graph.edge_count(),
             match &engine {
-                Eng::Sync(_) => format!("sync ({} mode)", format!("{:?}", c.mode).to_lowercase()),
+                Eng::Sync(_) => format!("sync ({} mode)", format!("{:?}", cfg_mode).to_lowercase()),
                 Eng::Async(_) if rounds => "async in rounds mode (the synchronous formulation)".into(),
                 Eng::Async(_) => "async".into(),
             },
@@ -408,11 +429,18 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             engine.io().backend().name()
         );
         eprintln!("  {profile_msg}");
+        if c.cache.is_capped(file_bytes) {
+            eprintln!(
+                "  note: --cache {} is more than the whole graph file; the pool holds the file ({})",
+                c.cache,
+                human_bytes(engine.cache_bytes())
+            );
+        }
         for note in engine.io().notes() {
             eprintln!("  note: {note}");
         }
     }
-    let (table, summary, config, verdict, metrics) = match &a.algo {
+    let (table, summary, config, verdict, mut metrics) = match &a.algo {
         Algo::Bfs { source, seed, .. } => {
             let s = source_vertex(&graph, *source, *seed)?;
             let bc = bfs::BfsConfig { source: s };
@@ -615,7 +643,12 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     let rows = table.rows();
     let layout = table.layout();
     if let Some(o) = out {
-        table.write_to(o, c.format)?;
+        table.write_to(o, out_format)?;
+    }
+    drop(table);
+    // The whole command's high-water mark, results included.
+    if let Some(peak) = grotto::metrics::peak_rss_bytes() {
+        metrics.peak_rss_bytes = metrics.peak_rss_bytes.max(peak);
     }
     let verified = match verdict {
         None => None,
@@ -652,7 +685,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             "device_fraction": device_fraction,
             "device_fraction_mean_size": device_fraction_mean_size,
             "verified": verified.as_ref().map(|v| v.is_ok()),
-            "output": c.out.as_ref().map(|o| serde_json::json!({"path": o, "format": format!("{:?}", c.format).to_lowercase(), "layout": layout})),
+            "output": c.out.as_ref().map(|o| serde_json::json!({"path": o, "format": format!("{:?}", out_format).to_lowercase(), "layout": layout})),
         });
         writeln!(msg, "{j}")?;
     } else if !ctx.quiet {

@@ -29,8 +29,10 @@ fn small_graph(dir: &Path) -> String {
         &[
             "generate",
             "rmat",
+            // Blocks of about 2 MB: more than any merge size a profile
+            // picks on a noisy disk (512 KiB and more were seen).
             "--scale",
-            "12",
+            "15",
             "--edge-factor",
             "8",
             "--undirected",

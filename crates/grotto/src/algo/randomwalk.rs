@@ -86,6 +86,14 @@ pub fn start(g: &Graph, seed: u64, w: u64) -> Result<VertexId> {
 pub fn run(r: &mut Run<'_>, cfg: &WalkConfig) -> Result<WalkResult> {
     let n = r.vertex_count();
     let k = cfg.walkers;
+    if k == 0 || k > u32::MAX as u64 {
+        return Err(Error::Invalid(format!(
+            "{k} walkers (--walkers): between 1 and {} are supported",
+            u32::MAX
+        )));
+    }
+    // Positions, the sorted (vertex, walker) pairs, and their sort.
+    crate::metrics::check_memory(k * 20, &format!("{k} walkers (--walkers)"))?;
     let mut pos: Vec<VertexId> = (0..k)
         .map(|w| start(r.graph(), cfg.seed, w))
         .collect::<Result<_>>()?;

@@ -24,13 +24,33 @@ pub enum CacheSize {
 }
 
 impl CacheSize {
-    /// Bytes for a graph file of `file_bytes`, at least one slot.
+    /// Bytes for a graph file of `file_bytes`: at least one slot, and at
+    /// most the whole file (a larger pool could hold nothing more).
     pub fn resolve(&self, file_bytes: u64) -> u64 {
         let b = match *self {
             CacheSize::Bytes(b) => b,
             CacheSize::Percent(p) => (file_bytes as f64 * p / 100.0) as u64,
         };
-        b.max(SLOT_BYTES as u64)
+        b.min(file_bytes.next_multiple_of(SLOT_BYTES as u64))
+            .max(SLOT_BYTES as u64)
+    }
+
+    /// True when the size asked for is more than the whole file, so
+    /// [`CacheSize::resolve`] caps it (the CLI says so).
+    pub fn is_capped(&self, file_bytes: u64) -> bool {
+        match *self {
+            CacheSize::Bytes(b) => b > file_bytes.next_multiple_of(SLOT_BYTES as u64),
+            CacheSize::Percent(p) => p > 100.0,
+        }
+    }
+}
+
+impl std::fmt::Display for CacheSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CacheSize::Bytes(b) => write!(f, "{}", crate::metrics::human(*b)),
+            CacheSize::Percent(p) => write!(f, "{p}%"),
+        }
     }
 }
 
@@ -45,6 +65,11 @@ impl std::str::FromStr for CacheSize {
                     "cache size {s:?}: a percentage must be a positive number, like 3%"
                 ))),
             };
+        }
+        if parse_bytes(t) == Ok(0) {
+            return Err(Error::Invalid(format!(
+                "cache size {s:?}: the pool needs at least one 4 KiB block"
+            )));
         }
         parse_bytes(t).map(CacheSize::Bytes).map_err(|why| {
             Error::Invalid(format!(

@@ -29,6 +29,16 @@ impl Ba {
                 "Barabasi-Albert: at most 2^32 - 1 vertices".into(),
             ));
         }
+        let bytes = n
+            .checked_mul(m)
+            .and_then(|nm| nm.checked_mul(8 + 16))
+            .ok_or_else(|| crate::Error::Limit {
+                what: format!("Barabasi-Albert --n {n} --m {m}: the edge count overflows"),
+            })?;
+        crate::metrics::check_memory(
+            bytes,
+            &format!("Barabasi-Albert --n {n} --m {m} (its edges are held in memory)"),
+        )?;
         let mut rng = Rng::new(seed, 0);
         let mut repeated: Vec<u32> = Vec::with_capacity((2 * n * m) as usize);
         let mut edges = Vec::with_capacity(((n - m) * m) as usize);

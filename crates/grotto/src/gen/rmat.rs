@@ -54,6 +54,16 @@ impl Rmat {
             ));
         }
         let n = 1u64 << cfg.scale;
+        if cfg.edge_factor == 0 || cfg.edge_factor.checked_mul(n).is_none_or(|m| m > 1 << 48) {
+            return Err(crate::Error::Invalid(format!(
+                "--edge-factor {} at scale {}: the edge count must be between 1 and 2^48",
+                cfg.edge_factor, cfg.scale
+            )));
+        }
+        crate::metrics::check_memory(
+            n * 4,
+            &format!("the vertex permutation of --scale {}", cfg.scale),
+        )?;
         let mut perm: Vec<u32> = (0..n as u32).collect();
         let mut rng = Rng::new(cfg.seed, u64::MAX);
         for i in (1..n as usize).rev() {

@@ -469,6 +469,9 @@ pub fn convert_from(
         };
     undirected |= opts.undirected;
     let reverse = opts.reverse && !undirected;
+    if let Some(n) = fixed_n {
+        check_vertex_memory(n, reverse, &format!("{n} vertices (given by {fixed_from})"))?;
+    }
     let rules = RecordRules {
         undirected,
         reverse,
@@ -564,6 +567,25 @@ pub fn convert_from(
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
     Ok(finish_report(r, reason))
+}
+
+/// Bytes per vertex and adjacency a build holds in memory: the index
+/// entry and the per-vertex build state beside it.
+const BUILD_BYTES_PER_VERTEX: u64 = 16;
+
+/// Refuses a vertex count whose O(V) build state cannot fit: beyond the
+/// format's limit, or beyond the memory this machine allows.
+fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<()> {
+    if n > MAX_VERTICES {
+        return Err(Error::Limit {
+            what: format!("{what}: more than the format's limit of {MAX_VERTICES} vertices"),
+        });
+    }
+    let dirs = if reverse { 2 } else { 1 };
+    crate::metrics::check_memory(
+        n.saturating_mul(BUILD_BYTES_PER_VERTEX * dirs),
+        &format!("the vertex index of {what}"),
+    )
 }
 
 /// Adds how the format was detected to a parse error, so that a user whose
@@ -671,6 +693,11 @@ impl BuildCtx<'_> {
             }
         };
         if compact {
+            check_vertex_memory(
+                distinct,
+                self.plan.rules.reverse,
+                &format!("{distinct} distinct vertex ids"),
+            )?;
             let m = CompactMap::new(seen);
             if m.len() > MAX_VERTICES {
                 return Err(Error::Limit {
@@ -689,6 +716,17 @@ impl BuildCtx<'_> {
                         range - 1
                     ),
                 });
+            }
+            if self.plan.fixed_n.is_none() {
+                check_vertex_memory(
+                    range,
+                    self.plan.rules.reverse,
+                    &format!(
+                        "dense vertex ids up to {} ({} distinct; --ids compact stores only those)",
+                        range.saturating_sub(1),
+                        distinct
+                    ),
+                )?;
             }
             Ok((range, None))
         }

@@ -130,3 +130,19 @@ pub fn restore_default_sigpipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
+
+/// Bytes this process may still map under `ulimit -v` (RLIMIT_AS less the
+/// current virtual size), or `None` when no limit is set.
+pub fn address_space_left() -> Option<u64> {
+    // SAFETY: plain out parameter.
+    let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer to an rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(r.rlim_cur.saturating_sub(kib * 1024))
+}
