@@ -442,6 +442,15 @@ fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
     let input = Input::path(&a.input);
     let r = convert_from(&Source::File(&input), &a.output, &opts, &bar)?;
     bar.done();
+    if r.memory_floor_bytes > r.memory_budget_bytes && !ctx.quiet {
+        eprintln!(
+            "warning: --memory {} is below what this build needs whatever the budget ({:.0} MiB for {} vertices, {} threads: index, block map, write and parse buffers); it used that instead",
+            grotto::metrics::human(r.memory_budget_bytes),
+            mib(r.memory_floor_bytes),
+            r.vertices,
+            r.threads
+        );
+    }
     if r.parse.skipped > 0 && !ctx.quiet {
         eprintln!(
             "warning: skipped {} malformed line(s); first: {}",

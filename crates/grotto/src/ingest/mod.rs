@@ -187,6 +187,9 @@ pub struct ConvertReport {
     pub path_reason: String,
     /// Memory budget in bytes.
     pub memory_budget_bytes: u64,
+    /// What the external build needs whatever the budget (0 on the
+    /// memory path); a budget below it is raised to it.
+    pub memory_floor_bytes: u64,
     /// Spill partitions (external path).
     pub partitions: usize,
     /// Worker threads.
@@ -377,7 +380,10 @@ pub fn convert_from(
     let threads = default_threads(opts.threads);
     // The destination is checked (and its temporary made) before any work.
     let inputs: Vec<&Path> = match source {
-        Source::File(input) => vec![&input.path],
+        Source::File(input) => {
+            check_input(&input.path)?;
+            vec![&input.path]
+        }
         Source::Generated(_) => Vec::new(),
     };
     let out = Output::create(output, &inputs, Streams::Refused)?;
@@ -513,6 +519,7 @@ pub fn convert_from(
         opts,
         output,
         out: Some(out),
+        floor: 0,
         progress,
         budget,
         temp_dir,
@@ -567,6 +574,50 @@ pub fn convert_from(
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
     Ok(finish_report(r, reason))
+}
+
+/// A conversion reads its input more than once (detection, then one to
+/// three passes), so it must be a regular file: a directory, FIFO, pipe or
+/// device is refused before it is opened (opening a FIFO would wait for a
+/// writer).
+fn check_input(path: &Path) -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let bad = |what: &str| Error::BadInput {
+        path: path.to_path_buf(),
+        what: what.into(),
+    };
+    if path.as_os_str() == "-" {
+        return Err(bad("standard input cannot be converted directly: convert reads its input more than once; save it to a file first"));
+    }
+    let m = std::fs::metadata(path).map_err(|e| Error::io(path, "open input", e))?;
+    let t = m.file_type();
+    if t.is_dir() {
+        Err(bad("is a directory, not an edge list"))
+    } else if t.is_fifo() || t.is_socket() || t.is_char_device() || t.is_block_device() {
+        Err(bad("is a pipe, FIFO or device: convert reads its input more than once, so it needs a regular file (save the stream to a file first)"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Memory every external build holds whatever its budget: the writer's
+/// three 8 MiB buffers and the process itself.
+const FLOOR_FIXED_BYTES: u64 = 32 << 20;
+/// Parse buffers per worker thread (2 MiB chunks in flight and queued).
+const FLOOR_THREAD_BYTES: u64 = 6 << 20;
+/// Per vertex and adjacency: the index entry, the block map entry and
+/// per-list build state.
+const FLOOR_VERTEX_BYTES: u64 = 32;
+/// The smallest partition of records an external build loads at once.
+const MIN_PARTITION_BYTES: u64 = 8 << 20;
+
+/// The memory a bounded build needs however small its budget (see
+/// docs/ingest.md): fixed buffers, parse buffers per thread, and O(V).
+pub fn memory_floor_bytes(vertices: u64, dirs: u64, threads: usize) -> u64 {
+    FLOOR_FIXED_BYTES
+        + threads as u64 * FLOOR_THREAD_BYTES
+        + vertices.saturating_mul(FLOOR_VERTEX_BYTES * dirs)
+        + MIN_PARTITION_BYTES
 }
 
 /// Bytes per vertex and adjacency a build holds in memory: the index
@@ -637,6 +688,8 @@ struct BuildCtx<'a> {
     output: &'a Path,
     /// The output opened up front; taken by the writer.
     out: Option<Output>,
+    /// The external build's memory floor, once the vertex count is known.
+    floor: u64,
     progress: &'a dyn Progress,
     budget: u64,
     temp_dir: PathBuf,
@@ -1022,6 +1075,7 @@ impl BuildCtx<'_> {
             path,
             path_reason: String::new(),
             memory_budget_bytes: self.budget,
+            memory_floor_bytes: self.floor,
             partitions,
             threads: self.plan.threads,
             input_bytes: match self.plan.source {
@@ -1100,9 +1154,12 @@ impl BuildCtx<'_> {
         in_cells.resize(ncells, 0);
         // A partition's records, its lists and its blocks must fit the budget.
         let per_record = if rules.weighted { 48 } else { 32 };
-        let cap_records = ((self.budget as i64 - n as i64 * 24).max(self.budget as i64 / 4) as u64
-            / per_record)
-            .max(1);
+        // What the build holds whatever the budget; partitions get the rest.
+        let dirs = if rules.reverse { 2 } else { 1 };
+        let floor = memory_floor_bytes(n, dirs, self.plan.threads);
+        self.floor = floor;
+        let cap_records =
+            (self.budget.saturating_sub(floor).max(MIN_PARTITION_BYTES) / per_record).max(1);
         let split = |cells: &[u64]| -> (Vec<u32>, Vec<(usize, usize)>) {
             let mut part = vec![0u32; cells.len()];
             let mut ranges = Vec::new();
