@@ -734,7 +734,16 @@ impl BuildCtx<'_> {
     fn decide_ids(&self, seen: &SeenIds) -> Result<(u64, Option<Arc<CompactMap>>)> {
         let distinct = seen.count();
         let range = match self.plan.fixed_n {
-            Some(n) => n,
+            Some(n) => {
+                if let Some(m) = seen.max().filter(|&m| m >= n) {
+                    return Err(Error::Invalid(format!(
+                        "vertex id {} is outside 0..{n}, the vertex count given by {}",
+                        m + self.plan.id_base,
+                        self.plan.fixed_from
+                    )));
+                }
+                n
+            }
             None => seen.max().map_or(0, |m| m.saturating_add(1)),
         };
         let compact = match self.opts.ids {
@@ -1191,6 +1200,13 @@ impl BuildCtx<'_> {
         let dest = Destination::Spill(out_set.clone(), in_set.clone());
         let make = || CellSink::new(rules, mapper.clone(), dest.clone());
         let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
+        if sinks.iter().any(|s| s.needs_compaction) {
+            // Pass 1 saw every id, so this cannot happen unless the input
+            // changed between passes.
+            return Err(Error::Invalid(
+                "an id appeared that the first pass did not see (did the input change while it was read?)".into(),
+            ));
+        }
         let mut loops = 0;
         for s in sinks.iter_mut() {
             s.finish()?;

@@ -307,7 +307,7 @@ fn mtx_header(text: &[u8], bad: impl Fn(u64, String) -> Error, forced: bool) -> 
             1,
             format!(
                 "only coordinate Matrix Market files hold graphs, found \"{}\"",
-                words[2]
+                quote_bytes(words[2].as_bytes())
             ),
         ));
     }
@@ -318,7 +318,10 @@ fn mtx_header(text: &[u8], bad: impl Fn(u64, String) -> Error, forced: bool) -> 
         other => {
             return Err(bad(
                 1,
-                format!("field \"{other}\" is not supported (pattern, integer or real)"),
+                format!(
+                    "field \"{}\" is not supported (pattern, integer or real)",
+                    quote_bytes(other.as_bytes())
+                ),
             ))
         }
     };
@@ -328,7 +331,10 @@ fn mtx_header(text: &[u8], bad: impl Fn(u64, String) -> Error, forced: bool) -> 
         other => {
             return Err(bad(
                 1,
-                format!("symmetry \"{other}\" is not supported (general or symmetric)"),
+                format!(
+                    "symmetry \"{}\" is not supported (general or symmetric)",
+                    quote_bytes(other.as_bytes())
+                ),
             ))
         }
     };
