@@ -60,7 +60,7 @@ enum Cmd {
         /// Text format.
         #[arg(long, value_enum, default_value_t = ExportFmt::Edgelist)]
         format: ExportFmt,
-        /// Output file (default: stdout).
+        /// Output file (default and -: standard output; a FIFO or device is written through).
         #[arg(short, long)]
         output: Option<PathBuf>,
     },

@@ -238,7 +238,7 @@ struct Common {
     /// I/O backend: auto, uring, pread, or memory (the file read into RAM first, no I/O while running).
     #[arg(long, default_value = "auto")]
     io: BackendChoice,
-    /// Write per-vertex results here (in your vertex ids).
+    /// Write per-vertex results here, in your vertex ids (checked before the run; - for standard output, which moves the report to stderr).
     #[arg(long, short)]
     out: Option<PathBuf>,
     /// Format of --out: csv (default), bin (packed little-endian 8-byte fields) or npy.
