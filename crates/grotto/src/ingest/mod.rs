@@ -13,6 +13,7 @@
 //! records fit and abandons itself for the external path if they do not.
 
 pub mod build;
+pub mod checks;
 pub mod ids;
 pub mod parse;
 pub mod records;
@@ -28,6 +29,10 @@ use crate::store::format::*;
 use crate::store::layout::LayoutConfig;
 use crate::store::writer::GraphWriter;
 use build::{build_cell, AdjBuilder, AdjSummary, LocalCsr};
+use checks::{
+    check_input, check_vertex_memory, memory_floor_bytes, with_detection, MIN_PARTITION_BYTES,
+};
+
 use ids::{CompactMap, IdMapper, SeenIds};
 use parse::{EdgeSink, ParseCounts, ParseSpec};
 use rayon::prelude::*;
@@ -574,101 +579,6 @@ pub fn convert_from(
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
     Ok(finish_report(r, reason))
-}
-
-/// A conversion reads its input more than once (detection, then one to
-/// three passes), so it must be a regular file: a directory, FIFO, pipe or
-/// device is refused before it is opened (opening a FIFO would wait for a
-/// writer).
-fn check_input(path: &Path) -> Result<()> {
-    use std::os::unix::fs::FileTypeExt;
-    let bad = |what: &str| Error::BadInput {
-        path: path.to_path_buf(),
-        what: what.into(),
-    };
-    if path.as_os_str() == "-" {
-        return Err(bad("standard input cannot be converted directly: convert reads its input more than once; save it to a file first"));
-    }
-    let m = std::fs::metadata(path).map_err(|e| Error::io(path, "open input", e))?;
-    let t = m.file_type();
-    if t.is_dir() {
-        Err(bad("is a directory, not an edge list"))
-    } else if t.is_fifo() || t.is_socket() || t.is_char_device() || t.is_block_device() {
-        Err(bad("is a pipe, FIFO or device: convert reads its input more than once, so it needs a regular file (save the stream to a file first)"))
-    } else {
-        Ok(())
-    }
-}
-
-/// Memory every external build holds whatever its budget: the writer's
-/// three 8 MiB buffers and the process itself.
-const FLOOR_FIXED_BYTES: u64 = 32 << 20;
-/// Parse buffers per worker thread (2 MiB chunks in flight and queued).
-const FLOOR_THREAD_BYTES: u64 = 6 << 20;
-/// Per vertex and adjacency: the index entry, the block map entry and
-/// per-list build state.
-const FLOOR_VERTEX_BYTES: u64 = 32;
-/// The smallest partition of records an external build loads at once.
-const MIN_PARTITION_BYTES: u64 = 8 << 20;
-
-/// The memory a bounded build needs however small its budget (see
-/// docs/ingest.md): fixed buffers, parse buffers per thread, and O(V).
-pub fn memory_floor_bytes(vertices: u64, dirs: u64, threads: usize) -> u64 {
-    FLOOR_FIXED_BYTES
-        + threads as u64 * FLOOR_THREAD_BYTES
-        + vertices.saturating_mul(FLOOR_VERTEX_BYTES * dirs)
-        + MIN_PARTITION_BYTES
-}
-
-/// Bytes per vertex and adjacency a build holds in memory: the index
-/// entry and the per-vertex build state beside it.
-const BUILD_BYTES_PER_VERTEX: u64 = 16;
-
-/// Refuses a vertex count whose O(V) build state cannot fit: beyond the
-/// format's limit, or beyond the memory this machine allows.
-fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<()> {
-    if n > MAX_VERTICES {
-        return Err(Error::Limit {
-            what: format!("{what}: more than the format's limit of {MAX_VERTICES} vertices"),
-        });
-    }
-    let dirs = if reverse { 2 } else { 1 };
-    crate::metrics::check_memory(
-        n.saturating_mul(BUILD_BYTES_PER_VERTEX * dirs),
-        &format!("the vertex index of {what}"),
-    )
-}
-
-/// Adds how the format was detected to a parse error, so that a user whose
-/// file was read the wrong way sees why and what to pass.
-fn with_detection(
-    e: Error,
-    opts: &ConvertOptions,
-    format: Option<Format>,
-    evidence: Option<&str>,
-) -> Error {
-    match (e, format, evidence) {
-        (
-            Error::Parse {
-                path,
-                line,
-                column,
-                expected,
-                found,
-                ..
-            },
-            Some(f),
-            Some(ev),
-        ) if opts.format.is_none() => Error::Parse {
-            path,
-            line,
-            column,
-            expected,
-            found,
-            note: format!("\n  (read as {}: {ev}; --format says otherwise)", f.name()),
-        },
-        (e, _, _) => e,
-    }
 }
 
 fn finish_report(mut r: ConvertReport, reason: String) -> ConvertReport {
