@@ -41,8 +41,8 @@ enum Pattern {
 struct IoBenchArgs {
     /// A .grotto file (its out-edge block section is read) or any file (read whole).
     file: PathBuf,
-    /// Requests in flight.
-    #[arg(long, default_value_t = 32)]
+    /// Requests in flight (1 to 4096).
+    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     qd: usize,
     /// Request size: a size like 4KiB, or "merge" for the device profile's merge size.
     #[arg(long, default_value = "4KiB")]
@@ -50,8 +50,8 @@ struct IoBenchArgs {
     /// Access pattern.
     #[arg(long, value_enum, default_value_t = Pattern::Both)]
     pattern: Pattern,
-    /// Seconds per measurement.
-    #[arg(long, default_value_t = 3.0)]
+    /// Seconds per measurement (at most 3600).
+    #[arg(long, default_value_t = 3.0, value_parser = seconds)]
     seconds: f64,
     /// I/O backend: auto, uring, pread, or memory (copies from RAM: what the code costs without the device).
     #[arg(long, default_value = "auto")]
@@ -62,8 +62,8 @@ struct IoBenchArgs {
 struct PoolBenchArgs {
     /// A .grotto file.
     file: PathBuf,
-    /// Seconds to measure.
-    #[arg(long, default_value_t = 2.0)]
+    /// Seconds to measure (at most 3600).
+    #[arg(long, default_value_t = 2.0, value_parser = seconds)]
     seconds: f64,
     /// Order of the looked-up blocks: random, or sequential (each thread
     /// walking the blocks from its own starting point).
@@ -155,7 +155,7 @@ fn bench_io(ctx: &Ctx, a: IoBenchArgs) -> anyhow::Result<()> {
         }
     }
     let backend = io.backend().name();
-    let qd = a.qd.clamp(1, 4096);
+    let qd = a.qd;
     let mut results = Vec::new();
     for (pattern, sequential) in [("random", false), ("seq", true)] {
         if (sequential && a.pattern == Pattern::Random)
@@ -353,4 +353,12 @@ fn bench_pool(ctx: &Ctx, a: PoolBenchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A measurement time: more than 0 and at most an hour.
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= 3600.0 => Ok(x),
+        _ => Err(format!("\"{s}\": seconds between 0 and 3600")),
+    }
 }

@@ -48,10 +48,33 @@ pub fn profile_cmd(ctx: &Ctx, a: ProfileArgs) -> anyhow::Result<()> {
     }
     let mut cfg = ProfileConfig::new(&a.path, a.quick);
     if let Some(s) = a.size {
-        cfg.size = s.max(16 << 20);
+        if s < 16 << 20 {
+            anyhow::bail!(grotto::Error::Invalid(format!(
+                "--size {}: the scratch file needs at least 16 MiB",
+                grotto::metrics::human(s)
+            )));
+        }
+        cfg.size = s;
+    }
+    if let Some(free) = grotto::io::system::free_disk_bytes(&a.path) {
+        if cfg.size > free {
+            anyhow::bail!(grotto::Error::Limit {
+                what: format!(
+                    "--size {}: the scratch file does not fit the {} free under {}",
+                    grotto::metrics::human(cfg.size),
+                    grotto::metrics::human(free),
+                    a.path.display()
+                )
+            });
+        }
     }
     if let Some(s) = a.seconds {
-        cfg.seconds_per_point = s.clamp(0.02, 60.0);
+        if !(0.02..=60.0).contains(&s) {
+            anyhow::bail!(grotto::Error::Invalid(format!(
+                "--seconds {s}: between 0.02 and 60 per point"
+            )));
+        }
+        cfg.seconds_per_point = s;
     }
     cfg.io = IoOptions {
         backend: a.io,

@@ -133,8 +133,8 @@ struct BuildArgs {
     /// Vertex ids: auto compacts when ids exceed u32 or most of the id range is unused.
     #[arg(long, value_enum, default_value_t = IdsArg::Auto)]
     ids: IdsArg,
-    /// Blocks a list may be packed back into (ACGraph's last-fit window).
-    #[arg(long, default_value_t = LayoutConfig::default().window)]
+    /// Blocks a list may be packed back into (ACGraph's last-fit window; 1 to 4096).
+    #[arg(long, default_value_t = LayoutConfig::default().window, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     window: usize,
     /// Store all lists in edge blocks, even those of degree 1 and 2.
     #[arg(long)]
@@ -252,7 +252,7 @@ impl BuildArgs {
             },
             threads,
             layout: LayoutConfig {
-                window: self.window.max(1),
+                window: self.window,
                 inline_small: !self.no_inline,
                 short_max: self.short_max,
             },

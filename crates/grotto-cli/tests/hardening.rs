@@ -596,3 +596,35 @@ fn interruptions_leave_the_old_file_and_no_litter() {
     }
     assert!(interrupted >= 6, "only {interrupted} runs were interrupted");
 }
+
+#[test]
+fn typed_sizes_and_counts_are_ranged_not_clamped() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let (el, g) = fixture(d.path());
+    let out = d.path().join("x.grotto");
+    for (args, needle) in [
+        (vec!["bench", "io", p(&g), "--qd", "100000"], "--qd"),
+        (vec!["bench", "io", p(&g), "--seconds", "1e12"], "--seconds"),
+        (
+            vec!["convert", p(&el), p(&out), "--window", "0"],
+            "--window",
+        ),
+        (
+            vec![
+                "profile",
+                "--path",
+                p(d.path()),
+                "--size",
+                "1000TiB",
+                "--quick",
+            ],
+            "does not fit",
+        ),
+        (
+            vec!["profile", "--path", p(d.path()), "--seconds", "100"],
+            "--seconds",
+        ),
+    ] {
+        refused(d.path(), &args, 2, &[needle]);
+    }
+}

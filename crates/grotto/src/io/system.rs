@@ -146,3 +146,17 @@ pub fn address_space_left() -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(r.rlim_cur.saturating_sub(kib * 1024))
 }
+
+/// Bytes free for an unprivileged user on the file system holding `path`
+/// (statvfs), or `None` when it cannot be asked.
+pub fn free_disk_bytes(path: &Path) -> Option<u64> {
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs is plain data; an all-zero value is valid.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out
+    // pointer for the duration of the call.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
