@@ -92,6 +92,22 @@ impl Adjacency {
     pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
         IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
     }
+
+    /// Two vertices whose on-disk lists share a slot, if any (the builder
+    /// gives every list slots of its own). Sorts the lists' spans: 16
+    /// bytes per vertex with an on-disk list.
+    pub fn overlapping_lists(&self) -> Option<(VertexId, VertexId)> {
+        use rayon::prelude::*;
+        let mut spans: Vec<(u64, u64, VertexId)> = (0..self.index.len() as VertexId)
+            .into_par_iter()
+            .filter_map(|v| self.disk_span(v).map(|(s, d)| (s, s + d, v)))
+            .collect();
+        spans.par_sort_unstable();
+        spans
+            .windows(2)
+            .find(|w| w[0].1 > w[1].0)
+            .map(|w| (w[0].2, w[1].2))
+    }
 }
 
 /// An open, validated graph file.
@@ -119,8 +135,12 @@ pub struct MemoryFootprint {
 
 impl Graph {
     /// Opens and validates `path`: magic, version, header checksum,
-    /// section bounds, metadata checksums and index consistency. Edge
-    /// blocks are checked by their own checksums when read.
+    /// section bounds, the header's fields against each other
+    /// ([`Header::check_fields`]), metadata checksums, the huge table,
+    /// id map and block map, and every index entry (the list in
+    /// `docs/format.md`, "What opening checks"). Edge blocks are checked
+    /// by their own checksums when read, and their contents by
+    /// [`Graph::verify_all_blocks`].
     pub fn open(path: &Path) -> Result<Graph> {
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
         let len = file
@@ -144,16 +164,8 @@ impl Graph {
         let mut hb = vec![0u8; BLOCK_BYTES];
         file.read_exact_at(&mut hb, 0)
             .map_err(|e| Error::io(path, "read header", e))?;
+        // Field ranges, flags against sections, counts against lengths.
         let header = Header::decode(&hb, path, len)?;
-        if header.vertex_count > MAX_VERTICES {
-            return Err(corrupt(
-                path,
-                format!(
-                    "vertex count {} exceeds the format limit",
-                    header.vertex_count
-                ),
-            ));
-        }
         let mut g = Graph {
             path: path.to_path_buf(),
             out: load_adjacency(&file, path, &header, Direction::Out)?,
@@ -174,9 +186,20 @@ impl Graph {
                 ),
             ));
         }
+        if let Some(inn) = &g.inn {
+            if inn.entries != g.header.out_entries {
+                return Err(corrupt(
+                    path,
+                    format!(
+                        "in-index lists {} entries, the out-index {}: every edge is in both",
+                        inn.entries, g.header.out_entries
+                    ),
+                ));
+            }
+        }
         if g.header.has_id_map() {
+            // Its size was checked with the header's fields.
             let s = required(&g.header, SectionKind::IdMap, path)?;
-            expect_len(path, &s, g.header.vertex_count * 8)?;
             let bytes = read_checked(&g.file, path, &s)?;
             let ids: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes[..s.length as usize]);
             if ids.windows(2).any(|w| w[0] >= w[1]) {
@@ -385,15 +408,33 @@ impl Graph {
     }
 
     /// Reads every block of every adjacency and checks its checksum and
-    /// contents; returns the number of blocks checked.
+    /// contents; returns the number of blocks checked. Contents: every
+    /// listed neighbour is a vertex; lists are sorted (strictly, unless
+    /// duplicates were kept), hold self loops only when loops were kept,
+    /// and no two share a slot; an undirected graph's lists are symmetric
+    /// and its edge count is what its entries and loops make; a stored
+    /// in-adjacency holds exactly the out-adjacency's edges reversed,
+    /// weights included. Symmetry and reversal compare order-free 64-bit
+    /// fingerprints of the edge multisets, so they need no memory.
     pub fn verify_all_blocks(&self) -> Result<u64> {
         let mut checked = 0;
         let mut buf = vec![0u8; BLOCK_BYTES];
-        for (dir, a) in [
+        let h = &self.header;
+        let multi = h.flags & FLAG_MULTI != 0;
+        let loops_kept = h.flags & FLAG_SELF_LOOPS != 0;
+        // Per adjacency: the sum of edge fingerprints as stored (u, x)
+        // and reversed (x, u).
+        let mut prints = [[0u64; 2]; 2];
+        let mut loops = 0u64;
+        for (di, (dir, a)) in [
             (Direction::Out, Some(&self.out)),
             (Direction::In, self.inn.as_ref()),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let Some(a) = a else { continue };
+            let name = if dir == Direction::Out { "out" } else { "in" };
             for b in 0..a.blocks.count {
                 self.read_block_of(a, false, BlockId(b), &mut buf)?;
                 if a.weights.is_some() {
@@ -401,15 +442,72 @@ impl Graph {
                 }
                 checked += 1;
             }
-            // Every listed neighbour must be a vertex.
-            let mut r = BlockReader::new(self, dir)?;
-            let mut tmp = Vec::new();
-            for v in 0..self.header.vertex_count {
-                r.neighbors(v as VertexId, &mut tmp, None)?;
+            if let Some((u, v)) = a.overlapping_lists() {
+                return Err(corrupt(
+                    &self.path,
+                    format!("the {name}-lists of vertices {u} and {v} share slots"),
+                ));
             }
+            // Every listed neighbour must be a vertex (the reader checks).
+            let mut r = BlockReader::new(self, dir)?;
+            let (mut ids, mut ws) = (Vec::new(), Vec::new());
+            for v in 0..self.header.vertex_count as VertexId {
+                r.neighbors(v, &mut ids, Some(&mut ws))?;
+                let bad =
+                    |why: &str| corrupt(&self.path, format!("the {name}-list of vertex {v} {why}"));
+                if ids.windows(2).any(|w| w[0] > w[1]) {
+                    return Err(bad("is not sorted"));
+                }
+                if !multi && ids.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(bad("repeats a neighbour, but duplicates were not kept"));
+                }
+                for (i, &x) in ids.iter().enumerate() {
+                    let w = ws.get(i).map_or(0, |w| w.to_bits());
+                    if x == v {
+                        if !loops_kept {
+                            return Err(bad("holds a self loop, but self loops were not kept"));
+                        }
+                        loops += 1;
+                    }
+                    prints[di][0] = prints[di][0].wrapping_add(edge_print(v, x, w));
+                    prints[di][1] = prints[di][1].wrapping_add(edge_print(x, v, w));
+                }
+            }
+        }
+        if !h.directed() {
+            if prints[0][0] != prints[0][1] {
+                return Err(corrupt(
+                    &self.path,
+                    "the lists of an undirected graph are not symmetric".into(),
+                ));
+            }
+            // A loop is one entry and one edge, any other edge two entries.
+            let two = h.out_entries - loops;
+            if !two.is_multiple_of(2) || two / 2 + loops != h.edge_count {
+                return Err(corrupt(
+                    &self.path,
+                    format!(
+                        "edge count {} does not match {} entries with {loops} self loops",
+                        h.edge_count, h.out_entries
+                    ),
+                ));
+            }
+        }
+        if self.inn.is_some() && prints[0][0] != prints[1][1] {
+            return Err(corrupt(
+                &self.path,
+                "the in-adjacency is not the out-adjacency reversed".into(),
+            ));
         }
         Ok(checked)
     }
+}
+
+/// An order-free fingerprint term of the edge `u -> v` with weight bits `w`.
+fn edge_print(u: VertexId, v: VertexId, w: u32) -> u64 {
+    let mut x = ((u as u64) << 32) | v as u64;
+    let mut y = crate::rng::splitmix64(&mut x) ^ w as u64;
+    crate::rng::splitmix64(&mut y)
 }
 
 /// Sequential reader of adjacency lists with a small block cache, good for
@@ -523,20 +621,6 @@ fn required(h: &Header, kind: SectionKind, path: &Path) -> Result<Section> {
         .ok_or_else(|| corrupt(path, format!("section {} is missing", kind.name())))
 }
 
-fn expect_len(path: &Path, s: &Section, len: u64) -> Result<()> {
-    if s.length != len {
-        return Err(corrupt(
-            path,
-            format!(
-                "section {} is {} bytes, expected {len}",
-                s.kind.name(),
-                s.length
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// Reads a metadata section with its padding and checks its CRC.
 fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
     let mut buf = vec![0u8; padded(s.length) as usize];
@@ -583,24 +667,18 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
         ),
     };
     let n = h.vertex_count;
+    // Presence and sizes were checked with the header's fields
+    // (`Header::check_fields`).
     let blocks = required(h, kb, path)?;
-    expect_len(path, &blocks, blocks.count * BLOCK_BYTES as u64)?;
     let weights = if h.weighted() {
-        let w = required(h, kw, path)?;
-        expect_len(path, &w, blocks.count * BLOCK_BYTES as u64)?;
-        Some(w)
+        Some(required(h, kw, path)?)
     } else {
         None
     };
     let si = required(h, ki, path)?;
-    expect_len(path, &si, n * 8)?;
     let sc = required(h, kc, path)?;
-    let ncrc = blocks.count * if h.weighted() { 2 } else { 1 };
-    expect_len(path, &sc, ncrc * 4)?;
     let st = required(h, kt, path)?;
-    expect_len(path, &st, blocks.count)?;
     let sh = required(h, kh, path)?;
-    expect_len(path, &sh, sh.count * 16)?;
 
     let ib = read_checked(file, path, &si)?;
     let index: Vec<u64> = bytemuck::pod_collect_to_vec(&ib[..si.length as usize]);
@@ -617,6 +695,16 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
             format!("section {} is not sorted", kh.name()),
         ));
     }
+    if let Some(&(v, d)) = huge.iter().find(|&&(v, d)| v >= n || d <= ENTRY_MAX_DEGREE) {
+        return Err(corrupt(
+            path,
+            format!(
+                "section {} lists vertex {v} with degree {d}: the table is for vertices below {n} \
+                 with more than {ENTRY_MAX_DEGREE} neighbours",
+                kh.name()
+            ),
+        ));
+    }
 
     // Every entry must describe a list inside the blocks, laid out by the
     // format's rules; this is what later readers rely on.
@@ -625,11 +713,23 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
     let mut entries = 0u64;
     // (block, vertex) pairs the block map must hold.
     let mut pairs = 0u64;
+    // Huge entries seen: every row of the huge table must have one.
+    let mut huge_used = 0u64;
+    let inline = h.flags & FLAG_INLINE_SMALL != 0;
+    let multi = h.flags & FLAG_MULTI != 0;
+    // Bits an entry's encoding leaves unused (written as zeros).
+    const ONE_SPARE: u64 = ((1 << 62) - 1) & !(u32::MAX as u64);
+    const HUGE_SPARE: u64 = ((1 << 62) - 1) & !ENTRY_MAX_OFFSET;
     for (v, &e) in index.iter().enumerate() {
         let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
-        match IndexEntry::decode(e) {
+        let d = match IndexEntry::decode(e) {
             IndexEntry::Disk { offset, degree } => {
-                if degree > 0 {
+                if degree == 0 {
+                    if offset != 0 {
+                        return Err(bad("is an empty list with a slot offset"));
+                    }
+                } else {
+                    // Both below 2^40 and 2^22: no overflow.
                     if offset + degree > slots {
                         return Err(bad("points past the last block"));
                     }
@@ -639,36 +739,57 @@ fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Resul
                     if degree > cap && offset % cap != 0 {
                         return Err(bad("starts a long list inside a block"));
                     }
+                    if degree == 1 && inline {
+                        return Err(bad(
+                            "keeps a single neighbour on disk in a file with inline lists",
+                        ));
+                    }
                     let (a, b) = block_span(offset, degree);
                     pairs += b - a + 1;
                 }
-                entries += degree;
+                degree
             }
             IndexEntry::Huge { offset } => {
                 let d = huge
                     .binary_search_by_key(&(v as u64), |&(x, _)| x)
                     .map(|i| huge[i].1)
                     .map_err(|_| bad("has no degree in the huge table"))?;
-                if offset % cap != 0 || offset + d > slots || d <= ENTRY_MAX_DEGREE {
+                let fits = offset.checked_add(d).is_some_and(|end| end <= slots);
+                if e & HUGE_SPARE != 0 || offset % cap != 0 || !fits {
                     return Err(bad("describes an impossible long list"));
                 }
+                huge_used += 1;
                 let (a, b) = block_span(offset, d);
                 pairs += b - a + 1;
-                entries += d;
+                d
             }
             IndexEntry::One(x) => {
-                if x as u64 >= n || h.weighted() {
+                if x as u64 >= n || e & ONE_SPARE != 0 || !inline {
                     return Err(bad("holds an impossible inline neighbour"));
                 }
-                entries += 1;
+                1
             }
             IndexEntry::Two(x, y) => {
-                if x as u64 >= n || y as u64 >= n || h.weighted() {
+                let sorted = x < y || (multi && x == y);
+                if x as u64 >= n || y as u64 >= n || !sorted || !inline {
                     return Err(bad("holds impossible inline neighbours"));
                 }
-                entries += 2;
+                2
             }
-        }
+        };
+        entries = entries
+            .checked_add(d)
+            .ok_or_else(|| bad("overflows the number of entries"))?;
+    }
+    if huge_used != huge.len() as u64 {
+        return Err(corrupt(
+            path,
+            format!(
+                "section {} lists {} long lists, the index {huge_used}",
+                kh.name(),
+                huge.len()
+            ),
+        ));
     }
     let adj = Adjacency {
         index,
