@@ -142,6 +142,23 @@ impl Graph {
     /// by their own checksums when read, and their contents by
     /// [`Graph::verify_all_blocks`].
     pub fn open(path: &Path) -> Result<Graph> {
+        // Looked at before opening: opening a FIFO would wait for a writer.
+        let kind = std::fs::metadata(path)
+            .map_err(|e| Error::io(path, "open", e))?
+            .file_type();
+        if !kind.is_file() {
+            return Err(Error::BadInput {
+                path: path.to_path_buf(),
+                what: format!(
+                    "is a {}, not a graph file",
+                    if kind.is_dir() {
+                        "directory"
+                    } else {
+                        "FIFO, socket or device"
+                    }
+                ),
+            });
+        }
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
         let len = file
             .metadata()
