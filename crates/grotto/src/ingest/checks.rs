@@ -53,12 +53,10 @@ pub fn memory_floor_bytes(vertices: u64, dirs: u64, threads: usize) -> u64 {
         + MIN_PARTITION_BYTES
 }
 
-/// Bytes per vertex and adjacency a build holds in memory: the index
-/// entry and the per-vertex build state beside it.
-const BUILD_BYTES_PER_VERTEX: u64 = 16;
-
 /// Refuses a vertex count whose O(V) build state cannot fit: beyond the
-/// format's limit, or beyond the memory this machine allows.
+/// format's limit, or beyond the memory this machine allows for the
+/// floor's per-vertex part (index, block map, list state: the same 32
+/// bytes per vertex and adjacency the memory floor counts).
 pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<()> {
     if n > MAX_VERTICES {
         return Err(Error::Limit {
@@ -67,8 +65,8 @@ pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<(
     }
     let dirs = if reverse { 2 } else { 1 };
     crate::metrics::check_memory(
-        n.saturating_mul(BUILD_BYTES_PER_VERTEX * dirs),
-        &format!("the vertex index of {what}"),
+        n.saturating_mul(FLOOR_VERTEX_BYTES * dirs),
+        &format!("the vertex index and build state of {what}"),
     )
 }
 
