@@ -628,3 +628,43 @@ fn typed_sizes_and_counts_are_ranged_not_clamped() {
         refused(d.path(), &args, 2, &[needle]);
     }
 }
+
+#[test]
+fn a_memory_budget_holds_down_to_its_stated_floor() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let el = d.path().join("r.el");
+    let o = grotto(&["generate", "rmat", "--scale", "17", "-o", p(&el), "-q"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let out = d.path().join("r.grotto");
+    for budget in ["1MiB", "64MiB", "256MiB"] {
+        let o = grotto(&[
+            "convert",
+            p(&el),
+            p(&out),
+            "--memory",
+            budget,
+            "--json",
+            "--threads",
+            "2",
+        ]);
+        assert!(o.status.success(), "{}", err(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let floor = v["memory_floor_bytes"].as_u64().expect("floor");
+        let asked = v["memory_budget_bytes"].as_u64().expect("budget");
+        let peak = v["peak_rss_bytes"].as_u64().expect("rss");
+        if budget == "1MiB" {
+            assert_eq!(v["path"], "external", "{v}");
+        }
+        assert!(
+            peak <= floor.max(asked),
+            "peak {peak} over floor {floor} and budget {asked}"
+        );
+        if floor > asked {
+            assert!(
+                err(&o).contains("is below what this build needs"),
+                "{}",
+                err(&o)
+            );
+        }
+    }
+}

@@ -40,17 +40,24 @@ const FLOOR_FIXED_BYTES: u64 = 32 << 20;
 const FLOOR_THREAD_BYTES: u64 = 6 << 20;
 /// Per vertex and adjacency: the index entry, the block map entry and
 /// per-list build state.
-const FLOOR_VERTEX_BYTES: u64 = 32;
+const FLOOR_VERTEX_BYTES: u64 = 24;
 /// The smallest partition of records an external build loads at once.
 pub(crate) const MIN_PARTITION_BYTES: u64 = 8 << 20;
 
 /// The memory a bounded build needs however small its budget (see
-/// docs/ingest.md): fixed buffers, parse buffers per thread, and O(V).
-pub fn memory_floor_bytes(vertices: u64, dirs: u64, threads: usize) -> u64 {
+/// docs/ingest.md): fixed buffers, parse buffers per thread, O(V), and
+/// the partition it cannot split: `largest_cell_bytes` (a partition holds
+/// whole cells of 2^16 vertices) or 8 MiB, whichever is more.
+pub fn memory_floor_bytes(
+    vertices: u64,
+    dirs: u64,
+    threads: usize,
+    largest_cell_bytes: u64,
+) -> u64 {
     FLOOR_FIXED_BYTES
         + threads as u64 * FLOOR_THREAD_BYTES
         + vertices.saturating_mul(FLOOR_VERTEX_BYTES * dirs)
-        + MIN_PARTITION_BYTES
+        + largest_cell_bytes.max(MIN_PARTITION_BYTES)
 }
 
 /// Refuses a vertex count whose O(V) build state cannot fit: beyond the
