@@ -820,26 +820,8 @@ impl BuildCtx<'_> {
     where
         I: IntoIterator<Item = Vec<Unit>>,
     {
-        use SectionKind::*;
-        let kinds = if inn {
-            [
-                InBlocks,
-                InWeights,
-                InIndex,
-                InBlockCrcs,
-                InBlockTags,
-                InHuge,
-            ]
-        } else {
-            [
-                OutBlocks,
-                OutWeights,
-                OutIndex,
-                OutBlockCrcs,
-                OutBlockTags,
-                OutHuge,
-            ]
-        };
+        let [kb, kw, ki, kc, kt, kh, _] = SectionKind::adjacency(inn);
+        let kinds = [kb, kw, ki, kc, kt, kh];
         let weighted = self.plan.rules.weighted;
         let keep = self.opts.keep_duplicates;
         let mut b = AdjBuilder::new(w, n, &self.opts.layout, weighted, kinds, &self.temp_dir)?;

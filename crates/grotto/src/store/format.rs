@@ -98,6 +98,34 @@ impl SectionKind {
         SectionKind::IdMap,
     ];
 
+    /// The sections of one adjacency, the in-adjacency when `inn`, in the
+    /// order blocks, weights, index, block CRCs, block tags, huge table,
+    /// block map.
+    pub fn adjacency(inn: bool) -> [SectionKind; 7] {
+        use SectionKind::*;
+        if inn {
+            [
+                InBlocks,
+                InWeights,
+                InIndex,
+                InBlockCrcs,
+                InBlockTags,
+                InHuge,
+                InBlockMap,
+            ]
+        } else {
+            [
+                OutBlocks,
+                OutWeights,
+                OutIndex,
+                OutBlockCrcs,
+                OutBlockTags,
+                OutHuge,
+                OutBlockMap,
+            ]
+        }
+    }
+
     /// The on-disk code of this kind.
     pub fn code(self) -> u32 {
         match self {

@@ -662,27 +662,7 @@ fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
 }
 
 fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Result<Adjacency> {
-    use SectionKind::*;
-    let (kb, kw, ki, kc, kt, kh, km) = match dir {
-        Direction::Out => (
-            OutBlocks,
-            OutWeights,
-            OutIndex,
-            OutBlockCrcs,
-            OutBlockTags,
-            OutHuge,
-            OutBlockMap,
-        ),
-        Direction::In => (
-            InBlocks,
-            InWeights,
-            InIndex,
-            InBlockCrcs,
-            InBlockTags,
-            InHuge,
-            InBlockMap,
-        ),
-    };
+    let [kb, kw, ki, kc, kt, kh, km] = SectionKind::adjacency(dir == Direction::In);
     let n = h.vertex_count;
     // Presence and sizes were checked with the header's fields
     // (`Header::check_fields`).

@@ -379,25 +379,9 @@ impl Header {
                 )),
             }
         };
-        let mut adjacencies = vec![[
-            OutBlocks,
-            OutWeights,
-            OutIndex,
-            OutBlockCrcs,
-            OutBlockTags,
-            OutHuge,
-            OutBlockMap,
-        ]];
+        let mut adjacencies = vec![SectionKind::adjacency(false)];
         if reverse {
-            adjacencies.push([
-                InBlocks,
-                InWeights,
-                InIndex,
-                InBlockCrcs,
-                InBlockTags,
-                InHuge,
-                InBlockMap,
-            ]);
+            adjacencies.push(SectionKind::adjacency(true));
         }
         for [kb, kw, ki, kc, kt, kh, km] in adjacencies {
             let blocks = need(kb)?;
