@@ -5,6 +5,7 @@
 pub mod blocks;
 pub mod policy;
 pub mod pool;
+pub mod slot;
 pub mod stats;
 
 pub use blocks::{BlockCache, BlockKey, CacheReader, Pumped};

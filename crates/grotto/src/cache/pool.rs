@@ -5,39 +5,23 @@
 //! by a check that the slot still holds that key. Only a miss takes the
 //! global lock, for as long as it takes the replacement policy to claim a
 //! victim and the table to be updated; the read itself happens outside it.
-//! A read already in flight is joined, never issued twice.
+//! A read already in flight is joined, never issued twice. A slot's state
+//! and its transitions are in [`super::slot`].
 
-use super::policy::{Clock, Replacement, SlotTable};
+use super::policy::{Clock, Replacement};
+use super::slot::{Phase, Slot, SlotTable, NO_KEY};
 use super::stats::{PoolStats, Striped};
 use crate::error::{Error, Result};
 use crate::io::{AlignedBuf, IoBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// Bytes per slot: one edge block.
 pub const SLOT_BYTES: usize = 4096;
 
+/// A key mapped to no slot.
 const NONE: u32 = u32::MAX;
-const NO_KEY: u64 = u64::MAX;
-pub(super) const PIN_MASK: u64 = 0xffff_ffff;
-pub(super) const REF: u64 = 1 << 32;
-pub(super) const PHASE_SHIFT: u32 = 33;
-pub(super) const FREE: u64 = 0;
-pub(super) const LOADING: u64 = 1;
-pub(super) const READY: u64 = 2;
-
-pub(super) fn phase(s: u64) -> u64 {
-    s >> PHASE_SHIFT
-}
-
-/// One slot's shared state.
-pub(super) struct Slot {
-    /// pins (low 32 bits) | REF bit | phase (2 bits).
-    pub(super) state: AtomicU64,
-    /// The key whose bytes the slot holds or is loading.
-    pub(super) key: AtomicU64,
-}
 
 /// The buffer pool. Keys are dense integers below the `keys` given at
 /// creation (the cache layer maps graph blocks to them).
@@ -92,12 +76,7 @@ impl BufferPool {
         let arena = Arc::new(arena);
         Ok(BufferPool {
             arena,
-            slots: (0..slots)
-                .map(|_| Slot {
-                    state: AtomicU64::new(FREE << PHASE_SHIFT),
-                    key: AtomicU64::new(NO_KEY),
-                })
-                .collect(),
+            slots: (0..slots).map(|_| Slot::new()).collect(),
             map: (0..keys).map(|_| AtomicU32::new(NONE)).collect(),
             policy: Mutex::new(policy),
             stats: PoolStats::default(),
@@ -147,15 +126,15 @@ impl BufferPool {
                 return None;
             }
             let slot = &self.slots[s as usize];
-            let old = slot.state.fetch_add(1, Ordering::AcqRel);
-            if slot.key.load(Ordering::Acquire) != key {
+            let (phase, referenced) = slot.pin();
+            if slot.key() != key {
                 self.unpin(s);
                 continue;
             }
-            match phase(old) {
-                READY => {
-                    if old & REF == 0 {
-                        slot.state.fetch_or(REF, Ordering::Relaxed);
+            match phase {
+                Phase::Ready => {
+                    if !referenced {
+                        slot.reference();
                     }
                     return Some(Lookup::Hit(Pinned {
                         pool: self,
@@ -163,14 +142,14 @@ impl BufferPool {
                         key,
                     }));
                 }
-                LOADING => {
+                Phase::Loading => {
                     return Some(Lookup::Joined(Joined {
                         pool: self,
                         slot: s,
                         key,
                     }))
                 }
-                _ => {
+                Phase::Free => {
                     self.unpin(s);
                     // A failed load is being undone; let it finish.
                     std::hint::spin_loop();
@@ -180,9 +159,7 @@ impl BufferPool {
     }
 
     fn unpin(&self, slot: u32) {
-        self.slots[slot as usize]
-            .state
-            .fetch_sub(1, Ordering::Release);
+        self.slots[slot as usize].unpin();
     }
 
     /// Finds `key`: a pinned hit, a joined read in flight, or a claimed slot
@@ -215,12 +192,12 @@ impl BufferPool {
                 return Ok(Lookup::Full);
             };
             let slot = &self.slots[victim];
-            let old = slot.key.load(Ordering::Acquire);
+            let old = slot.key();
             if old != NO_KEY {
                 self.map[old as usize].store(NONE, Ordering::Release);
                 self.stats.evictions.add(1);
             }
-            slot.key.store(key, Ordering::Release);
+            slot.set_key(key);
             self.map[key as usize].store(victim as u32, Ordering::Release);
             drop(policy);
             self.stats.misses.add(1);
@@ -284,10 +261,9 @@ impl<'p> Joined<'p> {
     #[allow(clippy::result_unit_err)]
     pub fn poll(self) -> std::result::Result<std::result::Result<Pinned<'p>, ()>, Joined<'p>> {
         let slot = &self.pool.slots[self.slot as usize];
-        let s = slot.state.load(Ordering::Acquire);
-        match phase(s) {
-            LOADING => Err(self),
-            READY if slot.key.load(Ordering::Acquire) == self.key => {
+        match slot.phase() {
+            Phase::Loading => Err(self),
+            Phase::Ready if slot.key() == self.key => {
                 let p = Pinned {
                     pool: self.pool,
                     slot: self.slot,
@@ -349,10 +325,16 @@ impl<'p> Load<'p> {
     }
 
     /// The slot's bytes, for checking what was read before publishing it.
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: the slot is LOADING and owned by this handle; readers of
-        // the pool cannot see its bytes until `finish`. The caller calls
-        // this only after its read completed.
+    ///
+    /// # Safety
+    ///
+    /// The read into [`Load::buf`] must have completed (its completion
+    /// reaped), and no other request may target this slot: until then the
+    /// device may be writing the bytes this slice would alias.
+    pub unsafe fn bytes(&self) -> &[u8] {
+        // SAFETY: the slot is LOADING and owned by this handle, so no
+        // reader of the pool sees it before `finish`; the caller promises
+        // the device is done writing it.
         unsafe { std::slice::from_raw_parts(self.pool.slot_ptr(self.slot), SLOT_BYTES) }
     }
 
@@ -364,12 +346,7 @@ impl<'p> Load<'p> {
     /// Publishes the loaded bytes; the caller keeps a pin.
     pub fn finish(mut self) -> Pinned<'p> {
         self.done = true;
-        let slot = &self.pool.slots[self.slot as usize];
-        let _ = slot
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
-                Some((s & (PIN_MASK | REF)) | REF | (READY << PHASE_SHIFT))
-            });
+        self.pool.slots[self.slot as usize].publish();
         Pinned {
             pool: self.pool,
             slot: self.slot,
@@ -389,12 +366,8 @@ impl Drop for Load<'_> {
         let _g = pool.lock_policy();
         pool.map[self.key as usize].store(NONE, Ordering::Release);
         let slot = &pool.slots[self.slot as usize];
-        slot.key.store(NO_KEY, Ordering::Release);
-        let _ = slot
-            .state
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |s| {
-                Some((s & PIN_MASK) | (FREE << PHASE_SHIFT))
-            });
+        slot.set_key(NO_KEY);
+        slot.abandon();
         pool.unpin(self.slot);
         pool.stats.failed_loads.add(1);
     }

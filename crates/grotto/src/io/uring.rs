@@ -55,10 +55,17 @@ impl UringBackend {
         })
     }
 
-    fn entry(op: &RawOp) -> squeue::Entry {
+    /// The submission entry for `op`.
+    ///
+    /// # Safety
+    ///
+    /// `op.iov` must point to `op.iovcnt` valid iovecs (what
+    /// [`RawBackend::push`]'s contract guarantees); single-iovec ops are
+    /// read through that pointer here.
+    unsafe fn entry(op: &RawOp) -> squeue::Entry {
         let fd = types::Fixed(0);
-        // SAFETY of the raw reads below: `push`'s contract guarantees the
-        // iovec array is valid for `iovcnt` entries.
+        // SAFETY of the raw reads below: the caller guarantees the iovec
+        // array is valid for `iovcnt` entries.
         let e = match (op.kind, op.iovcnt, op.fixed) {
             (OpKind::Read, 1, Some(idx)) => {
                 let v = unsafe { *op.iov };
@@ -122,7 +129,8 @@ impl RawBackend for UringBackend {
     }
 
     unsafe fn push(&mut self, op: RawOp) -> io::Result<()> {
-        let e = Self::entry(&op);
+        // SAFETY: push's own contract is entry's: the op's iovecs are valid.
+        let e = unsafe { Self::entry(&op) };
         loop {
             // SAFETY: the caller keeps the op's memory valid until its
             // completion is reaped (the trait's contract).
