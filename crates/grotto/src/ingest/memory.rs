@@ -1,0 +1,117 @@
+//! The memory path: one parse straight into per-cell record pages kept
+//! in memory, then cells become sorted lists in parallel and are packed
+//! and written. It gives up (for the external path) when the records
+//! outgrow their share of the budget or ids need compacting.
+
+use super::*;
+
+impl BuildCtx<'_> {
+    pub(super) fn memory_pass(
+        &mut self,
+        mapper: IdMapper,
+        record_budget: i64,
+    ) -> Result<MemoryOutcome> {
+        let t = Instant::now();
+        let budget = Arc::new(AtomicI64::new(record_budget));
+        let rules = self.plan.rules;
+        let make = || CellSink::new(rules, mapper.clone(), Destination::Memory(budget.clone()));
+        let (mut sinks, counts) = self.plan.pass(&make, self.progress, "parse")?;
+        if sinks.iter().any(|s| s.over_budget) {
+            return Ok(MemoryOutcome::OverBudget);
+        }
+        if sinks.iter().any(|s| s.needs_compaction) {
+            return Ok(MemoryOutcome::NeedsCompaction);
+        }
+        for s in sinks.iter_mut() {
+            s.finish()?;
+        }
+        self.mtx_check(&counts)?;
+        self.parse_s += t.elapsed().as_secs_f64();
+        let mut seen = SeenIds::default();
+        let mut loops = 0;
+        for s in &sinks {
+            seen.union(&s.seen);
+            loops += s.self_loops;
+        }
+        let (n, compact) = match &mapper {
+            IdMapper::Compact(m) => (m.len(), Some(m.clone())),
+            IdMapper::Dense { .. } => self.decide_ids(&seen)?,
+        };
+        let mut out_pages = Vec::new();
+        let mut in_pages = Vec::new();
+        for s in sinks {
+            out_pages.extend(s.full_out);
+            in_pages.extend(s.full_in);
+        }
+        // Compacting after a dense parse: remap in place; a cell of user
+        // ids keeps its pages and covers the ranks of its id range.
+        let remap = matches!(mapper, IdMapper::Dense { .. }) && compact.is_some();
+        let range_of = |cell: u64| -> (u64, u64) {
+            let (a, b) = (cell << CELL_SHIFT, (cell + 1) << CELL_SHIFT);
+            match (&compact, remap) {
+                (Some(m), true) => (m.map(a), m.map(b)),
+                _ => (a.min(n), b.min(n)),
+            }
+        };
+        if let (Some(m), true) = (&compact, remap) {
+            out_pages
+                .par_iter_mut()
+                .chain(in_pages.par_iter_mut())
+                .for_each(|p| {
+                    for k in p.keys.iter_mut() {
+                        *k = (m.map(*k >> 32) << 32) | m.map(*k & 0xFFFF_FFFF);
+                    }
+                });
+        }
+        let units = |pages: Vec<Page>| -> Vec<Unit> {
+            let cells = (n.max(1) - 1) >> CELL_SHIFT;
+            let cells = if remap {
+                pages
+                    .iter()
+                    .map(|p| p.owner as u64)
+                    .max()
+                    .unwrap_or(0)
+                    .max(cells)
+            } else {
+                cells
+            };
+            let mut units: Vec<Unit> = (0..=cells)
+                .map(|c| {
+                    let (lo, hi) = range_of(c);
+                    Unit {
+                        lo,
+                        hi,
+                        pages: Vec::new(),
+                    }
+                })
+                .collect();
+            for p in pages {
+                units[p.owner as usize].pages.push(p);
+            }
+            units
+        };
+        let mut w = self.writer()?;
+        let tb = Instant::now();
+        self.progress.stage("build", None);
+        let out = self.build_units(&mut w, n, false, vec![units(out_pages)])?;
+        let inn = if self.plan.rules.reverse {
+            Some(self.build_units(&mut w, n, true, vec![units(in_pages)])?)
+        } else {
+            None
+        };
+        let build_s = tb.elapsed().as_secs_f64();
+        let r = self.finish(
+            w,
+            n,
+            compact,
+            out,
+            inn,
+            loops,
+            counts,
+            BuildPath::Memory,
+            0,
+            build_s,
+        )?;
+        Ok(MemoryOutcome::Done(Box::new(r)))
+    }
+}

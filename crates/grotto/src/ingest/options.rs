@@ -1,0 +1,215 @@
+//! What a conversion is asked to do and what it reports: options, the
+//! report, progress, and where edges come from.
+
+use super::parse::{EdgeSink, Format, ParseCounts};
+use super::source::{Compression, Input};
+use crate::store::layout::LayoutConfig;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// How user ids become internal ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdMode {
+    /// Dense unless ids exceed the u32 range or more than 3/4 of the id
+    /// range is unused; then compacted with an id map.
+    #[default]
+    Auto,
+    /// Internal id = user id (fails for ids at or above 2^32 - 1).
+    Dense,
+    /// Always compact and store an id map.
+    Compact,
+}
+
+/// Options of a conversion; the CLI flattens these.
+#[derive(Clone, Debug)]
+pub struct ConvertOptions {
+    /// Force the input format (default: detected from the first lines).
+    pub format: Option<Format>,
+    /// Treat every edge as undirected (store it in both lists).
+    pub undirected: bool,
+    /// Read a weight column: `None` detects it from the first data line.
+    pub weighted: Option<bool>,
+    /// Read but drop a weight column.
+    pub ignore_weights: bool,
+    /// Also store in-edges (directed graphs).
+    pub reverse: bool,
+    /// Keep self loops (dropped and counted by default).
+    pub keep_self_loops: bool,
+    /// Keep duplicate edges (dropped and counted by default).
+    pub keep_duplicates: bool,
+    /// Skip malformed lines with a counted warning instead of failing.
+    pub skip_invalid: bool,
+    /// Id handling.
+    pub ids: IdMode,
+    /// Memory budget in bytes (default: half of the available memory).
+    pub memory_bytes: Option<u64>,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Block layout.
+    pub layout: LayoutConfig,
+    /// Directory for spill files (default: the output's directory).
+    pub temp_dir: Option<PathBuf>,
+    /// Take the external path even when the records would fit (for tests
+    /// and benchmarks of that path).
+    pub force_external: bool,
+    /// The graph has vertices with ids `0..n` (isolated ones included);
+    /// an id at or above `n` is an error. Default: a `# vertices N`
+    /// comment before the first data line (grotto writes one), else the
+    /// ids seen.
+    pub vertices: Option<u64>,
+    /// Write a graph without vertices when the input holds no edge
+    /// (default: refuse, since an empty input is more often a mistake).
+    pub allow_empty: bool,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        ConvertOptions {
+            format: None,
+            undirected: false,
+            weighted: None,
+            ignore_weights: false,
+            reverse: false,
+            keep_self_loops: false,
+            keep_duplicates: false,
+            skip_invalid: false,
+            ids: IdMode::Auto,
+            memory_bytes: None,
+            threads: 0,
+            layout: LayoutConfig::default(),
+            temp_dir: None,
+            force_external: false,
+            allow_empty: false,
+            vertices: None,
+        }
+    }
+}
+
+/// Which build path ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildPath {
+    /// Records held in memory.
+    Memory,
+    /// Records spilled to partition files.
+    External,
+}
+
+/// Seconds spent per stage.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timings {
+    /// Parsing passes (all of them on the external path).
+    pub parse_s: f64,
+    /// Sorting, deduplicating, packing, writing blocks.
+    pub build_s: f64,
+    /// Final sections, fsync and rename.
+    pub finish_s: f64,
+    /// Whole conversion.
+    pub total_s: f64,
+}
+
+/// What a conversion did.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConvertReport {
+    /// Input description (path or generator).
+    pub input: String,
+    /// Output path.
+    pub output: PathBuf,
+    /// Input format.
+    pub format: Option<Format>,
+    /// Why that format: detection's evidence, or "given with --format".
+    pub format_evidence: Option<String>,
+    /// Input compression.
+    pub compression: Option<Compression>,
+    /// Directed graph.
+    pub directed: bool,
+    /// Weighted graph.
+    pub weighted: bool,
+    /// In-edges stored.
+    pub reverse: bool,
+    /// Vertices.
+    pub vertices: u64,
+    /// Edges (arcs, or unordered pairs when undirected).
+    pub edges: u64,
+    /// Out-adjacency entries.
+    pub out_entries: u64,
+    /// Out-adjacency edge blocks.
+    pub blocks: u64,
+    /// Of those, the blocks of the short-list region (at the end).
+    pub short_blocks: u64,
+    /// On-disk entries over block capacity (out-adjacency).
+    pub fill_ratio: f64,
+    /// In-memory index bytes per vertex.
+    pub index_bytes_per_vertex: f64,
+    /// Self loops dropped.
+    pub self_loops_dropped: u64,
+    /// Duplicate edges dropped.
+    pub duplicates_dropped: u64,
+    /// Parse counts of the last pass.
+    pub parse: ParseCounts,
+    /// Ids were compacted and an id map stored.
+    pub ids_compacted: bool,
+    /// Build path taken.
+    pub path: BuildPath,
+    /// Why that path.
+    pub path_reason: String,
+    /// Memory budget in bytes.
+    pub memory_budget_bytes: u64,
+    /// What the external build needs whatever the budget (0 on the
+    /// memory path); a budget below it is raised to it.
+    pub memory_floor_bytes: u64,
+    /// Spill partitions (external path).
+    pub partitions: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Input size on disk.
+    pub input_bytes: u64,
+    /// Output size.
+    pub output_bytes: u64,
+    /// Stage times.
+    pub timings: Timings,
+}
+
+/// Receives progress; the CLI draws a bar, the library default ignores it.
+pub trait Progress: Sync {
+    /// A new stage with an optional total (bytes).
+    fn stage(&self, _name: &str, _total: Option<u64>) {}
+    /// Progress within the stage.
+    fn set(&self, _done: u64) {}
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Edges that come from a program instead of a file (the generators).
+pub trait EdgeGenerator: Sync {
+    /// Number of independent chunks.
+    fn chunks(&self) -> usize;
+    /// Emits the edges of `chunk` into `sink`; returns false if the sink stopped.
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool;
+    /// Exact number of edges emitted over all chunks.
+    fn edges(&self) -> u64;
+    /// Vertices the graph has even if isolated (ids `0..n`).
+    fn vertex_count(&self) -> u64;
+    /// A short description for reports.
+    fn describe(&self) -> String;
+}
+
+impl<S: EdgeSink + ?Sized> EdgeSink for &mut S {
+    fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
+        (**self).edge(u, v, w)
+    }
+    fn vertex(&mut self, u: u64) {
+        (**self).vertex(u)
+    }
+}
+
+/// Where edges come from.
+pub enum Source<'a> {
+    /// A text file.
+    File(&'a Input),
+    /// A generator.
+    Generated(&'a dyn EdgeGenerator),
+}
