@@ -11,7 +11,6 @@ use grotto::algo::{
 use grotto::cache::CacheSize;
 use grotto::engine::{AsyncEngine, EngineConfig, Mode, RunMetrics, SyncEngine};
 use grotto::io::output::{Output, Streams};
-use grotto::io::profile::Profile;
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::{Direction, Graph};
 use std::io::Write;
@@ -276,55 +275,6 @@ fn common(a: &Algo) -> &Common {
         | Algo::Sssp { common, .. }
         | Algo::Randomwalk { common, .. } => common,
     }
-}
-
-/// Throughput the device profile expects at `depth` for requests of
-/// `bytes` (interpolated between the profiled sizes on a log scale).
-pub fn expected_bandwidth(p: &Profile, depth: usize, bytes: f64) -> Option<f64> {
-    let mut sizes: Vec<usize> = p
-        .points
-        .iter()
-        .filter(|x| x.op == "read")
-        .map(|x| x.size)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let lo = sizes
-        .iter()
-        .rev()
-        .find(|&&s| s as f64 <= bytes)
-        .or(sizes.first())?;
-    let hi = sizes
-        .iter()
-        .find(|&&s| s as f64 >= bytes)
-        .or(sizes.last())?;
-    let (a, b) = (
-        p.expected_read_bandwidth(depth, *lo)?,
-        p.expected_read_bandwidth(depth, *hi)?,
-    );
-    if hi == lo {
-        return Some(a);
-    }
-    let t = ((bytes / *lo as f64).ln() / (*hi as f64 / *lo as f64).ln()).clamp(0.0, 1.0);
-    Some(a + (b - a) * t)
-}
-
-/// Throughput the device profile expects at `depth` for a mix of requests
-/// given as `[class, requests, bytes]` size classes: the bytes over the
-/// time each class takes at its own mean size, rather than the throughput
-/// of reads all of the mean size.
-pub fn expected_mix_bandwidth(p: &Profile, depth: usize, classes: &[[u64; 3]]) -> Option<f64> {
-    let mut bytes = 0.0;
-    let mut secs = 0.0;
-    for &[_, n, b] in classes {
-        if n == 0 || b == 0 {
-            continue;
-        }
-        let bw = expected_bandwidth(p, depth, b as f64 / n as f64)?;
-        bytes += b as f64;
-        secs += b as f64 / bw;
-    }
-    (secs > 0.0).then(|| bytes / secs)
 }
 
 pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
@@ -664,12 +614,12 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         .as_ref()
         .filter(|_| metrics.requests > 0 && metrics.backend != "memory");
     let expected =
-        profile.and_then(|p| expected_mix_bandwidth(p, concurrency, &metrics.request_sizes));
+        profile.and_then(|p| p.expected_mix_bandwidth(concurrency, &metrics.request_sizes));
     let device_fraction = expected.map(|e| metrics.read_bytes_per_s / e);
     // The same against reads all of the mean size (the simpler estimate,
     // kept for comparison).
     let device_fraction_mean_size = profile
-        .and_then(|p| expected_bandwidth(p, concurrency, mean_request))
+        .and_then(|p| p.expected_bandwidth(concurrency, mean_request))
         .map(|e| metrics.read_bytes_per_s / e);
     if ctx.json {
         let j = serde_json::json!({
@@ -811,42 +761,5 @@ fn human_bytes(b: u64) -> String {
         b if b >= 10 << 30 => format!("{} GiB", b >> 30),
         b if b >= 10 << 20 => format!("{} MiB", b >> 20),
         b => format!("{} KiB", b >> 10),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn profile() -> Profile {
-        let point = |size: usize, bw: f64| {
-            serde_json::json!({"op": "read", "depth": 32, "size": size, "iops": bw / size as f64,
-                "bandwidth": bw, "mean_us": 100.0, "p99_us": 200.0})
-        };
-        serde_json::from_value(serde_json::json!({
-            "schema_version": 1,
-            "device": {"dev": "1:1", "disk": "test", "model": null},
-            "path": "/tmp", "created_unix": 0, "backend": "io_uring", "direct": true,
-            "file_bytes": 1, "quick": true, "k_r": 32, "k_w": 32, "alpha": 1.0,
-            "merge_bytes": 131072,
-            "points": [point(4096, 400e6), point(131072, 1600e6)],
-        }))
-        .expect("a valid profile record")
-    }
-
-    #[test]
-    fn a_mix_expects_the_time_of_each_class_at_its_own_size() {
-        let p = profile();
-        // Equal bytes in 4 KiB and 128 KiB reads: 1.024 s at 400 MB/s for
-        // the first half plus 0.256 s for the second, 640 MB/s overall.
-        let mix = [[4096, 100_000, 409_600_000], [131072, 3125, 409_600_000]];
-        let e = expected_mix_bandwidth(&p, 32, &mix).expect("an expectation");
-        let want = 2.0 * 409.6e6 / (409.6e6 / 400e6 + 409.6e6 / 1600e6);
-        assert!((e - want).abs() / want < 1e-9, "{e} vs {want}");
-        // One class alone is that class's profiled throughput.
-        let one = expected_mix_bandwidth(&p, 32, &mix[..1]).expect("an expectation");
-        assert!((one - 400e6).abs() < 1.0);
-        assert!((e - 640e6).abs() < 1.0);
-        assert!(expected_mix_bandwidth(&p, 32, &[]).is_none());
     }
 }

@@ -111,6 +111,55 @@ impl Profile {
             .find(|p| p.op == op && p.depth == depth && p.size == size)
     }
 
+    /// Throughput the device profile expects at `depth` for requests of
+    /// `bytes` (interpolated between the profiled sizes on a log scale).
+    pub fn expected_bandwidth(&self, depth: usize, bytes: f64) -> Option<f64> {
+        let mut sizes: Vec<usize> = self
+            .points
+            .iter()
+            .filter(|x| x.op == "read")
+            .map(|x| x.size)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        let lo = sizes
+            .iter()
+            .rev()
+            .find(|&&s| s as f64 <= bytes)
+            .or(sizes.first())?;
+        let hi = sizes
+            .iter()
+            .find(|&&s| s as f64 >= bytes)
+            .or(sizes.last())?;
+        let (a, b) = (
+            self.expected_read_bandwidth(depth, *lo)?,
+            self.expected_read_bandwidth(depth, *hi)?,
+        );
+        if hi == lo {
+            return Some(a);
+        }
+        let t = ((bytes / *lo as f64).ln() / (*hi as f64 / *lo as f64).ln()).clamp(0.0, 1.0);
+        Some(a + (b - a) * t)
+    }
+
+    /// Throughput the device profile expects at `depth` for a mix of requests
+    /// given as `[class, requests, bytes]` size classes: the bytes over the
+    /// time each class takes at its own mean size, rather than the throughput
+    /// of reads all of the mean size.
+    pub fn expected_mix_bandwidth(&self, depth: usize, classes: &[[u64; 3]]) -> Option<f64> {
+        let mut bytes = 0.0;
+        let mut secs = 0.0;
+        for &[_, n, b] in classes {
+            if n == 0 || b == 0 {
+                continue;
+            }
+            let bw = self.expected_bandwidth(depth, b as f64 / n as f64)?;
+            bytes += b as f64;
+            secs += b as f64 / bw;
+        }
+        (secs > 0.0).then(|| bytes / secs)
+    }
+
     /// Read throughput (bytes/s) the profile expects at `depth` for
     /// `size`-byte requests, interpolating between measured depths.
     pub fn expected_read_bandwidth(&self, depth: usize, size: usize) -> Option<f64> {
@@ -548,5 +597,39 @@ mod tests {
         ];
         assert_eq!(knee(&s), 4);
         assert_eq!(knee(&[(1, 5.0)]), 1);
+    }
+
+    fn two_point_profile() -> Profile {
+        let point = |size: usize, bw: f64| {
+            serde_json::json!({"op": "read", "depth": 32, "size": size, "iops": bw / size as f64,
+                "bandwidth": bw, "mean_us": 100.0, "p99_us": 200.0})
+        };
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1,
+            "device": {"dev": "1:1", "disk": "test", "model": null},
+            "path": "/tmp", "created_unix": 0, "backend": "io_uring", "direct": true,
+            "file_bytes": 1, "quick": true, "k_r": 32, "k_w": 32, "alpha": 1.0,
+            "merge_bytes": 131072,
+            "points": [point(4096, 400e6), point(131072, 1600e6)],
+        }))
+        .expect("a valid profile record")
+    }
+
+    #[test]
+    fn a_mix_expects_the_time_of_each_class_at_its_own_size() {
+        let p = two_point_profile();
+        // Equal bytes in 4 KiB and 128 KiB reads: 1.024 s at 400 MB/s for
+        // the first half plus 0.256 s for the second, 640 MB/s overall.
+        let mix = [[4096, 100_000, 409_600_000], [131072, 3125, 409_600_000]];
+        let e = p.expected_mix_bandwidth(32, &mix).expect("an expectation");
+        let want = 2.0 * 409.6e6 / (409.6e6 / 400e6 + 409.6e6 / 1600e6);
+        assert!((e - want).abs() / want < 1e-9, "{e} vs {want}");
+        // One class alone is that class's profiled throughput.
+        let one = p
+            .expected_mix_bandwidth(32, &mix[..1])
+            .expect("an expectation");
+        assert!((one - 400e6).abs() < 1.0);
+        assert!((e - 640e6).abs() < 1.0);
+        assert!(p.expected_mix_bandwidth(32, &[]).is_none());
     }
 }
