@@ -1,17 +1,37 @@
 //! grotto: out-of-core graph analytics on one machine with an SSD.
 //!
-//! This crate holds the library: text ingest ([`ingest`]), the on-disk
-//! format and a simple synchronous reader ([`store`]), graph generators
-//! ([`gen`]) and text export ([`export`]).
+//! Vertex state lives in memory, edges on disk in 4 KiB blocks read with
+//! as much concurrency as the device serves. The crate's layers, each
+//! using only those after it:
+//!
+//! - [`ingest`] turns text edge lists (or [`gen`]erated graphs) into a
+//!   graph file, with memory bounded by the vertex count;
+//! - [`algo`]: BFS, DFS, WCC, PageRank, k-core and core numbers,
+//!   personalized PageRank, MIS, SSSP and random walks, one file each with
+//!   a serial verifier, written against
+//! - [`engine`]: the synchronous engine ([`engine::SyncEngine`], level by
+//!   level, after CAVE) and the asynchronous one ([`engine::AsyncEngine`],
+//!   block-centric with priorities, after ACGraph), over
+//! - [`cache`], the buffer pool, and [`io`], the only code that issues
+//!   system calls on graph files (reads with io_uring or pread, the device
+//!   profile, crash-safe output files), over
+//! - [`store`], the file format: header, sections, index, blocks.
+//!
+//! [`export`] writes a graph back as text; [`metrics`] measures a process.
 //!
 //! # Tutorial
 //!
-//! Build a graph file from an edge list, open it, and read neighbours in
-//! the user's own vertex ids:
+//! Build a graph file from an edge list, read neighbours in the user's own
+//! vertex ids, and run the shipped BFS on the synchronous engine with the
+//! edges on disk (the `engine` module shows the same BFS written from
+//! scratch in twenty lines; `examples/async_bfs.rs` the asynchronous one):
 //!
 //! ```
+//! use grotto::algo::bfs::{self, BfsConfig};
+//! use grotto::engine::{EngineConfig, SyncEngine};
 //! use grotto::ingest::{convert, ConvertOptions, Input};
 //! use grotto::store::Graph;
+//! use std::sync::Arc;
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let text = dir.path().join("g.el");
@@ -22,11 +42,18 @@
 //! let report = convert(&Input::path(&text), &out, &opts).unwrap();
 //! assert_eq!(report.edges, 4);
 //!
-//! let g = Graph::open(&out).unwrap();
+//! let g = Arc::new(Graph::open(&out).unwrap());
 //! let v = g.vertex_of(30).unwrap();
 //! let mut nbrs: Vec<u64> = g.neighbors(v).unwrap().iter().map(|&u| g.original_id(u)).collect();
 //! nbrs.sort();
 //! assert_eq!(nbrs, vec![10, 20, 40]);
+//!
+//! let engine = SyncEngine::open(Arc::clone(&g), EngineConfig::default()).unwrap();
+//! let cfg = BfsConfig { source: g.vertex_of(10).unwrap() };
+//! let (result, metrics) = engine.run(|run| bfs::run(run, &cfg)).unwrap();
+//! assert_eq!(result.depth[g.vertex_of(40).unwrap() as usize], 2);
+//! assert_eq!(result.reached, 4);
+//! assert!(metrics.traversed_edges > 0);
 //! ```
 
 #![deny(missing_docs)]
@@ -47,6 +74,8 @@ pub mod io;
 pub mod metrics;
 pub mod rng;
 pub mod store;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 pub use error::{Error, Result};
 

@@ -273,7 +273,7 @@ impl BfsResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
 
     #[test]
     fn matches_serial_bfs_in_every_configuration() {

@@ -231,7 +231,7 @@ impl DfsResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
 
     #[test]
     fn visits_the_reachable_set_once_in_every_configuration() {

@@ -303,9 +303,9 @@ impl CorenessResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::engine::AsyncEngine;
     use crate::store::Direction;
+    use crate::testkit;
 
     #[test]
     fn kcore_and_coreness_match_serial_peeling_in_every_configuration() {

@@ -214,9 +214,9 @@ impl MisResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::engine::AsyncEngine;
     use crate::store::Direction;
+    use crate::testkit;
 
     #[test]
     fn equals_serial_greedy_in_every_configuration() {

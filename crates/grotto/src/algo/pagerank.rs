@@ -401,7 +401,7 @@ impl PageRankResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
 
     #[test]
     fn matches_serial_power_iteration() {

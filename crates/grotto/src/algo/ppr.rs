@@ -245,9 +245,9 @@ impl PprResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::engine::AsyncEngine;
     use crate::store::Direction;
+    use crate::testkit;
 
     #[test]
     fn push_is_within_its_guarantee_in_every_configuration() {

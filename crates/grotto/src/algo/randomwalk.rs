@@ -197,7 +197,7 @@ impl WalkResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
 
     #[test]
     fn replays_exactly_in_every_configuration() {

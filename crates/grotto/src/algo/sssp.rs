@@ -206,9 +206,9 @@ impl SsspResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::engine::AsyncEngine;
     use crate::store::Direction;
+    use crate::testkit;
 
     #[test]
     fn matches_dijkstra_in_every_configuration() {

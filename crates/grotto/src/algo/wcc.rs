@@ -293,7 +293,7 @@ impl WccResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
 
     #[test]
     fn matches_serial_union_find_in_every_configuration() {

@@ -1130,7 +1130,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
+    use crate::testkit;
     use std::sync::atomic::AtomicU32;
 
     /// BFS depths by label correction on the async engine, edge by edge

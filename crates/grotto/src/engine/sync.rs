@@ -737,9 +737,9 @@ impl Hasher for KeyHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::cache::CacheSize;
     use crate::io::{FaultPlan, IoOptions};
+    use crate::testkit;
 
     fn count_reached(e: &SyncEngine) -> Result<u64> {
         let n = e.graph().vertex_count();

@@ -193,9 +193,9 @@ impl BlockMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::testkit;
     use crate::store::format::{padded, SectionKind};
     use crate::store::{Direction, Graph};
+    use crate::testkit;
 
     /// Each adjacency's map (stored, or built when the file has none) is
     /// the one built from its index.
