@@ -389,6 +389,28 @@ fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
     }
     let t = std::time::Instant::now();
     let target = Output::create(&out, &[], Streams::Allowed)?;
+    if let grotto::io::output::Target::File(p) = target.target() {
+        // About 16 bytes a line ("1234567 7654321\n"); refuse what cannot fit.
+        let need = g.edges().saturating_mul(16);
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if let Some(free) = grotto::io::system::free_disk_bytes(dir) {
+            if need > free {
+                return Err(grotto::Error::Limit {
+                    what: format!(
+                        "{}: {} edges take about {} as text, more than the {} free there",
+                        out.display(),
+                        g.edges(),
+                        grotto::metrics::human(need),
+                        grotto::metrics::human(free)
+                    ),
+                }
+                .into());
+            }
+        }
+    }
     let mut say = say_to(&target);
     let bar = ctx.bar();
     grotto::ingest::Progress::stage(&bar, "generate", Some(g.chunks() as u64));

@@ -96,6 +96,12 @@ pub fn resolve_target(path: &Path) -> Result<Target> {
     if path.as_os_str().is_empty() {
         return Err(refused(path, "an empty output path"));
     }
+    if path.as_os_str().as_bytes().ends_with(b"/") {
+        return Err(refused(
+            path,
+            "ends in /, which names a directory; give a file name for the output",
+        ));
+    }
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINK_HOPS {
         let m = match std::fs::symlink_metadata(&p) {
