@@ -624,6 +624,19 @@ fn typed_sizes_and_counts_are_ranged_not_clamped() {
             vec!["profile", "--path", p(d.path()), "--seconds", "100"],
             "--seconds",
         ),
+        (vec!["export", p(&g), "-o", "sub/"], "ends in /"),
+        (vec!["convert", p(&el), "nodir/"], "ends in /"),
+        (
+            vec![
+                "generate",
+                "rmat",
+                "--scale",
+                "31",
+                "-o",
+                p(&d.path().join("big.el")),
+            ],
+            "free there",
+        ),
     ] {
         refused(d.path(), &args, 2, &[needle]);
     }
