@@ -29,10 +29,12 @@ impl Default for RmatConfig {
     }
 }
 
-/// A ready R-MAT generator (holds the vertex permutation).
+/// A ready R-MAT generator. The vertex permutation is drawn on first use,
+/// so that making one is cheap and a destination or a size can be refused
+/// before seconds of shuffling (2^31 entries take minutes).
 pub struct Rmat {
     cfg: RmatConfig,
-    perm: Vec<u32>,
+    perm: std::sync::OnceLock<Vec<u32>>,
     thresholds: [u64; 3],
 }
 
@@ -64,17 +66,25 @@ impl Rmat {
             n * 4,
             &format!("the vertex permutation of --scale {}", cfg.scale),
         )?;
-        let mut perm: Vec<u32> = (0..n as u32).collect();
-        let mut rng = Rng::new(cfg.seed, u64::MAX);
-        for i in (1..n as usize).rev() {
-            let j = rng.below(i as u64 + 1) as usize;
-            perm.swap(i, j);
-        }
         let t = |p: f64| (p * 65536.0).round() as u64;
         Ok(Rmat {
             thresholds: [t(a), t(a + b), t(a + b + c)],
             cfg,
-            perm,
+            perm: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The seeded permutation of vertex ids (drawn once, on first use).
+    fn perm(&self) -> &[u32] {
+        self.perm.get_or_init(|| {
+            let n = 1u64 << self.cfg.scale;
+            let mut perm: Vec<u32> = (0..n as u32).collect();
+            let mut rng = Rng::new(self.cfg.seed, u64::MAX);
+            for i in (1..n as usize).rev() {
+                let j = rng.below(i as u64 + 1) as usize;
+                perm.swap(i, j);
+            }
+            perm
         })
     }
 }
@@ -88,6 +98,7 @@ impl Generator for Rmat {
         let lo = chunk as u64 * CHUNK_EDGES;
         let hi = (lo + CHUNK_EDGES).min(self.edges());
         let [ta, tab, tabc] = self.thresholds;
+        let perm = self.perm();
         out.reserve((hi - lo) as usize);
         for _ in lo..hi {
             let (mut u, mut v) = (0u64, 0u64);
@@ -110,7 +121,7 @@ impl Generator for Rmat {
                 u = (u << 1) | bu;
                 v = (v << 1) | bv;
             }
-            out.push((self.perm[u as usize] as u64, self.perm[v as usize] as u64));
+            out.push((perm[u as usize] as u64, perm[v as usize] as u64));
         }
     }
     fn edges(&self) -> u64 {
