@@ -62,7 +62,7 @@ pub fn memory_floor_bytes(
 
 /// Refuses a vertex count whose O(V) build state cannot fit: beyond the
 /// format's limit, or beyond the memory this machine allows for the
-/// floor's per-vertex part (index, block map, list state: the same 32
+/// floor's per-vertex part (index, block map, list state: the same
 /// bytes per vertex and adjacency the memory floor counts).
 pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<()> {
     if n > MAX_VERTICES {
