@@ -3,8 +3,9 @@
 //! engines belongs to the io layer; this one serves `info`, `export`,
 //! `check` and library users who want a vertex's neighbours.
 
-use super::blockmap::{block_span, BlockMap};
+use super::blockmap::BlockMap;
 use super::format::*;
+use super::load::{corrupt, load_adjacency, read_checked, required};
 use crate::error::{Error, Result};
 use crate::{BlockId, VertexId};
 use std::fs::File;
@@ -24,15 +25,15 @@ pub enum Direction {
 /// One adjacency structure: index in memory, blocks on disk.
 #[derive(Debug)]
 pub struct Adjacency {
-    index: Vec<u64>,
-    huge: Vec<(u64, u64)>,
-    crcs: Vec<u32>,
-    tags: Vec<u8>,
-    blocks: Section,
-    weights: Option<Section>,
-    entries: u64,
+    pub(super) index: Vec<u64>,
+    pub(super) huge: Vec<(u64, u64)>,
+    pub(super) crcs: Vec<u32>,
+    pub(super) tags: Vec<u8>,
+    pub(super) blocks: Section,
+    pub(super) weights: Option<Section>,
+    pub(super) entries: u64,
     /// The block map: read from the file, or built on first use.
-    map: OnceLock<BlockMap>,
+    pub(super) map: OnceLock<BlockMap>,
 }
 
 impl Adjacency {
@@ -623,199 +624,4 @@ impl<'g> BlockReader<'g> {
         }
         Ok(())
     }
-}
-
-fn corrupt(path: &Path, what: String) -> Error {
-    Error::Corrupt {
-        path: path.to_path_buf(),
-        what,
-    }
-}
-
-fn required(h: &Header, kind: SectionKind, path: &Path) -> Result<Section> {
-    h.section(kind)
-        .copied()
-        .ok_or_else(|| corrupt(path, format!("section {} is missing", kind.name())))
-}
-
-/// Reads a metadata section with its padding and checks its CRC.
-fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
-    let mut buf = vec![0u8; padded(s.length) as usize];
-    file.read_exact_at(&mut buf, s.offset).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            Error::Truncated {
-                path: path.into(),
-                what: format!("section {} is cut short", s.kind.name()),
-            }
-        } else {
-            Error::io(path, format!("read section {}", s.kind.name()), e)
-        }
-    })?;
-    let actual = crc32c::crc32c(&buf);
-    if actual != s.crc {
-        return Err(corrupt(
-            path,
-            format!("section {} fails its checksum", s.kind.name()),
-        ));
-    }
-    Ok(buf)
-}
-
-fn load_adjacency(file: &File, path: &Path, h: &Header, dir: Direction) -> Result<Adjacency> {
-    let [kb, kw, ki, kc, kt, kh, km] = SectionKind::adjacency(dir == Direction::In);
-    let n = h.vertex_count;
-    // Presence and sizes were checked with the header's fields
-    // (`Header::check_fields`).
-    let blocks = required(h, kb, path)?;
-    let weights = if h.weighted() {
-        Some(required(h, kw, path)?)
-    } else {
-        None
-    };
-    let si = required(h, ki, path)?;
-    let sc = required(h, kc, path)?;
-    let st = required(h, kt, path)?;
-    let sh = required(h, kh, path)?;
-
-    let ib = read_checked(file, path, &si)?;
-    let index: Vec<u64> = bytemuck::pod_collect_to_vec(&ib[..si.length as usize]);
-    drop(ib);
-    let crcs: Vec<u32> =
-        bytemuck::pod_collect_to_vec(&read_checked(file, path, &sc)?[..sc.length as usize]);
-    let tags = read_checked(file, path, &st)?[..st.length as usize].to_vec();
-    let hb = read_checked(file, path, &sh)?;
-    let flat: Vec<u64> = bytemuck::pod_collect_to_vec(&hb[..sh.length as usize]);
-    let huge: Vec<(u64, u64)> = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
-    if huge.windows(2).any(|w| w[0].0 >= w[1].0) {
-        return Err(corrupt(
-            path,
-            format!("section {} is not sorted", kh.name()),
-        ));
-    }
-    if let Some(&(v, d)) = huge.iter().find(|&&(v, d)| v >= n || d <= ENTRY_MAX_DEGREE) {
-        return Err(corrupt(
-            path,
-            format!(
-                "section {} lists vertex {v} with degree {d}: the table is for vertices below {n} \
-                 with more than {ENTRY_MAX_DEGREE} neighbours",
-                kh.name()
-            ),
-        ));
-    }
-
-    // Every entry must describe a list inside the blocks, laid out by the
-    // format's rules; this is what later readers rely on.
-    let slots = blocks.count * SLOTS_PER_BLOCK as u64;
-    let cap = SLOTS_PER_BLOCK as u64;
-    let mut entries = 0u64;
-    // (block, vertex) pairs the block map must hold.
-    let mut pairs = 0u64;
-    // Huge entries seen: every row of the huge table must have one.
-    let mut huge_used = 0u64;
-    let inline = h.flags & FLAG_INLINE_SMALL != 0;
-    let multi = h.flags & FLAG_MULTI != 0;
-    // Bits an entry's encoding leaves unused (written as zeros).
-    const ONE_SPARE: u64 = ((1 << 62) - 1) & !(u32::MAX as u64);
-    const HUGE_SPARE: u64 = ((1 << 62) - 1) & !ENTRY_MAX_OFFSET;
-    for (v, &e) in index.iter().enumerate() {
-        let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
-        let d = match IndexEntry::decode(e) {
-            IndexEntry::Disk { offset, degree } => {
-                if degree == 0 {
-                    if offset != 0 {
-                        return Err(bad("is an empty list with a slot offset"));
-                    }
-                } else {
-                    // Both below 2^40 and 2^22: no overflow.
-                    if offset + degree > slots {
-                        return Err(bad("points past the last block"));
-                    }
-                    if degree <= cap && offset / cap != (offset + degree - 1) / cap {
-                        return Err(bad("straddles a block boundary"));
-                    }
-                    if degree > cap && offset % cap != 0 {
-                        return Err(bad("starts a long list inside a block"));
-                    }
-                    if degree == 1 && inline {
-                        return Err(bad(
-                            "keeps a single neighbour on disk in a file with inline lists",
-                        ));
-                    }
-                    let (a, b) = block_span(offset, degree);
-                    pairs += b - a + 1;
-                }
-                degree
-            }
-            IndexEntry::Huge { offset } => {
-                let d = huge
-                    .binary_search_by_key(&(v as u64), |&(x, _)| x)
-                    .map(|i| huge[i].1)
-                    .map_err(|_| bad("has no degree in the huge table"))?;
-                let fits = offset.checked_add(d).is_some_and(|end| end <= slots);
-                if e & HUGE_SPARE != 0 || offset % cap != 0 || !fits {
-                    return Err(bad("describes an impossible long list"));
-                }
-                huge_used += 1;
-                let (a, b) = block_span(offset, d);
-                pairs += b - a + 1;
-                d
-            }
-            IndexEntry::One(x) => {
-                if x as u64 >= n || e & ONE_SPARE != 0 || !inline {
-                    return Err(bad("holds an impossible inline neighbour"));
-                }
-                1
-            }
-            IndexEntry::Two(x, y) => {
-                let sorted = x < y || (multi && x == y);
-                if x as u64 >= n || y as u64 >= n || !sorted || !inline {
-                    return Err(bad("holds impossible inline neighbours"));
-                }
-                2
-            }
-        };
-        entries = entries
-            .checked_add(d)
-            .ok_or_else(|| bad("overflows the number of entries"))?;
-    }
-    if huge_used != huge.len() as u64 {
-        return Err(corrupt(
-            path,
-            format!(
-                "section {} lists {} long lists, the index {huge_used}",
-                kh.name(),
-                huge.len()
-            ),
-        ));
-    }
-    let adj = Adjacency {
-        index,
-        huge,
-        crcs,
-        tags,
-        blocks,
-        weights,
-        entries,
-        map: OnceLock::new(),
-    };
-    if let Some(sm) = h.section(km).copied() {
-        let bad = |why: String| corrupt(path, format!("section {} {why}", km.name()));
-        if sm.count != adj.block_count() {
-            return Err(bad(format!(
-                "maps {} blocks, the adjacency has {}",
-                sm.count,
-                adj.block_count()
-            )));
-        }
-        let mb = read_checked(file, path, &sm)?;
-        let map = BlockMap::from_bytes(&mb[..sm.length as usize], sm.count, n).map_err(bad)?;
-        drop(mb);
-        map.agrees(pairs, |v| adj.disk_span(v)).map_err(|b| {
-            bad(format!(
-                "disagrees with the index at block {b} (or in its number of pairs)"
-            ))
-        })?;
-        let _ = adj.map.set(map);
-    }
-    Ok(adj)
 }

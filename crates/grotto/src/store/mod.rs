@@ -1,13 +1,15 @@
 //! The on-disk graph format: layout constants and encodings ([`format`]),
 //! the header block and its checks ([`header`]),
 //! block packing ([`layout`]), the block-to-vertices map ([`blockmap`]), crash-safe writing ([`writer`]), and
-//! opening a file with a synchronous reader ([`graph`]).
+//! opening a file with a synchronous reader ([`graph`], its sections loaded
+//! and checked by `load.rs`).
 
 pub mod blockmap;
 pub mod format;
 pub mod graph;
 pub mod header;
 pub mod layout;
+mod load;
 pub mod stats;
 pub mod writer;
 
