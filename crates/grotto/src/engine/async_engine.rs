@@ -50,7 +50,7 @@ use crate::cache::{BlockCache, BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
 use crate::io::{IoFile, IoStats};
 use crate::store::blockmap::{block_span, BlockMap};
-use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
+use crate::store::format::SLOTS_PER_BLOCK;
 use crate::store::{Adjacency, Direction, Graph};
 use crate::{BlockId, VertexId};
 use std::collections::HashMap;
@@ -635,9 +635,7 @@ where
     /// The block holding the start of `v`'s list, if it is on disk.
     #[inline]
     fn first_block(&self, v: VertexId) -> Option<u64> {
-        self.adj
-            .disk_span(v)
-            .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
+        self.adj.block_range(v).map(|(first, _)| first)
     }
 
     /// Activates the seeds with `threads` threads: blocks holding a seed
@@ -832,16 +830,6 @@ where
         self.gate.wake();
     }
 
-    fn corrupt(&self, v: VertexId, max: VertexId) -> Error {
-        Error::Corrupt {
-            path: self.graph.path().to_path_buf(),
-            what: format!(
-                "vertex {v}'s list names vertex {max}, but the graph has {} vertices",
-                self.n
-            ),
-        }
-    }
-
     /// Sends `msg` along `ids` (with `weights`, if read).
     #[inline]
     fn send(
@@ -852,10 +840,7 @@ where
         msg: M,
         x: &mut Exec<'_>,
     ) -> Result<()> {
-        let max = ids.iter().copied().max().unwrap_or(0);
-        if max as u64 >= self.n {
-            return Err(self.corrupt(v, max));
-        }
+        self.graph.check_list(v, ids)?;
         x.counts.edges += ids.len() as u64;
         let run = Neighbours {
             src: v,
@@ -872,12 +857,9 @@ where
         if self.active.take(v as u64) {
             x.counts.visits += 1;
             if let Some(msg) = (self.apply)(v) {
-                let (buf, len) = match self.adj.entry(v) {
-                    IndexEntry::One(a) => ([a, 0], 1),
-                    IndexEntry::Two(a, b) => ([a, b], 2),
-                    _ => ([0, 0], 0),
-                };
-                self.send(v, &buf[..len], None, msg, x)?;
+                let list = self.adj.inline_list(v);
+                let ids = list.as_ref().map_or(&[][..], |l| l.ids());
+                self.send(v, ids, None, msg, x)?;
             }
         }
         Ok(())
@@ -893,20 +875,11 @@ where
         msg: M,
         x: &mut Exec<'_>,
     ) -> Result<()> {
-        let Some((slot, degree)) = self.adj.disk_span(v) else {
+        let Some(piece) = self.adj.list_in_block(v, b, eb) else {
             return Ok(());
         };
-        let per = SLOTS_PER_BLOCK as u64;
-        let start = b * per;
-        let lo = slot.max(start);
-        let hi = (slot + degree).min(start + per);
-        if lo >= hi {
-            return Ok(());
-        }
-        let (a, z) = ((lo - start) as usize, (hi - start) as usize);
-        let ids: &[VertexId] = bytemuck::cast_slice(eb);
-        let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[a..z]);
-        self.send(v, &ids[a..z], ws, msg, x)
+        let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[piece.range.clone()]);
+        self.send(v, piece.ids, ws, msg, x)
     }
 
     /// Processes every active vertex whose list starts in block `b` and

@@ -43,7 +43,6 @@ use crate::cache::{BlockCache, BlockKey, CacheReader};
 use crate::error::{Error, Result};
 use crate::io::{IoFile, IoStats};
 use crate::store::blockmap::{block_span, BlockMap};
-use crate::store::format::{IndexEntry, SLOTS_PER_BLOCK};
 use crate::store::{Adjacency, Direction, Graph};
 use crate::{BlockId, VertexId};
 use std::cell::RefCell;
@@ -208,7 +207,6 @@ struct StepCtx<'s, F> {
     /// whole list is in a block just loaded is visited too.
     eager: Option<&'s (dyn Fn(VertexId) -> bool + Sync)>,
     base: u64,
-    n: u64,
     cursor: AtomicUsize,
     abort: AtomicBool,
 }
@@ -324,7 +322,6 @@ impl<'c> Run<'c> {
             visit,
             eager,
             base,
-            n: self.n,
             cursor: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
         };
@@ -485,56 +482,27 @@ where
 
     /// Visits `v` if its list is kept in the index; true if it was.
     fn inline(&self, v: VertexId, local: &mut Local) -> Result<bool> {
-        let (buf, len) = match self.adj.entry(v) {
-            IndexEntry::One(x) => ([x, 0], 1),
-            IndexEntry::Two(x, y) => ([x, y], 2),
-            _ => return Ok(false),
+        let Some(list) = self.adj.inline_list(v) else {
+            return Ok(false);
         };
-        let ids = &buf[..len];
-        self.check(v, ids)?;
-        self.call(v, ids, 0, len as u64, local);
+        let ids = list.ids();
+        self.graph.check_list(v, ids)?;
+        self.call(v, ids, 0, ids.len() as u64, local);
         Ok(true)
     }
 
-    fn check(&self, v: VertexId, ids: &[VertexId]) -> Result<()> {
-        let max = ids.iter().copied().max().unwrap_or(0);
-        if max as u64 >= self.n {
-            return Err(Error::Corrupt {
-                path: self.graph.path().to_path_buf(),
-                what: format!(
-                    "vertex {v}'s list names vertex {max}, but the graph has {} vertices",
-                    self.n
-                ),
-            });
-        }
-        Ok(())
+    /// Whether `v`'s whole list is in block `b`.
+    fn whole_list_in(&self, v: VertexId, b: u64) -> bool {
+        self.adj.block_range(v) == Some((b, b))
     }
 
     /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
-    /// Whether `v`'s whole list is in block `b`.
-    fn whole_list_in(&self, v: VertexId, b: u64) -> bool {
-        let per = SLOTS_PER_BLOCK as u64;
-        match self.adj.disk_span(v) {
-            Some((slot, degree)) if degree > 0 => slot / per == b && (slot + degree - 1) / per == b,
-            _ => false,
-        }
-    }
-
     fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
-        let Some((slot, degree)) = self.adj.disk_span(v) else {
+        let Some(piece) = self.adj.list_in_block(v, b, bytes) else {
             return Ok(());
         };
-        let per = SLOTS_PER_BLOCK as u64;
-        let start = b * per;
-        let lo = slot.max(start);
-        let hi = (slot + degree).min(start + per);
-        if lo >= hi {
-            return Ok(());
-        }
-        let ids: &[VertexId] = bytemuck::cast_slice(bytes);
-        let run = &ids[(lo - start) as usize..(hi - start) as usize];
-        self.check(v, run)?;
-        self.call(v, run, lo - slot, degree, local);
+        self.graph.check_list(v, piece.ids)?;
+        self.call(v, piece.ids, piece.first, piece.degree, local);
         Ok(())
     }
 }
@@ -739,6 +707,7 @@ mod tests {
     use super::*;
     use crate::cache::CacheSize;
     use crate::io::{FaultPlan, IoOptions};
+    use crate::store::format::SLOTS_PER_BLOCK;
     use crate::testkit;
 
     fn count_reached(e: &SyncEngine) -> Result<u64> {

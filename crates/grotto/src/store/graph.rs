@@ -3,7 +3,7 @@
 //! engines belongs to the io layer; this one serves `info`, `export`,
 //! `check` and library users who want a vertex's neighbours.
 
-use super::blockmap::BlockMap;
+use super::blockmap::{block_span, BlockMap};
 use super::format::*;
 use super::load::{corrupt, load_adjacency, read_checked, required};
 use crate::error::{Error, Result};
@@ -88,6 +88,53 @@ impl Adjacency {
             .ok()
             .map(|i| self.huge[i].1)
     }
+    /// `v`'s list when the index holds it (degree 1 or 2), else `None`
+    /// (an empty list, or one in edge blocks).
+    #[inline]
+    pub fn inline_list(&self, v: VertexId) -> Option<InlineList> {
+        match self.entry(v) {
+            IndexEntry::One(a) => Some(InlineList {
+                ids: [a, 0],
+                len: 1,
+            }),
+            IndexEntry::Two(a, b) => Some(InlineList {
+                ids: [a, b],
+                len: 2,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The first and last edge block holding `v`'s list, if it is on disk.
+    #[inline]
+    pub fn block_range(&self, v: VertexId) -> Option<(u64, u64)> {
+        self.disk_span(v)
+            .map(|(slot, degree)| block_span(slot, degree))
+    }
+
+    /// The part of `v`'s list held by edge block `b`, whose bytes are
+    /// `block`; `None` when `b` holds none of it. The one place that
+    /// slices a list out of a block, for both engines.
+    #[inline]
+    pub fn list_in_block<'b>(&self, v: VertexId, b: u64, block: &'b [u8]) -> Option<ListPiece<'b>> {
+        let (slot, degree) = self.disk_span(v)?;
+        let per = SLOTS_PER_BLOCK as u64;
+        let start = b * per;
+        let lo = slot.max(start);
+        let hi = (slot + degree).min(start + per);
+        if lo >= hi {
+            return None;
+        }
+        let range = (lo - start) as usize..(hi - start) as usize;
+        let ids: &[VertexId] = bytemuck::cast_slice(block);
+        Some(ListPiece {
+            ids: &ids[range.clone()],
+            first: lo - slot,
+            degree,
+            range,
+        })
+    }
+
     /// The slot where `v`'s on-disk list starts and its length, or `None`
     /// for a list kept in memory or an empty one.
     pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
@@ -109,6 +156,34 @@ impl Adjacency {
             .find(|w| w[0].1 > w[1].0)
             .map(|w| (w[0].2, w[1].2))
     }
+}
+
+/// A list of one or two ids kept in the vertex index.
+#[derive(Clone, Copy, Debug)]
+pub struct InlineList {
+    ids: [VertexId; 2],
+    len: u8,
+}
+
+impl InlineList {
+    /// The ids.
+    #[inline]
+    pub fn ids(&self) -> &[VertexId] {
+        &self.ids[..self.len as usize]
+    }
+}
+
+/// The part of a vertex's list that one edge block holds.
+#[derive(Clone, Debug)]
+pub struct ListPiece<'b> {
+    /// The neighbour ids in this block.
+    pub ids: &'b [VertexId],
+    /// Position of `ids[0]` in the whole list.
+    pub first: u64,
+    /// Length of the whole list.
+    pub degree: u64,
+    /// Where the piece lies in the block, in slots (for the weight block).
+    pub range: std::ops::Range<usize>,
 }
 
 /// An open, validated graph file.
@@ -411,6 +486,24 @@ impl Graph {
                 format!(
                     "{kind} block {} has encoding tag {} which this grotto does not know",
                     b.0, a.tags[b.0 as usize]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that every id of a list `v` holds names a vertex: a file
+    /// whose block checksums were recomputed after a forged id is refused
+    /// here, with the vertex named.
+    #[inline]
+    pub fn check_list(&self, v: VertexId, ids: &[VertexId]) -> Result<()> {
+        let max = ids.iter().copied().max().unwrap_or(0);
+        if max as u64 >= self.header.vertex_count {
+            return Err(corrupt(
+                &self.path,
+                format!(
+                    "vertex {v}'s list names vertex {max}, but the graph has {} vertices",
+                    self.header.vertex_count
                 ),
             ));
         }

@@ -13,4 +13,4 @@ mod load;
 pub mod stats;
 pub mod writer;
 
-pub use graph::{Adjacency, BlockReader, Direction, Graph};
+pub use graph::{Adjacency, BlockReader, Direction, Graph, InlineList, ListPiece};
