@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Parser)]
-#[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and run BFS, DFS, WCC, PageRank, k-core, personalized PageRank, MIS, SSSP and random walks on them with the edges on disk", long_about = None)]
+#[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and run BFS, WCC, PageRank, k-core and more on them with the edges on disk", long_about = None)]
 struct Cli {
     /// Print nothing but errors (and the result of export).
     #[arg(long, short, global = true)]
@@ -46,7 +46,7 @@ enum Cmd {
     Generate(GenerateArgs),
     /// Convert a text edge list, adjacency list or Matrix Market file (optionally gzip/zstd) into a .grotto file.
     Convert(ConvertArgs),
-    /// Run an algorithm (bfs, dfs, wcc, pagerank, kcore, coreness, ppr, mis, sssp, randomwalk) on a .grotto file.
+    /// Run an algorithm on a .grotto file (`grotto run --help` lists them).
     Run(run::RunArgs),
     /// Describe a .grotto file.
     Info {

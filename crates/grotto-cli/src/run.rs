@@ -3,16 +3,15 @@
 //! per-vertex results.
 
 use crate::{device, Ctx, SCHEMA_VERSION};
-use clap::{Args, Subcommand, ValueEnum};
-use grotto::algo::{
-    self, bfs, dfs, kcore, mis, output::Format, pagerank, ppr, randomwalk, reference::Csr, sssp,
-    wcc,
-};
+use clap::{Args, ValueEnum};
+use grotto::algo::output::Format;
+use grotto::algo::registry::{self, Kind, Outcome, Param, Params, Registered};
+use grotto::algo::ALGORITHMS;
 use grotto::cache::CacheSize;
-use grotto::engine::{AsyncEngine, EngineConfig, Mode, RunMetrics, SyncEngine};
+use grotto::engine::{Engine, EngineConfig, EngineKind, Mode, RunMetrics};
 use grotto::io::output::{Output, Streams};
 use grotto::io::{BackendChoice, IoOptions};
-use grotto::store::{Direction, Graph};
+use grotto::store::Graph;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,137 +27,92 @@ impl std::fmt::Display for VerifyFailed {
 }
 impl std::error::Error for VerifyFailed {}
 
-#[derive(Args)]
+/// `grotto run ALGO GRAPH [flags]`: the algorithm, its parameters and the
+/// flags every run takes. Its subcommands and their flags are built from
+/// the library's registry ([`grotto::algo::ALGORITHMS`]), so a new
+/// algorithm appears here without a line of CLI code.
 pub struct RunArgs {
-    #[command(subcommand)]
-    algo: Algo,
+    algo: &'static dyn Registered,
+    common: Common,
+    params: Params,
 }
 
-#[derive(Subcommand)]
-enum Algo {
-    /// Breadth-first search: depth and parent of every vertex reachable from a source.
-    Bfs {
-        #[command(flatten)]
-        common: Common,
-        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
-        #[arg(long)]
-        source: Option<u64>,
-        /// Seed for the default source.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
-    /// Pseudo depth-first search by stack splitting: visit order and discovering vertex.
-    Dfs {
-        #[command(flatten)]
-        common: Common,
-        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
-        #[arg(long)]
-        source: Option<u64>,
-        /// Stop when this vertex is visited.
-        #[arg(long)]
-        target: Option<u64>,
-        /// Seed for the default source.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Split a stack longer than this in two.
-        #[arg(long, default_value_t = 32)]
-        split_threshold: usize,
-        /// Most stacks explored at once (default: the concurrency).
-        #[arg(long)]
-        stacks: Option<usize>,
-    },
-    /// Weakly connected components: label = smallest vertex id in the component.
-    Wcc {
-        #[command(flatten)]
-        common: Common,
-    },
-    /// PageRank by power iteration (dangling mass spread uniformly; scores sum to 1).
-    Pagerank {
-        #[command(flatten)]
-        common: Common,
-        /// Damping factor.
-        #[arg(long, default_value_t = 0.85)]
-        damping: f64,
-        /// Stop when an iteration changes the scores by less than this (L1).
-        #[arg(long, default_value_t = 1e-6)]
-        tolerance: f64,
-        /// Iteration cap.
-        #[arg(long, default_value_t = 100)]
-        max_iterations: u32,
-        /// standard (networkx) or gap (no dangling redistribution).
-        #[arg(long, default_value = "standard")]
-        semantics: pagerank::Semantics,
-    },
-    /// K-core: the vertices of the largest subgraph where every vertex has at least K neighbours (undirected graphs).
-    Kcore {
-        #[command(flatten)]
-        common: Common,
-        /// The K.
-        #[arg(long)]
-        k: u32,
-    },
-    /// Core number of every vertex (undirected graphs).
-    Coreness {
-        #[command(flatten)]
-        common: Common,
-    },
-    /// Personalized PageRank from one source by forward push (async engine).
-    Ppr {
-        #[command(flatten)]
-        common: Common,
-        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
-        #[arg(long)]
-        source: Option<u64>,
-        /// Seed for the default source.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Restart probability.
-        #[arg(long, default_value_t = 0.15)]
-        alpha: f64,
-        /// Residual threshold per out-edge; the L1 error is the residual left, at most epsilon x sum of degrees.
-        #[arg(long, default_value_t = 1e-9)]
-        epsilon: f64,
-    },
-    /// Maximal independent set: the greedy set by seeded random ranks (undirected graphs; async engine, rounds mode).
-    Mis {
-        #[command(flatten)]
-        common: Common,
-        /// Seed of the ranks.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
-    /// Single-source shortest paths on non-negative weights (weighted graphs; async engine).
-    Sssp {
-        #[command(flatten)]
-        common: Common,
-        /// Source vertex, in your ids (default: a seeded random vertex with out-edges).
-        #[arg(long)]
-        source: Option<u64>,
-        /// Seed for the default source.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Priority buckets of this width (delta-stepping order; default: exact distances).
-        #[arg(long)]
-        delta: Option<f32>,
-    },
-    /// Random walks: per-vertex visit counts of K walkers taking L steps.
-    Randomwalk {
-        #[command(flatten)]
-        common: Common,
-        /// Walkers.
-        #[arg(long, default_value_t = 10_000)]
-        walkers: u64,
-        /// Steps per walker.
-        #[arg(long, default_value_t = 10)]
-        steps: u32,
-        /// Seed of every random choice.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+/// The flag of an algorithm's parameter.
+fn flag(p: &'static Param) -> clap::Arg {
+    let mut a = clap::Arg::new(p.name)
+        .long(p.name)
+        .help(sentence(p.help))
+        .value_name(p.name.to_uppercase().replace('-', "_"))
+        .required(p.required)
+        .action(clap::ArgAction::Set);
+    a = match p.kind {
+        Kind::Choice(words) => a.value_parser(clap::builder::PossibleValuesParser::new(words)),
+        _ => a.value_parser(move |s: &str| p.check(s).map(|()| s.to_string())),
+    };
+    match p.default {
+        Some(d) => a.default_value(d),
+        None => a,
+    }
+}
+
+/// Help text as clap's derive writes it: no full stop after one sentence.
+fn sentence(s: &'static str) -> &'static str {
+    s.strip_suffix('.').unwrap_or(s)
+}
+
+impl clap::Args for RunArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let mut cmd = cmd.subcommand_required(true);
+        for algo in ALGORITHMS {
+            let sub = clap::Command::new(algo.name()).about(sentence(algo.about()));
+            let sub = Common::augment_args(sub).args(algo.params().iter().map(flag));
+            cmd = cmd.subcommand(sub);
+        }
+        cmd
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for RunArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<RunArgs, clap::Error> {
+        use clap::error::ErrorKind;
+        let (name, sub) = m.subcommand().ok_or_else(|| {
+            clap::Error::raw(ErrorKind::MissingSubcommand, "name an algorithm to run\n")
+        })?;
+        let algo = registry::find(name).ok_or_else(|| {
+            clap::Error::raw(
+                ErrorKind::InvalidSubcommand,
+                format!("no algorithm named {name:?}\n"),
+            )
+        })?;
+        let common = Common::from_arg_matches(sub)?;
+        let mut params = Params::new(algo.params());
+        for p in algo.params() {
+            // Only values typed by the user: defaults live in the library.
+            if sub.value_source(p.name) == Some(clap::parser::ValueSource::CommandLine) {
+                if let Some(v) = sub.get_one::<String>(p.name) {
+                    params.set(p.name, v).map_err(|e| {
+                        clap::Error::raw(ErrorKind::ValueValidation, format!("{e}\n"))
+                    })?;
+                }
+            }
+        }
+        Ok(RunArgs {
+            algo,
+            common,
+            params,
+        })
+    }
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = RunArgs::from_arg_matches(m)?;
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
-enum EngineKind {
+enum EngineChoice {
     /// Level-synchronous, concurrency-aware (CAVE).
     Sync,
     /// Asynchronous, block-centric with priorities (ACGraph).
@@ -167,64 +121,13 @@ enum EngineKind {
     Auto,
 }
 
-/// The engine `--engine auto` picks for an algorithm, from the
-/// measurements in docs/engine.md; and whether each engine runs it.
-fn resolve(kind: EngineKind, algo: &str, avg_degree: f64) -> anyhow::Result<EngineKind> {
-    let sync_ok = matches!(
-        algo,
-        "bfs" | "dfs" | "wcc" | "pagerank" | "randomwalk" | "kcore" | "coreness"
-    );
-    let async_ok = !matches!(algo, "dfs" | "randomwalk");
-    let best = match algo {
-        "dfs" | "randomwalk" | "wcc" | "pagerank" => EngineKind::Sync,
-        // Async wins by far on sparse, high-diameter graphs (grid: 46x)
-        // and loses on dense low-diameter ones (R-MAT: about 1.5x slower,
-        // CPU-bound on 2 cores); the average degree tells them apart.
-        "bfs" if avg_degree >= 8.0 => EngineKind::Sync,
-        _ => EngineKind::Async,
-    };
-    match kind {
-        EngineKind::Auto => Ok(best),
-        EngineKind::Sync if !sync_ok => Err(grotto::Error::Invalid(format!(
-            "{algo} runs on the asynchronous engine only: use --engine async (or auto)"
-        ))
-        .into()),
-        EngineKind::Async if !async_ok => Err(grotto::Error::Invalid(format!(
-            "{algo} runs on the synchronous engine only: use --engine sync (or auto)"
-        ))
-        .into()),
-        k => Ok(k),
-    }
-}
-
-/// The engine a run uses.
-enum Eng {
-    Sync(SyncEngine),
-    Async(AsyncEngine),
-}
-
-impl Eng {
-    fn cache_bytes(&self) -> u64 {
-        match self {
-            Eng::Sync(e) => e.cache_bytes(),
-            Eng::Async(e) => e.cache_bytes(),
-        }
-    }
-    fn io(&self) -> &Arc<grotto::io::IoFile> {
-        match self {
-            Eng::Sync(e) => e.io(),
-            Eng::Async(e) => e.io(),
-        }
-    }
-}
-
 #[derive(Args)]
 struct Common {
     /// The graph file (.grotto).
     graph: PathBuf,
     /// Engine: sync (level by level), async (block-centric, priorities, no barrier) or auto (the faster one for the algorithm).
-    #[arg(long, value_enum, default_value_t = EngineKind::Auto)]
-    engine: EngineKind,
+    #[arg(long, value_enum, default_value_t = EngineChoice::Auto)]
+    engine: EngineChoice,
     /// Sync engine: vertex (each active vertex reads its blocks through the cache) or block (each needed block once per level; default).
     #[arg(long)]
     mode: Option<Mode>,
@@ -250,35 +153,15 @@ struct Common {
 
 /// Parses `grotto run` arguments (without `grotto run`), for the demo.
 pub fn args_for(argv: &[&str]) -> anyhow::Result<RunArgs> {
-    #[derive(clap::Parser)]
-    struct Wrap {
-        #[command(subcommand)]
-        algo: Algo,
-    }
-    let mut all = vec!["run"];
-    all.extend_from_slice(argv);
-    Ok(RunArgs {
-        algo: <Wrap as clap::Parser>::try_parse_from(all)?.algo,
-    })
-}
-
-fn common(a: &Algo) -> &Common {
-    match a {
-        Algo::Bfs { common, .. }
-        | Algo::Dfs { common, .. }
-        | Algo::Wcc { common }
-        | Algo::Pagerank { common, .. }
-        | Algo::Kcore { common, .. }
-        | Algo::Coreness { common }
-        | Algo::Ppr { common, .. }
-        | Algo::Mis { common, .. }
-        | Algo::Sssp { common, .. }
-        | Algo::Randomwalk { common, .. } => common,
-    }
+    use clap::{Args as _, FromArgMatches as _};
+    let cmd = RunArgs::augment_args(clap::Command::new("run"));
+    let m = cmd.try_get_matches_from(std::iter::once("run").chain(argv.iter().copied()))?;
+    Ok(RunArgs::from_arg_matches(&m)?)
 }
 
 pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
-    let c = common(&a.algo);
+    let c = &a.common;
+    let name = a.algo.name();
     // Flags that would do nothing are refused, not ignored.
     if c.format.is_some() && c.out.is_none() {
         return Err(grotto::Error::Invalid(
@@ -309,7 +192,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         })?,
     };
     let cfg = EngineConfig {
-        mode: c.mode.unwrap_or(Mode::Block),
+        mode: cfg_mode,
         concurrency,
         threads: ctx.threads,
         cache: c.cache,
@@ -319,60 +202,37 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             ..IoOptions::default()
         },
     };
-    let name = match &a.algo {
-        Algo::Bfs { .. } => "bfs",
-        Algo::Dfs { .. } => "dfs",
-        Algo::Wcc { .. } => "wcc",
-        Algo::Pagerank { .. } => "pagerank",
-        Algo::Kcore { .. } => "kcore",
-        Algo::Coreness { .. } => "coreness",
-        Algo::Ppr { .. } => "ppr",
-        Algo::Mis { .. } => "mis",
-        Algo::Sssp { .. } => "sssp",
-        Algo::Randomwalk { .. } => "randomwalk",
-    };
-    let avg_degree = graph.edge_count() as f64 * if graph.directed() { 1.0 } else { 2.0 }
-        / graph.vertex_count().max(1) as f64;
-    let kind = resolve(c.engine, name, avg_degree)?;
-    // k-core and coreness on "sync" run the async engine's rounds mode:
-    // the same algorithm with a barrier between rounds.
-    let rounds = kind == EngineKind::Sync && matches!(name, "kcore" | "coreness");
-    if c.mode.is_some() && (kind == EngineKind::Async || rounds) {
+    let plan = a.algo.plan(
+        match c.engine {
+            EngineChoice::Sync => Some(EngineKind::Sync),
+            EngineChoice::Async => Some(EngineKind::Async),
+            EngineChoice::Auto => None,
+        },
+        &graph,
+    )?;
+    if c.mode.is_some() && plan.engine == EngineKind::Async {
         return Err(grotto::Error::Invalid(format!(
             "--mode chooses how the sync engine reads blocks, and {name} runs on the async engine here{}",
-            if c.engine == EngineKind::Auto { " (--engine auto picked it; --engine sync runs the sync engine where the algorithm allows)" } else { "" }
+            if c.engine == EngineChoice::Auto { " (--engine auto picked it; --engine sync runs the sync engine where the algorithm allows)" } else { "" }
         ))
         .into());
     }
-    let engine = if kind == EngineKind::Async || rounds {
-        Eng::Async(AsyncEngine::open(Arc::clone(&graph), cfg)?)
-    } else {
-        Eng::Sync(SyncEngine::open(Arc::clone(&graph), cfg)?)
-    };
+    let engine = Engine::open(plan.engine, Arc::clone(&graph), cfg)?;
     let file_bytes = std::fs::metadata(&c.graph).map_or(0, |m| m.len());
     grotto::metrics::check_memory(
         engine.cache_bytes(),
         &format!("the buffer pool (--cache {})", c.cache),
     )?;
-    macro_rules! on {
-        ($sync:expr, $asyn:expr) => {
-            match &engine {
-                Eng::Sync(e) => e.run($sync)?,
-                Eng::Async(e) => e.run($asyn)?,
-            }
-        };
-    }
-    let say = !ctx.quiet && !ctx.json;
-    if say {
+    if !ctx.quiet && !ctx.json {
         eprintln!(
             "grotto run {name}: {} ({} vertices, {} edges), engine {}, concurrency {concurrency}, cache {}, {} threads, io {}",
             c.graph.display(),
             graph.vertex_count(),
             graph.edge_count(),
-            match &engine {
-                Eng::Sync(_) => format!("sync ({} mode)", format!("{:?}", cfg_mode).to_lowercase()),
-                Eng::Async(_) if rounds => "async in rounds mode (the synchronous formulation)".into(),
-                Eng::Async(_) => "async".into(),
+            match plan.engine {
+                EngineKind::Sync => format!("sync ({} mode)", format!("{:?}", cfg_mode).to_lowercase()),
+                EngineKind::Async if plan.rounds => "async in rounds mode (the synchronous formulation)".into(),
+                EngineKind::Async => "async".into(),
             },
             human_bytes(engine.cache_bytes()),
             ctx.threads,
@@ -390,206 +250,13 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             eprintln!("  note: {note}");
         }
     }
-    let (table, summary, config, verdict, mut metrics) = match &a.algo {
-        Algo::Bfs { source, seed, .. } => {
-            let s = source_vertex(&graph, *source, *seed)?;
-            let bc = bfs::BfsConfig { source: s };
-            let (res, m) = on!(|r| bfs::run(r, &bc), |r| bfs::run_async(r, &bc));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(bfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
-            });
-            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed});
-            (res.table(&graph), res.summary(&graph), cfg, v, m)
-        }
-        Algo::Dfs {
-            source,
-            target,
-            seed,
-            split_threshold,
-            stacks,
-            ..
-        } => {
-            let s = source_vertex(&graph, *source, *seed)?;
-            let t = target
-                .map(|id| algo::user_vertex(&graph, id, "--target"))
-                .transpose()?;
-            let dcfg = dfs::DfsConfig {
-                source: s,
-                target: t,
-                split_threshold: *split_threshold,
-                max_stacks: stacks.unwrap_or(concurrency),
-            };
-            let (res, m) = on!(|r| dfs::run(r, &dcfg), |_| unreachable_engine());
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(dfs::verify(&Csr::load(&graph, Direction::Out)?, &res))
-            });
-            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed,
-                "split_threshold": split_threshold, "stacks": dcfg.max_stacks});
-            (res.table(&graph), res.summary(&graph), cfg, v, m)
-        }
-        Algo::Wcc { .. } => {
-            let (res, m) = on!(wcc::run, wcc::run_async);
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                let g = &graph;
-                Ok(wcc::verify(
-                    &Csr::load(g, Direction::Out)?,
-                    &|v| g.original_id(v),
-                    &res,
-                ))
-            });
-            (
-                res.table(&graph),
-                res.summary(),
-                serde_json::json!({}),
-                v,
-                m,
-            )
-        }
-        Algo::Pagerank {
-            damping,
-            tolerance,
-            max_iterations,
-            semantics,
-            ..
-        } => {
-            let pcfg = pagerank::PageRankConfig {
-                damping: *damping,
-                tolerance: *tolerance,
-                max_iterations: *max_iterations,
-                semantics: *semantics,
-            };
-            let (res, m) = on!(|r| pagerank::run(r, &pcfg), |r| pagerank::run_async(
-                r, &pcfg
-            ));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(pagerank::verify(
-                    &Csr::load(&graph, Direction::Out)?,
-                    &pcfg,
-                    &res,
-                ))
-            });
-            let cfg = serde_json::json!({"damping": damping, "tolerance": tolerance,
-                "max_iterations": max_iterations, "semantics": format!("{semantics:?}").to_lowercase()});
-            (res.table(&graph), res.summary(&graph), cfg, v, m)
-        }
-        Algo::Kcore { k, .. } => {
-            let kc = kcore::KcoreConfig { k: *k, rounds };
-            let (res, m) = on!(|_| unreachable_engine(), |r| kcore::run_async(r, &kc));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(kcore::verify(&Csr::load(&graph, Direction::Out)?, &res))
-            });
-            (
-                res.table(&graph),
-                res.summary(),
-                serde_json::json!({"k": k}),
-                v,
-                m,
-            )
-        }
-        Algo::Coreness { .. } => {
-            let (res, m) = on!(|_| unreachable_engine(), |r| kcore::coreness_async(
-                r, rounds
-            ));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(kcore::verify_coreness(
-                    &Csr::load(&graph, Direction::Out)?,
-                    &res,
-                ))
-            });
-            (
-                res.table(&graph),
-                res.summary(),
-                serde_json::json!({}),
-                v,
-                m,
-            )
-        }
-        Algo::Ppr {
-            source,
-            seed,
-            alpha,
-            epsilon,
-            ..
-        } => {
-            let s = source_vertex(&graph, *source, *seed)?;
-            let pc = ppr::PprConfig {
-                source: s,
-                alpha: *alpha,
-                epsilon: *epsilon,
-            };
-            let (res, m) = on!(|_| unreachable_engine(), |r| ppr::run_async(r, &pc));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(ppr::verify(
-                    &Csr::load(&graph, Direction::Out)?,
-                    *alpha,
-                    &res,
-                ))
-            });
-            let cfg = serde_json::json!({"source": graph.original_id(s), "seed": seed,
-                "alpha": alpha, "epsilon": epsilon});
-            (res.table(&graph), res.summary(&graph), cfg, v, m)
-        }
-        Algo::Mis { seed, .. } => {
-            let mc = mis::MisConfig { seed: *seed };
-            let (res, m) = on!(|_| unreachable_engine(), |r| mis::run_async(r, &mc));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(mis::verify(
-                    &Csr::load(&graph, Direction::Out)?,
-                    *seed,
-                    &res,
-                ))
-            });
-            (
-                res.table(&graph),
-                res.summary(),
-                serde_json::json!({"seed": seed}),
-                v,
-                m,
-            )
-        }
-        Algo::Sssp {
-            source,
-            seed,
-            delta,
-            ..
-        } => {
-            let s = source_vertex(&graph, *source, *seed)?;
-            let sc = sssp::SsspConfig {
-                source: s,
-                delta: *delta,
-            };
-            let (res, m) = on!(|_| unreachable_engine(), |r| sssp::run_async(r, &sc));
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(sssp::verify(&Csr::load(&graph, Direction::Out)?, &res))
-            });
-            let cfg =
-                serde_json::json!({"source": graph.original_id(s), "seed": seed, "delta": delta});
-            (res.table(&graph), res.summary(&graph), cfg, v, m)
-        }
-        Algo::Randomwalk {
-            walkers,
-            steps,
-            seed,
-            ..
-        } => {
-            let wcfg = randomwalk::WalkConfig {
-                walkers: *walkers,
-                steps: *steps,
-                seed: *seed,
-            };
-            let (res, m) = on!(|r| randomwalk::run(r, &wcfg), |_| unreachable_engine());
-            let v = c.verify.then(|| -> anyhow::Result<_> {
-                Ok(randomwalk::verify(
-                    &graph,
-                    &Csr::load(&graph, Direction::Out)?,
-                    &wcfg,
-                    &res,
-                ))
-            });
-            let cfg = serde_json::json!({"walkers": walkers, "steps": steps, "seed": seed});
-            (res.table(&graph), res.summary(), cfg, v, m)
-        }
-    };
+    let Outcome {
+        table,
+        summary,
+        config,
+        verdict: verified,
+        mut metrics,
+    } = a.algo.execute(&engine, &plan, &a.params, c.verify)?;
     let rows = table.rows();
     let layout = table.layout();
     if let Some(o) = out {
@@ -600,10 +267,6 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     if let Some(peak) = grotto::metrics::peak_rss_bytes() {
         metrics.peak_rss_bytes = metrics.peak_rss_bytes.max(peak);
     }
-    let verified = match verdict {
-        None => None,
-        Some(v) => Some(v?),
-    };
     let mean_request = if metrics.requests > 0 {
         metrics.bytes_read as f64 / metrics.requests as f64
     } else {
@@ -739,21 +402,6 @@ fn print_human(
         m.peak_rss_bytes >> 20
     )?;
     Ok(())
-}
-
-/// The internal id of `--source`, or GAP's seeded default.
-fn source_vertex(g: &Graph, source: Option<u64>, seed: u64) -> grotto::Result<grotto::VertexId> {
-    match source {
-        Some(id) => algo::user_vertex(g, id, "--source"),
-        None => algo::pick_source(g, seed),
-    }
-}
-
-/// The closure for an engine `resolve` never opens for the algorithm.
-fn unreachable_engine<T>() -> grotto::Result<T> {
-    Err(grotto::Error::Invalid(
-        "this algorithm does not run on this engine".into(),
-    ))
 }
 
 fn human_bytes(b: u64) -> String {

@@ -19,6 +19,7 @@
 
 use super::output::Table;
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{counts_or_minus_one, fail, user_ids_or_minus_one, vertex_table, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
@@ -225,6 +226,66 @@ impl DfsResult {
             j["found"] = self.found.into();
         }
         j
+    }
+}
+
+/// Pseudo-DFS as a registered algorithm (`grotto run dfs`).
+pub struct Dfs;
+
+impl Algorithm for Dfs {
+    const NAME: &'static str = "dfs";
+    const ABOUT: &'static str =
+        "Pseudo depth-first search by stack splitting: visit order and discovering vertex.";
+    const PARAMS: &'static [Param] = &[
+        SOURCE,
+        Param::optional("target", Kind::Vertex, "Stop when this vertex is visited."),
+        SEED,
+        Param::with_default(
+            "split-threshold",
+            Kind::Int,
+            "32",
+            "Split a stack longer than this in two.",
+        ),
+        Param::optional(
+            "stacks",
+            Kind::Int,
+            "Most stacks explored at once (default: the concurrency).",
+        ),
+    ];
+    const SYNC: OnSync = OnSync::Native;
+    const ASYNC: bool = false;
+    type Config = DfsConfig;
+    type Output = DfsResult;
+
+    /// Only the synchronous engine runs it.
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Sync
+    }
+    fn config(g: &Graph, p: &Params, s: &Setting) -> Result<DfsConfig> {
+        Ok(DfsConfig {
+            source: p.source(g)?,
+            target: p.vertex(g, "target")?,
+            split_threshold: p.opt_usize("split-threshold")?.unwrap_or(32),
+            max_stacks: p.opt_usize("stacks")?.unwrap_or(s.concurrency),
+        })
+    }
+    fn config_json(g: &Graph, p: &Params, c: &DfsConfig) -> Result<serde_json::Value> {
+        Ok(
+            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            "split_threshold": c.split_threshold, "stacks": c.max_stacks}),
+        )
+    }
+    fn run_sync(r: &mut Run<'_>, c: &DfsConfig) -> Result<DfsResult> {
+        run(r, c)
+    }
+    fn verify(_: &Graph, csr: &Csr, _: &DfsConfig, out: &DfsResult) -> Verdict {
+        verify(csr, out)
+    }
+    fn table(g: &Graph, out: &DfsResult) -> Table {
+        out.table(g)
+    }
+    fn summary(g: &Graph, out: &DfsResult) -> serde_json::Value {
+        out.summary(g)
     }
 }
 

@@ -23,6 +23,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
 use super::{atomics_u32, fail, need_undirected, vertex_table, Verdict};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
 use crate::error::Result;
@@ -297,6 +298,89 @@ impl CorenessResult {
     /// Figures for the run summary.
     pub fn summary(&self) -> serde_json::Value {
         serde_json::json!({ "max_core": self.max_core, "levels": self.levels })
+    }
+}
+
+/// Settings of a core-number computation.
+#[derive(Clone, Debug, Default)]
+pub struct CorenessConfig {
+    /// Run in the engine's rounds mode within each level.
+    pub rounds: bool,
+}
+
+/// K-core as a registered algorithm (`grotto run kcore`).
+pub struct Kcore;
+
+impl Algorithm for Kcore {
+    const NAME: &'static str = "kcore";
+    const ABOUT: &'static str = "K-core: the vertices of the largest subgraph where every vertex has at least K neighbours (undirected graphs).";
+    const PARAMS: &'static [Param] = &[Param::required("k", Kind::Int, "The K.")];
+    const SYNC: OnSync = OnSync::AsyncRounds;
+    const ASYNC: bool = true;
+    type Config = KcoreConfig;
+    type Output = KcoreResult;
+
+    /// Peeling without a barrier removes a vertex as soon as its degree
+    /// falls below K (docs/async.md).
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Async
+    }
+    fn config(_: &Graph, p: &Params, s: &Setting) -> Result<KcoreConfig> {
+        Ok(KcoreConfig {
+            k: p.u32("k")?,
+            rounds: s.rounds,
+        })
+    }
+    fn config_json(_: &Graph, _: &Params, c: &KcoreConfig) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({"k": c.k}))
+    }
+    fn run_async(r: &mut AsyncRun<'_>, c: &KcoreConfig) -> Result<KcoreResult> {
+        run_async(r, c)
+    }
+    fn verify(_: &Graph, csr: &Csr, _: &KcoreConfig, out: &KcoreResult) -> Verdict {
+        verify(csr, out)
+    }
+    fn table(g: &Graph, out: &KcoreResult) -> Table {
+        out.table(g)
+    }
+    fn summary(_: &Graph, out: &KcoreResult) -> serde_json::Value {
+        out.summary()
+    }
+}
+
+/// Core numbers as a registered algorithm (`grotto run coreness`).
+pub struct Coreness;
+
+impl Algorithm for Coreness {
+    const NAME: &'static str = "coreness";
+    const ABOUT: &'static str = "Core number of every vertex (undirected graphs).";
+    const PARAMS: &'static [Param] = &[];
+    const SYNC: OnSync = OnSync::AsyncRounds;
+    const ASYNC: bool = true;
+    type Config = CorenessConfig;
+    type Output = CorenessResult;
+
+    /// As for [`Kcore`].
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Async
+    }
+    fn config(_: &Graph, _: &Params, s: &Setting) -> Result<CorenessConfig> {
+        Ok(CorenessConfig { rounds: s.rounds })
+    }
+    fn config_json(_: &Graph, _: &Params, _: &CorenessConfig) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({}))
+    }
+    fn run_async(r: &mut AsyncRun<'_>, c: &CorenessConfig) -> Result<CorenessResult> {
+        coreness_async(r, c.rounds)
+    }
+    fn verify(_: &Graph, csr: &Csr, _: &CorenessConfig, out: &CorenessResult) -> Verdict {
+        verify_coreness(csr, out)
+    }
+    fn table(g: &Graph, out: &CorenessResult) -> Table {
+        out.table(g)
+    }
+    fn summary(_: &Graph, out: &CorenessResult) -> serde_json::Value {
+        out.summary()
     }
 }
 

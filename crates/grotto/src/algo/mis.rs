@@ -18,6 +18,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
 use super::{fail, need_undirected, vertex_table, Verdict};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::Result;
@@ -208,6 +209,49 @@ impl MisResult {
     /// Figures for the run summary.
     pub fn summary(&self) -> serde_json::Value {
         serde_json::json!({ "set_size": self.size, "rounds": self.rounds })
+    }
+}
+
+/// MIS as a registered algorithm (`grotto run mis`).
+pub struct Mis;
+
+impl Algorithm for Mis {
+    const NAME: &'static str = "mis";
+    const ABOUT: &'static str = "Maximal independent set: the greedy set by seeded random ranks (undirected graphs; async engine, rounds mode).";
+    const PARAMS: &'static [Param] = &[Param::with_default(
+        "seed",
+        Kind::Int,
+        "1",
+        "Seed of the ranks.",
+    )];
+    const SYNC: OnSync = OnSync::Unsupported;
+    const ASYNC: bool = true;
+    type Config = MisConfig;
+    type Output = MisResult;
+
+    /// Only the asynchronous engine runs it.
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Async
+    }
+    fn config(_: &Graph, p: &Params, _: &Setting) -> Result<MisConfig> {
+        Ok(MisConfig {
+            seed: p.u64("seed")?,
+        })
+    }
+    fn config_json(_: &Graph, _: &Params, c: &MisConfig) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({"seed": c.seed}))
+    }
+    fn run_async(r: &mut AsyncRun<'_>, c: &MisConfig) -> Result<MisResult> {
+        run_async(r, c)
+    }
+    fn verify(_: &Graph, csr: &Csr, c: &MisConfig, out: &MisResult) -> Verdict {
+        verify(csr, c.seed, out)
+    }
+    fn table(g: &Graph, out: &MisResult) -> Table {
+        out.table(g)
+    }
+    fn summary(_: &Graph, out: &MisResult) -> serde_json::Value {
+        out.summary()
     }
 }
 

@@ -18,6 +18,7 @@ pub mod pagerank;
 pub mod ppr;
 pub mod randomwalk;
 pub mod reference;
+pub mod registry;
 pub mod sssp;
 pub mod wcc;
 
@@ -25,7 +26,24 @@ use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::store::{Direction, Graph};
 use crate::VertexId;
+use registry::{Entry, Registered};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Every algorithm the command line (and any front end) offers, in the
+/// order `grotto run --help` lists them. A new algorithm is its file, its
+/// `pub mod` line above and one line here.
+pub static ALGORITHMS: &[&dyn Registered] = &[
+    &Entry::<bfs::Bfs>::NEW,
+    &Entry::<dfs::Dfs>::NEW,
+    &Entry::<wcc::Wcc>::NEW,
+    &Entry::<pagerank::PageRank>::NEW,
+    &Entry::<kcore::Kcore>::NEW,
+    &Entry::<kcore::Coreness>::NEW,
+    &Entry::<ppr::Ppr>::NEW,
+    &Entry::<mis::Mis>::NEW,
+    &Entry::<sssp::Sssp>::NEW,
+    &Entry::<randomwalk::RandomWalk>::NEW,
+];
 
 /// "No vertex" in parent and position arrays.
 pub const NONE: VertexId = VertexId::MAX;
@@ -201,6 +219,11 @@ pub(crate) fn top_k(n: usize, k: usize, score: impl Fn(usize) -> f64) -> Vec<usi
         top.truncate(k);
     }
     top.into_iter().map(|t| t.1).collect()
+}
+
+/// Edges per vertex, counting both directions of an undirected edge.
+pub fn average_degree(g: &Graph) -> f64 {
+    g.edge_count() as f64 * if g.directed() { 1.0 } else { 2.0 } / g.vertex_count().max(1) as f64
 }
 
 /// An error unless `g` is undirected (`what` names the algorithm).

@@ -26,6 +26,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{fail, push_run, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
@@ -239,6 +240,60 @@ impl PprResult {
             "residual_left": self.residual_sum,
             "top": top.iter().map(|&(v, x)| serde_json::json!([g.original_id(v as VertexId), x])).collect::<Vec<_>>(),
         })
+    }
+}
+
+/// Personalized PageRank as a registered algorithm (`grotto run ppr`).
+pub struct Ppr;
+
+impl Algorithm for Ppr {
+    const NAME: &'static str = "ppr";
+    const ABOUT: &'static str =
+        "Personalized PageRank from one source by forward push (async engine).";
+    const PARAMS: &'static [Param] = &[
+        SOURCE,
+        SEED,
+        Param::with_default("alpha", Kind::Float, "0.15", "Restart probability."),
+        Param::with_default(
+            "epsilon",
+            Kind::Float,
+            "1e-9",
+            "Residual threshold per out-edge; the L1 error is the residual left, at most epsilon x sum of degrees.",
+        ),
+    ];
+    const SYNC: OnSync = OnSync::Unsupported;
+    const ASYNC: bool = true;
+    type Config = PprConfig;
+    type Output = PprResult;
+
+    /// Only the asynchronous engine runs it.
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Async
+    }
+    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<PprConfig> {
+        Ok(PprConfig {
+            source: p.source(g)?,
+            alpha: p.f64("alpha")?,
+            epsilon: p.f64("epsilon")?,
+        })
+    }
+    fn config_json(g: &Graph, p: &Params, c: &PprConfig) -> Result<serde_json::Value> {
+        Ok(
+            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            "alpha": c.alpha, "epsilon": c.epsilon}),
+        )
+    }
+    fn run_async(r: &mut AsyncRun<'_>, c: &PprConfig) -> Result<PprResult> {
+        run_async(r, c)
+    }
+    fn verify(_: &Graph, csr: &Csr, c: &PprConfig, out: &PprResult) -> Verdict {
+        verify(csr, c.alpha, out)
+    }
+    fn table(g: &Graph, out: &PprResult) -> Table {
+        out.table(g)
+    }
+    fn summary(g: &Graph, out: &PprResult) -> serde_json::Value {
+        out.summary(g)
     }
 }
 

@@ -15,6 +15,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
 use super::{atomics_u32, fail, into_values, vertex_table, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
@@ -191,6 +192,51 @@ impl WalkResult {
             "stopped_early": self.stopped,
             "distinct_vertices_visited": self.visits.iter().filter(|&&c| c > 0).count(),
         })
+    }
+}
+
+/// Random walks as a registered algorithm (`grotto run randomwalk`).
+pub struct RandomWalk;
+
+impl Algorithm for RandomWalk {
+    const NAME: &'static str = "randomwalk";
+    const ABOUT: &'static str =
+        "Random walks: per-vertex visit counts of K walkers taking L steps.";
+    const PARAMS: &'static [Param] = &[
+        Param::with_default("walkers", Kind::Int, "10000", "Walkers."),
+        Param::with_default("steps", Kind::Int, "10", "Steps per walker."),
+        Param::with_default("seed", Kind::Int, "1", "Seed of every random choice."),
+    ];
+    const SYNC: OnSync = OnSync::Native;
+    const ASYNC: bool = false;
+    type Config = WalkConfig;
+    type Output = WalkResult;
+
+    /// Only the synchronous engine runs it.
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Sync
+    }
+    fn config(_: &Graph, p: &Params, _: &Setting) -> Result<WalkConfig> {
+        Ok(WalkConfig {
+            walkers: p.u64("walkers")?,
+            steps: p.u32("steps")?,
+            seed: p.u64("seed")?,
+        })
+    }
+    fn config_json(_: &Graph, _: &Params, c: &WalkConfig) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({"walkers": c.walkers, "steps": c.steps, "seed": c.seed}))
+    }
+    fn run_sync(r: &mut Run<'_>, c: &WalkConfig) -> Result<WalkResult> {
+        run(r, c)
+    }
+    fn verify(g: &Graph, csr: &Csr, c: &WalkConfig, out: &WalkResult) -> Verdict {
+        verify(g, csr, c, out)
+    }
+    fn table(g: &Graph, out: &WalkResult) -> Table {
+        out.table(g)
+    }
+    fn summary(_: &Graph, out: &WalkResult) -> serde_json::Value {
+        out.summary()
     }
 }
 

@@ -14,6 +14,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{fail, user_ids_or_minus_one, vertex_table, Verdict, NONE};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
@@ -200,6 +201,57 @@ impl SsspResult {
             "reached": self.reached,
             "farthest": far,
         })
+    }
+}
+
+/// SSSP as a registered algorithm (`grotto run sssp`).
+pub struct Sssp;
+
+impl Algorithm for Sssp {
+    const NAME: &'static str = "sssp";
+    const ABOUT: &'static str =
+        "Single-source shortest paths on non-negative weights (weighted graphs; async engine).";
+    const PARAMS: &'static [Param] = &[
+        SOURCE,
+        SEED,
+        Param::optional(
+            "delta",
+            Kind::Float,
+            "Priority buckets of this width (delta-stepping order; default: exact distances).",
+        ),
+    ];
+    const SYNC: OnSync = OnSync::Unsupported;
+    const ASYNC: bool = true;
+    type Config = SsspConfig;
+    type Output = SsspResult;
+
+    /// Only the asynchronous engine runs it.
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Async
+    }
+    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<SsspConfig> {
+        Ok(SsspConfig {
+            source: p.source(g)?,
+            delta: p.opt_f64("delta")?.map(|d| d as f32),
+        })
+    }
+    fn config_json(g: &Graph, p: &Params, c: &SsspConfig) -> Result<serde_json::Value> {
+        Ok(
+            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            "delta": c.delta}),
+        )
+    }
+    fn run_async(r: &mut AsyncRun<'_>, c: &SsspConfig) -> Result<SsspResult> {
+        run_async(r, c)
+    }
+    fn verify(_: &Graph, csr: &Csr, _: &SsspConfig, out: &SsspResult) -> Verdict {
+        verify(csr, out)
+    }
+    fn table(g: &Graph, out: &SsspResult) -> Table {
+        out.table(g)
+    }
+    fn summary(g: &Graph, out: &SsspResult) -> serde_json::Value {
+        out.summary(g)
     }
 }
 

@@ -18,6 +18,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
 use super::{atomics_u32, fail, into_values, vertex_table, Verdict};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
@@ -287,6 +288,48 @@ impl WccResult {
             "largest": self.largest,
             "singletons": self.singletons,
         })
+    }
+}
+
+/// WCC as a registered algorithm (`grotto run wcc`).
+pub struct Wcc;
+
+impl Algorithm for Wcc {
+    const NAME: &'static str = "wcc";
+    const ABOUT: &'static str =
+        "Weakly connected components: label = smallest vertex id in the component.";
+    const PARAMS: &'static [Param] = &[];
+    const SYNC: OnSync = OnSync::Native;
+    const ASYNC: bool = true;
+    type Config = ();
+    type Output = WccResult;
+
+    /// The synchronous engine's block mode reads each block once per
+    /// level and label propagation converges in few levels (see
+    /// docs/engine.md).
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Sync
+    }
+    fn config(_: &Graph, _: &Params, _: &Setting) -> Result<()> {
+        Ok(())
+    }
+    fn config_json(_: &Graph, _: &Params, _: &()) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({}))
+    }
+    fn run_sync(r: &mut Run<'_>, _: &()) -> Result<WccResult> {
+        run(r)
+    }
+    fn run_async(r: &mut AsyncRun<'_>, _: &()) -> Result<WccResult> {
+        run_async(r)
+    }
+    fn verify(g: &Graph, csr: &Csr, _: &(), out: &WccResult) -> Verdict {
+        verify(csr, &|v| g.original_id(v), out)
+    }
+    fn table(g: &Graph, out: &WccResult) -> Table {
+        out.table(g)
+    }
+    fn summary(_: &Graph, out: &WccResult) -> serde_json::Value {
+        out.summary()
     }
 }
 

@@ -219,3 +219,84 @@ impl Next<'_> {
         self.fresh.push(v);
     }
 }
+
+/// One of the two engines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The level-synchronous engine ([`SyncEngine`]).
+    Sync,
+    /// The asynchronous engine ([`AsyncEngine`]).
+    Async,
+}
+
+impl EngineKind {
+    /// `"sync"` or `"async"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Sync => "sync",
+            EngineKind::Async => "async",
+        }
+    }
+}
+
+/// Either engine, opened for a run.
+pub enum Engine {
+    /// The synchronous engine.
+    Sync(SyncEngine),
+    /// The asynchronous engine.
+    Async(AsyncEngine),
+}
+
+impl Engine {
+    /// Opens the engine of `kind` over `graph`.
+    pub fn open(
+        kind: EngineKind,
+        graph: std::sync::Arc<crate::store::Graph>,
+        cfg: EngineConfig,
+    ) -> crate::Result<Engine> {
+        Ok(match kind {
+            EngineKind::Sync => Engine::Sync(SyncEngine::open(graph, cfg)?),
+            EngineKind::Async => Engine::Async(AsyncEngine::open(graph, cfg)?),
+        })
+    }
+
+    /// Which engine this is.
+    pub fn kind(&self) -> EngineKind {
+        match self {
+            Engine::Sync(_) => EngineKind::Sync,
+            Engine::Async(_) => EngineKind::Async,
+        }
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &std::sync::Arc<crate::store::Graph> {
+        match self {
+            Engine::Sync(e) => e.graph(),
+            Engine::Async(e) => e.graph(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        match self {
+            Engine::Sync(e) => e.config(),
+            Engine::Async(e) => e.config(),
+        }
+    }
+
+    /// The file as the io layer opened it.
+    pub fn io(&self) -> &std::sync::Arc<crate::io::IoFile> {
+        match self {
+            Engine::Sync(e) => e.io(),
+            Engine::Async(e) => e.io(),
+        }
+    }
+
+    /// The buffer pool size a run uses, in bytes.
+    pub fn cache_bytes(&self) -> u64 {
+        match self {
+            Engine::Sync(e) => e.cache_bytes(),
+            Engine::Async(e) => e.cache_bytes(),
+        }
+    }
+}
