@@ -141,6 +141,32 @@ def test_bfs_depths_match_scipy(graphs, tmp_path):
     assert np.array_equal(a["depth"][order], dist.astype(np.int64))
 
 
+@pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "grid", "sparse-ids"])
+@pytest.mark.parametrize("engine", ["sync", "async"])
+def test_eccentricity_matches_networkx(graphs, tmp_path, name, engine):
+    g = graphs[name]
+    src = source_of(g)
+    out = tmp_path / "ecc.csv"
+    r = grotto("run", "eccentricity", g.path, "--source", src, "--sweeps", 2, "--engine", engine,
+               "--cache", "8KiB", "--out", out, "--json", "--verify")
+    j = json.loads(r.stdout)
+    summary = j["summary"]
+    assert j["verified"] is True
+    depth = nx.single_source_shortest_path_length(g.nx, src)
+    assert summary["eccentricity"] == max(depth.values())
+    assert summary["reached"] == len(depth)
+    assert depth[summary["farthest"]] == summary["eccentricity"]
+    _, rows = read_csv(out, int)
+    assert {v: d for v, (d,) in rows.items() if d >= 0} == depth
+    if g.undirected:
+        comp = g.nx.subgraph(depth)
+        assert summary["eccentricity"] == nx.eccentricity(comp, v=src)
+        # The double sweep's bound: the eccentricity of the farthest vertex.
+        assert summary["diameter_lower_bound"] == nx.eccentricity(comp, v=summary["farthest"])
+        if name == "grid":  # corner to corner
+            assert summary["diameter_lower_bound"] == 59 + 69
+
+
 @pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "rmat-d-norev", "grid", "sparse-ids"])
 @pytest.mark.parametrize("s", SETTINGS[:4])
 def test_wcc_labels_match_networkx(graphs, tmp_path, name, s):

@@ -8,9 +8,15 @@
 //! Every algorithm returns a result struct in internal vertex ids with a
 //! `table` method that turns it into per-vertex columns in the user's
 //! original ids ([`output::Table`]) and a `summary` for reports.
+//!
+//! Each algorithm is also a type implementing [`registry::Algorithm`]
+//! (name, parameters, engines, run, verify, table, summary), and
+//! [`ALGORITHMS`] lists them: `grotto run` builds its subcommands from
+//! that list and runs them all through one generic path.
 
 pub mod bfs;
 pub mod dfs;
+pub mod eccentricity;
 pub mod kcore;
 pub mod mis;
 pub mod output;
@@ -43,6 +49,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<mis::Mis>::NEW,
     &Entry::<sssp::Sssp>::NEW,
     &Entry::<randomwalk::RandomWalk>::NEW,
+    &Entry::<eccentricity::Eccentricity>::NEW,
 ];
 
 /// "No vertex" in parent and position arrays.

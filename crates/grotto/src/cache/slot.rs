@@ -9,11 +9,11 @@
 //!
 //! | from | to | by | under the policy lock? |
 //! |---|---|---|---|
-//! | FREE or READY, no pins | LOADING, one pin | [`Slot::claim`] (a policy choosing a victim) | yes |
-//! | LOADING | READY, pins kept, referenced | [`Slot::publish`] (the loader, after checking the bytes) | no |
-//! | LOADING | FREE, pins kept | [`Slot::abandon`] (a failed load, after unmapping the key) | yes |
-//! | any | the same, one pin more / less | [`Slot::pin`] / [`Slot::unpin`] | no |
-//! | READY | READY, referenced / not | [`Slot::reference`] / [`Slot::clear_reference`] | no / yes |
+//! | FREE or READY, no pins | LOADING, one pin | `Slot::claim` (a policy choosing a victim) | yes |
+//! | LOADING | READY, pins kept, referenced | `Slot::publish` (the loader, after checking the bytes) | no |
+//! | LOADING | FREE, pins kept | `Slot::abandon` (a failed load, after unmapping the key) | yes |
+//! | any | the same, one pin more / less | `Slot::pin` / `Slot::unpin` | no |
+//! | READY | READY, referenced / not | `Slot::reference` / `Slot::clear_reference` | no / yes |
 //!
 //! A pin taken on a slot that then turns out to hold another key, or to be
 //! FREE, is dropped again by the pool (`try_pin` looks up the key after

@@ -20,7 +20,7 @@
 //! it has room for reads (hits are processed at once, adjacent misses
 //! merge into one request) and processes every block whose read has
 //! landed. It blocks on its own reads only when a round moved nothing,
-//! and sleeps at the [`Gate`] only when it holds no work, no read and the
+//! and sleeps at the `Gate` only when it holds no work, no read and the
 //! queue is empty; the last executor to finish work wakes everyone.
 //!
 //! Termination is exact: a counter holds the blocks that are not idle,

@@ -2,7 +2,7 @@
 //! concurrent priority queue of blocks, and the gate idle executors sleep
 //! at.
 //!
-//! * Every block carries a state word ([`BlockStates`]) moved only by
+//! * Every block carries a state word (`BlockStates`) moved only by
 //!   compare-and-swap: `IDLE` (no active vertex) → `QUEUED` (in the
 //!   queue) → `LOADING` (claimed by one executor, read in flight or being
 //!   looked up) → `PROCESSING` → `IDLE`; an activation that finds the block
@@ -10,7 +10,7 @@
 //!   processes it once more before it lets the block go (block reuse).
 //!   The block's priority is the minimum over its activations since it
 //!   was last processed (`fetch_min`).
-//! * The queue ([`BlockQueue`]) is a MultiQueue (Rihani, Sanders and
+//! * The queue (`BlockQueue`) is a MultiQueue (Rihani, Sanders and
 //!   Dementiev, 2015): several small heaps, each behind its own lock, an
 //!   atomic copy of each heap's top, and a pop that compares two random
 //!   heaps' tops and takes the better. No lock is global; with a few
