@@ -1,4 +1,4 @@
-//! The on-disk graph format: layout constants and encodings ([`format`](self::format)),
+//! The on-disk graph format: layout constants and encodings ([`self::format`]),
 //! the header block and its checks ([`header`]),
 //! block packing ([`layout`]), the block-to-vertices map ([`blockmap`]), crash-safe writing ([`writer`]), and
 //! opening a file with a synchronous reader ([`graph`], its sections loaded
