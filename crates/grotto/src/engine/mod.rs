@@ -72,12 +72,14 @@ mod local;
 pub mod metrics;
 pub(crate) mod par;
 pub mod schedule;
+mod session;
 pub mod sync;
 
 pub use async_engine::{Activate, AsyncEngine, AsyncRun, Edge, Flow, Neighbours, Seeds};
 pub use frontier::{AtomicBitmap, Frontier};
 pub use metrics::RunMetrics;
 pub use schedule::Priority;
+pub use session::{Engine, EngineKind, RunBase, Session};
 pub use sync::{Run, SyncEngine};
 
 use crate::cache::CacheSize;
@@ -148,28 +150,6 @@ impl Default for EngineConfig {
     }
 }
 
-/// Checks `cfg`'s ranges and opens the graph's file for block I/O (shared
-/// by both engines).
-fn open_file(
-    graph: &crate::store::Graph,
-    cfg: &EngineConfig,
-) -> crate::Result<std::sync::Arc<crate::io::IoFile>> {
-    use crate::Error;
-    if cfg.concurrency == 0 || cfg.concurrency > 4096 {
-        return Err(Error::Invalid(format!(
-            "concurrency {} is out of range: use 1 to 4096 reads in flight",
-            cfg.concurrency
-        )));
-    }
-    if cfg.threads == 0 || cfg.threads > 1024 {
-        return Err(Error::Invalid(format!(
-            "{} threads is out of range: use 1 to 1024",
-            cfg.threads
-        )));
-    }
-    crate::io::IoFile::open(graph.path(), &cfg.io)
-}
-
 /// A run of one vertex's neighbours, handed to `visit`.
 #[derive(Clone, Copy, Debug)]
 pub struct Edges<'a> {
@@ -217,86 +197,5 @@ impl Next<'_> {
     #[inline]
     pub fn activate_new(&mut self, v: VertexId) {
         self.fresh.push(v);
-    }
-}
-
-/// One of the two engines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineKind {
-    /// The level-synchronous engine ([`SyncEngine`]).
-    Sync,
-    /// The asynchronous engine ([`AsyncEngine`]).
-    Async,
-}
-
-impl EngineKind {
-    /// `"sync"` or `"async"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Async => "async",
-        }
-    }
-}
-
-/// Either engine, opened for a run.
-pub enum Engine {
-    /// The synchronous engine.
-    Sync(SyncEngine),
-    /// The asynchronous engine.
-    Async(AsyncEngine),
-}
-
-impl Engine {
-    /// Opens the engine of `kind` over `graph`.
-    pub fn open(
-        kind: EngineKind,
-        graph: std::sync::Arc<crate::store::Graph>,
-        cfg: EngineConfig,
-    ) -> crate::Result<Engine> {
-        Ok(match kind {
-            EngineKind::Sync => Engine::Sync(SyncEngine::open(graph, cfg)?),
-            EngineKind::Async => Engine::Async(AsyncEngine::open(graph, cfg)?),
-        })
-    }
-
-    /// Which engine this is.
-    pub fn kind(&self) -> EngineKind {
-        match self {
-            Engine::Sync(_) => EngineKind::Sync,
-            Engine::Async(_) => EngineKind::Async,
-        }
-    }
-
-    /// The graph.
-    pub fn graph(&self) -> &std::sync::Arc<crate::store::Graph> {
-        match self {
-            Engine::Sync(e) => e.graph(),
-            Engine::Async(e) => e.graph(),
-        }
-    }
-
-    /// The settings.
-    pub fn config(&self) -> &EngineConfig {
-        match self {
-            Engine::Sync(e) => e.config(),
-            Engine::Async(e) => e.config(),
-        }
-    }
-
-    /// The file as the io layer opened it.
-    pub fn io(&self) -> &std::sync::Arc<crate::io::IoFile> {
-        match self {
-            Engine::Sync(e) => e.io(),
-            Engine::Async(e) => e.io(),
-        }
-    }
-
-    /// The buffer pool size a run uses, in bytes.
-    pub fn cache_bytes(&self) -> u64 {
-        match self {
-            Engine::Sync(e) => e.cache_bytes(),
-            Engine::Async(e) => e.cache_bytes(),
-        }
     }
 }

@@ -1,0 +1,185 @@
+//! Tests of the asynchronous engine: seeds, deferral, settings.
+
+use super::*;
+use crate::store::blockmap::block_span;
+use crate::store::format::SLOTS_PER_BLOCK;
+use crate::store::Direction;
+use crate::testkit;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// BFS depths by label correction on the async engine, edge by edge
+/// ([`AsyncRun::flow`]) or a run at a time ([`AsyncRun::flow_runs`]).
+fn depths(e: &AsyncEngine, s: VertexId, runs: bool) -> Vec<u32> {
+    let n = e.graph().vertex_count() as usize;
+    let (d, _) = e
+        .run(|run| {
+            let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+            depth[s as usize].store(0, Ordering::Relaxed);
+            let relax = |d: u32, u: VertexId| {
+                let old = depth[u as usize].fetch_min(d + 1, Ordering::Relaxed);
+                (d + 1 < old).then_some(Priority(d + 1))
+            };
+            let seeds = Seeds::List(&[(s, Priority::FIRST)]);
+            let apply = |v: VertexId| Some(depth[v as usize].load(Ordering::Relaxed));
+            if runs {
+                run.flow_runs(&Flow::default(), seeds, apply, |d, nb, act| {
+                    for &u in nb.ids {
+                        if let Some(p) = relax(d, u) {
+                            act.activate(u, p);
+                        }
+                    }
+                })?;
+            } else {
+                run.flow(&Flow::default(), seeds, apply, |d, e| relax(d, e.dst))?;
+            }
+            Ok(depth
+                .into_iter()
+                .map(|a| a.into_inner())
+                .collect::<Vec<_>>())
+        })
+        .unwrap();
+    d
+}
+
+/// How many times each vertex was applied in a pass from `seeds` that
+/// sends nothing.
+fn applied(e: &AsyncEngine, seeds: Seeds<'_>) -> Vec<u32> {
+    let n = e.graph().vertex_count() as usize;
+    let (runs, _) = e
+        .run(|run| {
+            let runs: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+            run.flow(
+                &Flow::default(),
+                seeds,
+                |v| {
+                    runs[v as usize].fetch_add(1, Ordering::Relaxed);
+                    None::<()>
+                },
+                |(), _| None,
+            )?;
+            Ok(runs.into_iter().map(|a| a.into_inner()).collect::<Vec<_>>())
+        })
+        .unwrap();
+    runs
+}
+
+#[test]
+fn every_kind_of_seed_runs_each_chosen_vertex_once() {
+    // Lists inline in the index, in the short region and long, and
+    // isolated vertices; seeding runs on several threads.
+    let t = testkit::rmat(12, 4, 5, true);
+    let n = t.graph.vertex_count() as VertexId;
+    let chosen = |v: VertexId| v % 3 != 1;
+    let want: Vec<u32> = (0..n).map(|v| u32::from(chosen(v))).collect();
+    let mut list: Vec<(VertexId, Priority)> = (0..n)
+        .rev()
+        .filter(|&v| chosen(v))
+        .map(|v| (v, Priority(v % 7)))
+        .collect();
+    // Repeats and ids out of range are ignored.
+    list.push((0, Priority(3)));
+    list.push((n + 5, Priority::FIRST));
+    let pick = |v: VertexId| chosen(v).then_some(Priority(v % 5));
+    for cfg in testkit::configs() {
+        let e = AsyncEngine::open(Arc::clone(&t.graph), cfg.clone()).unwrap();
+        assert_eq!(applied(&e, Seeds::Where(&pick)), want, "where, {cfg:?}");
+        assert_eq!(applied(&e, Seeds::List(&list)), want, "list, {cfg:?}");
+        let all = vec![1; n as usize];
+        assert_eq!(applied(&e, Seeds::All(Priority(2))), all, "all, {cfg:?}");
+        let f = |v: VertexId| Priority(v / 100);
+        assert_eq!(applied(&e, Seeds::AllWith(&f)), all, "all with, {cfg:?}");
+    }
+}
+
+#[test]
+fn deferred_vertices_wait_for_their_block_and_are_never_lost() {
+    let t = testkit::rmat(12, 4, 5, true);
+    let g = &t.graph;
+    let n = g.vertex_count() as usize;
+    let adj = g.adjacency(Direction::Out).unwrap();
+    let block = |v: VertexId| {
+        adj.disk_span(v)
+            .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
+    };
+    let s = (0..n as VertexId).max_by_key(|&v| adj.degree(v)).unwrap();
+    let (lo, hi) = adj
+        .disk_span(s)
+        .map(|(slot, d)| block_span(slot, d))
+        .unwrap();
+    let nbrs = crate::algo::reference::Csr::load(g, Direction::Out)
+        .unwrap()
+        .neighbors(s)
+        .to_vec();
+    for cfg in testkit::configs() {
+        let e = AsyncEngine::open(Arc::clone(g), cfg.clone()).unwrap();
+        let ((first, total, left, after), _) = e
+            .run(|run| {
+                let runs: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+                let count = |v: VertexId| runs[v as usize].fetch_add(1, Ordering::Relaxed);
+                // The source defers all its neighbours.
+                run.flow(
+                    &Flow::default(),
+                    Seeds::List(&[(s, Priority::FIRST)]),
+                    |v| (count(v) == 0 && v == s).then_some(()),
+                    |(), _| Some(Priority::DEFER),
+                )?;
+                let first: Vec<u32> = runs.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                let left = run.active_vertices();
+                // A later flow from what is left runs it.
+                let seeds: Vec<(VertexId, Priority)> =
+                    left.iter().map(|&v| (v, Priority::FIRST)).collect();
+                run.flow(
+                    &Flow::default(),
+                    Seeds::List(&seeds),
+                    |v| {
+                        count(v);
+                        None::<()>
+                    },
+                    |(), _| None,
+                )?;
+                let total: Vec<u32> = runs.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+                Ok((first, total, left, run.active_vertices()))
+            })
+            .unwrap();
+        assert_eq!(first[s as usize], 1, "{cfg:?}");
+        assert!(!left.is_empty(), "no neighbour was left waiting: {cfg:?}");
+        assert!(after.is_empty(), "{cfg:?}");
+        for &u in &nbrs {
+            let i = u as usize;
+            // Each ran once: in the first flow if its list is in the
+            // index or its block was read for the source's list,
+            // otherwise in the second.
+            assert_eq!(total[i], 1, "vertex {u}, {cfg:?}");
+            let with_source = block(u).is_none_or(|b| (lo..=hi).contains(&b));
+            if first[i] == 1 {
+                assert!(with_source, "vertex {u} ran without its block, {cfg:?}");
+            } else {
+                assert!(left.contains(&u), "vertex {u} was lost, {cfg:?}");
+            }
+            if block(u).is_none() {
+                assert_eq!(first[i], 1, "index vertex {u} waited, {cfg:?}");
+            }
+        }
+        let others = (0..n).filter(|&v| v != s as usize && !nbrs.contains(&(v as VertexId)));
+        for v in others {
+            assert_eq!(total[v], 0, "vertex {v}, {cfg:?}");
+        }
+    }
+}
+
+#[test]
+fn label_correcting_bfs_matches_serial_bfs_in_every_setting() {
+    for t in [
+        testkit::rmat(10, 8, 3, true),
+        testkit::star(3000),
+        testkit::grid(30, 40),
+    ] {
+        let csr = crate::algo::reference::Csr::load(&t.graph, Direction::Out).unwrap();
+        let want = csr.bfs_depths(0);
+        for cfg in testkit::configs() {
+            let e = AsyncEngine::open(Arc::clone(&t.graph), cfg.clone()).unwrap();
+            assert_eq!(depths(&e, 0, false), want, "{cfg:?}");
+            assert_eq!(depths(&e, 0, true), want, "runs, {cfg:?}");
+        }
+    }
+}

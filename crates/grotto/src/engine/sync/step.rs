@@ -1,0 +1,303 @@
+//! The workers of one synchronous step: claiming frontier units, the
+//! vertex-mode worker (each active vertex fetches its blocks), and the two
+//! block-mode passes (plan the blocks a level needs, then read each once
+//! and visit every active vertex in it).
+
+use super::super::frontier::{AtomicBitmap, Frontier, GRAB_UNITS};
+use super::super::{Edges, Next};
+use crate::cache::{BlockKey, CacheReader};
+use crate::error::{Error, Result};
+use crate::store::blockmap::{block_span, BlockMap};
+use crate::store::{Adjacency, Graph};
+use crate::VertexId;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// What one worker produced in a step.
+#[derive(Default)]
+pub(super) struct Local {
+    pub(super) next: Vec<VertexId>,
+    /// Activations made with [`Next::activate_new`] (no bit set).
+    pub(super) fresh: Vec<VertexId>,
+    pub(super) visits: u64,
+    pub(super) edges: u64,
+}
+
+/// Everything a worker of one step reads.
+pub(super) struct StepCtx<'s, F> {
+    pub(super) graph: &'s Graph,
+    pub(super) adj: &'s Adjacency,
+    pub(super) frontier: &'s Frontier,
+    pub(super) cur_bits: &'s AtomicBitmap,
+    pub(super) next_bits: &'s AtomicBitmap,
+    pub(super) visit: &'s F,
+    /// Block mode: decides whether a vertex outside the frontier whose
+    /// whole list is in a block just loaded is visited too.
+    pub(super) eager: Option<&'s (dyn Fn(VertexId) -> bool + Sync)>,
+    pub(super) base: u64,
+    pub(super) cursor: AtomicUsize,
+    pub(super) abort: AtomicBool,
+}
+
+impl<F> StepCtx<'_, F>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    /// Claims the next run of frontier units; false when none is left.
+    fn claim(&self, out: &mut Vec<VertexId>) -> bool {
+        out.clear();
+        if self.abort.load(Ordering::Relaxed) {
+            return false;
+        }
+        let units = self.frontier.units();
+        let lo = self.cursor.fetch_add(GRAB_UNITS, Ordering::Relaxed);
+        if lo >= units {
+            return false;
+        }
+        self.frontier
+            .vertices(lo, (lo + GRAB_UNITS).min(units), out);
+        true
+    }
+
+    fn member(&self, v: VertexId) -> bool {
+        match self.frontier {
+            Frontier::All(_) => true,
+            Frontier::Dense(bits, _) => bits.contains(v as u64),
+            Frontier::Sparse(_) => self.cur_bits.contains(v as u64),
+        }
+    }
+
+    fn call(&self, v: VertexId, ids: &[VertexId], first: u64, degree: u64, local: &mut Local) {
+        local.visits += 1;
+        local.edges += ids.len() as u64;
+        let mut next = Next {
+            bits: self.next_bits,
+            list: &mut local.next,
+            fresh: &mut local.fresh,
+        };
+        (self.visit)(v, Edges { ids, first, degree }, &mut next);
+    }
+
+    /// Visits `v` if its list is kept in the index; true if it was.
+    fn inline(&self, v: VertexId, local: &mut Local) -> Result<bool> {
+        let Some(list) = self.adj.inline_list(v) else {
+            return Ok(false);
+        };
+        let ids = list.ids();
+        self.graph.check_list(v, ids)?;
+        self.call(v, ids, 0, ids.len() as u64, local);
+        Ok(true)
+    }
+
+    /// Whether `v`'s whole list is in block `b`.
+    fn whole_list_in(&self, v: VertexId, b: u64) -> bool {
+        self.adj.block_range(v) == Some((b, b))
+    }
+
+    /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
+    fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
+        let Some(piece) = self.adj.list_in_block(v, b, bytes) else {
+            return Ok(());
+        };
+        self.graph.check_list(v, piece.ids)?;
+        self.call(v, piece.ids, piece.first, piece.degree, local);
+        Ok(())
+    }
+}
+
+/// Vertex mode: each active vertex fetches its own blocks.
+pub(super) fn vertex_worker<F>(reader: &mut CacheReader<'_>, ctx: &StepCtx<'_, F>) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let local = RefCell::new(Local::default());
+    let pending = RefCell::new(Pending::default());
+    let failed: RefCell<Option<Error>> = RefCell::new(None);
+    let mut batch = Vec::new();
+    let mut at = 0;
+    let mut queue: VecDeque<BlockKey> = VecDeque::new();
+    let keys = std::iter::from_fn(|| loop {
+        if let Some(k) = queue.pop_front() {
+            return Some(k);
+        }
+        if at >= batch.len() {
+            at = 0;
+            if !ctx.claim(&mut batch) {
+                return None;
+            }
+            continue;
+        }
+        let v = batch[at];
+        at += 1;
+        match ctx.inline(v, &mut local.borrow_mut()) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(e) => {
+                ctx.abort.store(true, Ordering::Relaxed);
+                failed.borrow_mut().get_or_insert(e);
+                return None;
+            }
+        }
+        if let Some((slot, degree)) = ctx.adj.disk_span(v) {
+            let (a, b) = block_span(slot, degree);
+            for blk in a..=b {
+                let k = BlockKey(ctx.base + blk);
+                pending.borrow_mut().push(k.0, v);
+                queue.push_back(k);
+            }
+        }
+    });
+    let r = reader.fetch_iter(keys, |pin| {
+        let key = pin.key();
+        let v = pending.borrow_mut().pop(key).ok_or_else(|| {
+            Error::Invalid(format!(
+                "block key {key} arrived but no vertex asked for it"
+            ))
+        })?;
+        ctx.deliver(v, key - ctx.base, pin.bytes(), &mut local.borrow_mut())
+    });
+    if let Err(e) = r {
+        ctx.abort.store(true, Ordering::Relaxed);
+        return Err(e);
+    }
+    if let Some(e) = failed.into_inner() {
+        return Err(e);
+    }
+    Ok(local.into_inner())
+}
+
+/// Block mode, pass 1: visit inline lists, record membership of a sparse
+/// frontier, mark the blocks the frontier needs.
+pub(super) fn plan_worker<F>(ctx: &StepCtx<'_, F>, need: &AtomicBitmap) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let mut local = Local::default();
+    let mut batch = Vec::new();
+    let sweep = matches!(ctx.frontier, Frontier::All(_));
+    let sparse = matches!(ctx.frontier, Frontier::Sparse(_));
+    while ctx.claim(&mut batch) {
+        for &v in &batch {
+            if ctx.inline(v, &mut local)? || sweep {
+                continue;
+            }
+            if let Some((slot, degree)) = ctx.adj.disk_span(v) {
+                if sparse {
+                    ctx.cur_bits.insert(v as u64);
+                }
+                let (a, b) = block_span(slot, degree);
+                for blk in a..=b {
+                    need.insert(blk);
+                }
+            }
+        }
+    }
+    Ok(local)
+}
+
+/// Block mode, pass 2: read each needed block once and visit every active
+/// vertex with neighbours in it.
+pub(super) fn block_worker<F>(
+    reader: &mut CacheReader<'_>,
+    ctx: &StepCtx<'_, F>,
+    map: &BlockMap,
+    blocks: &[u64],
+) -> Result<Local>
+where
+    F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+{
+    let mut local = Local::default();
+    let mut mine: &[u64] = &[];
+    let keys = std::iter::from_fn(|| loop {
+        if let Some((&b, rest)) = mine.split_first() {
+            mine = rest;
+            return Some(BlockKey(ctx.base + b));
+        }
+        if ctx.abort.load(Ordering::Relaxed) {
+            return None;
+        }
+        let lo = ctx.cursor.fetch_add(GRAB_UNITS, Ordering::Relaxed);
+        if lo >= blocks.len() {
+            return None;
+        }
+        mine = &blocks[lo..(lo + GRAB_UNITS).min(blocks.len())];
+    });
+    let r = reader.fetch_iter(keys, |pin| {
+        let b = pin.key() - ctx.base;
+        for &v in map.vertices(b) {
+            if ctx.member(v) {
+                ctx.deliver(v, b, pin.bytes(), &mut local)?;
+            } else if let Some(eager) = ctx.eager {
+                if ctx.whole_list_in(v, b) && eager(v) {
+                    ctx.deliver(v, b, pin.bytes(), &mut local)?;
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = r {
+        ctx.abort.store(true, Ordering::Relaxed);
+        return Err(e);
+    }
+    Ok(local)
+}
+
+/// Vertices waiting for each block key (vertex mode): a multimap as an
+/// intrusive list per key, so a step allocates nothing per request.
+#[derive(Default)]
+struct Pending {
+    heads: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    nodes: Vec<(VertexId, u32)>,
+    free: Vec<u32>,
+}
+
+const NIL: u32 = u32::MAX;
+
+impl Pending {
+    fn push(&mut self, key: u64, v: VertexId) {
+        let next = self.heads.get(&key).copied().unwrap_or(NIL);
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = (v, next);
+                i
+            }
+            None => {
+                self.nodes.push((v, next));
+                (self.nodes.len() - 1) as u32
+            }
+        };
+        self.heads.insert(key, i);
+    }
+
+    fn pop(&mut self, key: u64) -> Option<VertexId> {
+        let i = *self.heads.get(&key)?;
+        let (v, next) = self.nodes[i as usize];
+        if next == NIL {
+            self.heads.remove(&key);
+        } else {
+            self.heads.insert(key, next);
+        }
+        self.free.push(i);
+        Some(v)
+    }
+}
+
+/// A multiplicative hash for dense integer keys.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (x ^ (x >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
