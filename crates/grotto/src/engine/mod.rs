@@ -65,6 +65,23 @@
 //! atomics; a vertex's list may arrive in several pieces (a list longer
 //! than one block, in block mode), each a separate call whose
 //! [`Edges::first`] says where the piece starts in the whole list.
+//!
+//! # Where things are
+//!
+//! * [`session`]: what both engines share: [`Session`] (the graph, its
+//!   file opened for block I/O, the settings; a run's pool, readers and
+//!   metrics), [`RunBase`] (what a run of either engine offers every
+//!   algorithm) and [`Engine`] (either engine, for front ends).
+//! * [`sync`]: the synchronous engine and [`Run`]; its step workers in
+//!   `sync/step.rs`.
+//! * [`async_engine`]: the asynchronous engine and [`AsyncRun`]; the
+//!   types its algorithms see in `flow.rs`, the executor in `pass.rs`;
+//!   [`schedule`] holds its block states and priority queue.
+//! * [`frontier`], [`metrics`]: frontiers and bitmaps, run measurements.
+//!
+//! Neither engine decodes the file format: lists come from
+//! [`crate::store::Adjacency`] (`inline_list`, `list_in_block`), and
+//! neither knows any algorithm.
 
 pub mod async_engine;
 pub mod frontier;
@@ -72,7 +89,7 @@ mod local;
 pub mod metrics;
 pub(crate) mod par;
 pub mod schedule;
-mod session;
+pub mod session;
 pub mod sync;
 
 pub use async_engine::{Activate, AsyncEngine, AsyncRun, Edge, Flow, Neighbours, Seeds};

@@ -19,7 +19,7 @@ pub struct Edge {
 }
 
 /// A run of one vertex's neighbours handed to the `spread` function of
-/// [`AsyncRun::flow_runs`]: the part of the list held by one block (or
+/// [`AsyncRun::flow_runs`](super::AsyncRun::flow_runs): the part of the list held by one block (or
 /// the whole list, when it is short).
 #[derive(Clone, Copy, Debug)]
 pub struct Neighbours<'a> {
@@ -31,7 +31,7 @@ pub struct Neighbours<'a> {
     pub weights: Option<&'a [f32]>,
 }
 
-/// Where the `spread` function of [`AsyncRun::flow_runs`] activates the
+/// Where the `spread` function of [`AsyncRun::flow_runs`](super::AsyncRun::flow_runs) activates the
 /// neighbours it changed.
 pub struct Activate<'a> {
     sink: &'a mut dyn FnMut(VertexId, Priority),
@@ -47,8 +47,8 @@ impl Activate<'_> {
 }
 
 /// How a message travels along a run of neighbours: edge by edge (the
-/// `propagate` of [`AsyncRun::flow`]) or a run at once
-/// ([`AsyncRun::flow_runs`]).
+/// `propagate` of [`AsyncRun::flow`](super::AsyncRun::flow)) or a run at once
+/// ([`AsyncRun::flow_runs`](super::AsyncRun::flow_runs)).
 pub(super) trait Spread<M>: Sync {
     fn spread(&self, msg: M, run: Neighbours<'_>, activate: &mut impl FnMut(VertexId, Priority));
 }

@@ -13,10 +13,10 @@
 //! priority, activates it). The pass ends when no vertex is active and no
 //! read is in flight.
 //!
-//! Every executor thread owns a [`CacheReader`] (io_uring when available)
+//! Every executor thread owns a [`CacheReader`](crate::cache::CacheReader) (io_uring when available)
 //! with its share of the concurrency. It loops: process a batch of active
 //! vertices whose lists live in the index (no I/O), then one
-//! [`CacheReader::pump`] round that claims the best queued blocks while
+//! [`CacheReader::pump`](crate::cache::CacheReader::pump) round that claims the best queued blocks while
 //! it has room for reads (hits are processed at once, adjacent misses
 //! merge into one request) and processes every block whose read has
 //! landed. It blocks on its own reads only when a round moved nothing,

@@ -3,7 +3,7 @@
 //!
 //! # How a step runs
 //!
-//! Each I/O worker thread owns a [`CacheReader`] with its share of the
+//! Each I/O worker thread owns a [`CacheReader`](crate::cache::CacheReader) with its share of the
 //! concurrency as depth, created once per run. Workers claim frontier
 //! units (or blocks) from a shared atomic cursor, `GRAB_UNITS` at a time,
 //! and feed the keys they need to their reader as an iterator: the reader
@@ -21,7 +21,7 @@
 //!   active vertex has neighbours in; the marked blocks are then fetched
 //!   in increasing order (so adjacent ones merge into one request) and,
 //!   when a block arrives, every active vertex with neighbours in it is
-//!   visited from that one copy ([`BlockMap`]). Each block is read at most
+//!   visited from that one copy ([`BlockMap`](crate::store::blockmap::BlockMap)). Each block is read at most
 //!   once per level whatever the cache size; a cached block is a hit.
 //!   Levels alternate between increasing and decreasing block order, so
 //!   the blocks read last in one level, which the pool still holds, are
