@@ -64,16 +64,18 @@ impl UringBackend {
     /// read through that pointer here.
     unsafe fn entry(op: &RawOp) -> squeue::Entry {
         let fd = types::Fixed(0);
-        // SAFETY of the raw reads below: the caller guarantees the iovec
-        // array is valid for `iovcnt` entries.
         let e = match (op.kind, op.iovcnt, op.fixed) {
             (OpKind::Read, 1, Some(idx)) => {
+                // SAFETY: in this arm iovcnt is 1, and the caller
+                // guarantees `op.iov` points to that one valid iovec.
                 let v = unsafe { *op.iov };
                 opcode::ReadFixed::new(fd, v.iov_base.cast(), v.iov_len as u32, idx)
                     .offset(op.offset)
                     .build()
             }
             (OpKind::Read, 1, None) => {
+                // SAFETY: in this arm iovcnt is 1, and the caller
+                // guarantees `op.iov` points to that one valid iovec.
                 let v = unsafe { *op.iov };
                 opcode::Read::new(fd, v.iov_base.cast(), v.iov_len as u32)
                     .offset(op.offset)
@@ -81,12 +83,16 @@ impl UringBackend {
             }
             (OpKind::Read, n, _) => opcode::Readv::new(fd, op.iov, n).offset(op.offset).build(),
             (OpKind::Write, 1, Some(idx)) => {
+                // SAFETY: in this arm iovcnt is 1, and the caller
+                // guarantees `op.iov` points to that one valid iovec.
                 let v = unsafe { *op.iov };
                 opcode::WriteFixed::new(fd, v.iov_base.cast(), v.iov_len as u32, idx)
                     .offset(op.offset)
                     .build()
             }
             (OpKind::Write, 1, None) => {
+                // SAFETY: in this arm iovcnt is 1, and the caller
+                // guarantees `op.iov` points to that one valid iovec.
                 let v = unsafe { *op.iov };
                 opcode::Write::new(fd, v.iov_base.cast(), v.iov_len as u32)
                     .offset(op.offset)
