@@ -48,8 +48,8 @@ impl EdgeGenerator for AsSource<'_> {
     fn edges(&self) -> u64 {
         self.0.edges()
     }
-    fn vertex_count(&self) -> u64 {
-        self.0.vertices()
+    fn vertex_count(&self) -> Option<u64> {
+        Some(self.0.vertices())
     }
     fn describe(&self) -> String {
         self.0.describe()

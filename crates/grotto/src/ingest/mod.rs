@@ -19,6 +19,7 @@
 //! refused before work, the memory floor), [`sniff`] (format detection),
 //! [`parse`], [`source`], [`records`], [`build`] and [`ids`].
 
+pub mod arrays;
 pub mod build;
 pub mod checks;
 mod external;
@@ -261,9 +262,16 @@ pub fn convert_from(
                 )
             }
             Source::Generated(g) => {
+                let weighted = !opts.ignore_weights && opts.weighted.unwrap_or(g.weighted());
+                if weighted && !g.weighted() {
+                    return Err(Error::Invalid(format!(
+                        "weighted output was asked for, and {} has no weights",
+                        g.describe()
+                    )));
+                }
                 let spec = ParseSpec {
                     format: Format::EdgeList,
-                    weighted: false,
+                    weighted,
                     ignore_weights: false,
                     mtx: None,
                     skip_invalid: false,
@@ -271,7 +279,7 @@ pub fn convert_from(
                 (
                     spec,
                     0,
-                    Some(g.vertex_count()),
+                    g.vertex_count(),
                     0,
                     None,
                     None,

@@ -191,8 +191,15 @@ pub trait EdgeGenerator: Sync {
     fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool;
     /// Exact number of edges emitted over all chunks.
     fn edges(&self) -> u64;
-    /// Vertices the graph has even if isolated (ids `0..n`).
-    fn vertex_count(&self) -> u64;
+    /// Vertices the graph has even if isolated (ids `0..n`); `None` when
+    /// the edges alone decide, as for a text edge list (ids may then be
+    /// compacted, see [`IdMode`]).
+    fn vertex_count(&self) -> Option<u64>;
+    /// Whether [`EdgeGenerator::emit`] gives edge weights (default: no,
+    /// every weight is 1).
+    fn weighted(&self) -> bool {
+        false
+    }
     /// A short description for reports.
     fn describe(&self) -> String;
 }
