@@ -113,6 +113,9 @@ pub enum Error {
     /// A request that does not make sense for this graph or these options.
     #[error("{0}")]
     Invalid(String),
+    /// The work stopped at a stop request ([`crate::interrupt`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// Input bytes as text that is safe to print in a terminal: printable

@@ -70,6 +70,7 @@ pub mod error;
 pub mod export;
 pub mod gen;
 pub mod ingest;
+pub mod interrupt;
 pub mod io;
 pub mod metrics;
 pub mod rng;

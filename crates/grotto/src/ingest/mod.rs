@@ -106,7 +106,10 @@ impl Plan<'_> {
                                 let mut sink = make();
                                 loop {
                                     let c = next.fetch_add(1, Ordering::Relaxed);
-                                    if c >= g.chunks() || stopped.load(Ordering::Relaxed) {
+                                    if c >= g.chunks()
+                                        || stopped.load(Ordering::Relaxed)
+                                        || crate::interrupt::requested()
+                                    {
                                         break;
                                     }
                                     if !g.emit(c, &mut sink) {
@@ -127,6 +130,7 @@ impl Plan<'_> {
                         Err(p) => std::panic::resume_unwind(p),
                     }
                 }
+                crate::interrupt::check()?;
                 let edges = g.edges();
                 Ok((
                     out,

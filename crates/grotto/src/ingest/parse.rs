@@ -546,6 +546,10 @@ pub fn parse_file<S: EdgeSink>(
             if stop.load(Ordering::Relaxed) != u64::MAX {
                 break;
             }
+            if crate::interrupt::requested() {
+                read_error = Some(crate::Error::Interrupted);
+                break;
+            }
             let mut buf = free
                 .lock()
                 .ok()

@@ -339,6 +339,8 @@ impl GraphWriter {
             .file()
             .write_all_at(&header.encode(), 0)
             .map_err(|e| Error::io(&self.target, "write header", e))?;
+        // An interrupted conversion never replaces the target.
+        crate::interrupt::check()?;
         self.tmp.commit()
     }
 }

@@ -12,7 +12,7 @@ use super::super::schedule::{
 use super::super::session::Tally;
 use super::flow::{Neighbours, Seeds, Spread};
 use crate::cache::{BlockKey, CacheReader, Pinned};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::blockmap::{block_span, BlockMap};
 use crate::store::format::SLOTS_PER_BLOCK;
 use crate::store::{Adjacency, Graph};
@@ -472,6 +472,10 @@ where
         loop {
             if self.abort.load(Ordering::Relaxed) {
                 return Ok(());
+            }
+            if crate::interrupt::requested() {
+                self.fail();
+                return Err(Error::Interrupted);
             }
             if x.local.is_empty() {
                 self.claim_seeds(x);

@@ -42,7 +42,7 @@ use super::frontier::{merge_sorted, AtomicBitmap, Frontier, DENSE_DIVISOR};
 use super::par::fan_out;
 use super::session::{dir_index, split_errors, RunBase, Session};
 use super::{Edges, EngineConfig, Mode, Next, RunMetrics};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -182,6 +182,7 @@ impl Run<'_> {
     where
         F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
     {
+        crate::interrupt::check()?;
         let adj = self.base.graph.adjacency(dir)?;
         self.base.tally.steps += 1;
         if frontier.is_empty() {
@@ -238,7 +239,12 @@ impl Run<'_> {
                 results
             }
         };
-        let (locals, first_err) = split_errors(results);
+        let (locals, mut first_err) = split_errors(results);
+        if first_err.is_none() && crate::interrupt::requested() {
+            // Workers stopped claiming at the request: the level is not
+            // whole, so it must not be taken for one.
+            first_err = Some(Error::Interrupted);
+        }
         if let Some(e) = first_err {
             // Leave no activation behind for the next step.
             for l in &locals {

@@ -48,7 +48,7 @@ where
     /// Claims the next run of frontier units; false when none is left.
     fn claim(&self, out: &mut Vec<VertexId>) -> bool {
         out.clear();
-        if self.abort.load(Ordering::Relaxed) {
+        if self.abort.load(Ordering::Relaxed) || crate::interrupt::requested() {
             return false;
         }
         let units = self.frontier.units();
@@ -215,7 +215,7 @@ where
             mine = rest;
             return Some(BlockKey(ctx.base + b));
         }
-        if ctx.abort.load(Ordering::Relaxed) {
+        if ctx.abort.load(Ordering::Relaxed) || crate::interrupt::requested() {
             return None;
         }
         let lo = ctx.cursor.fetch_add(GRAB_UNITS, Ordering::Relaxed);
