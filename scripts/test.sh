@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs grotto's whole test suite: Rust unit, property and CLI tests, then
-# the reference checks against networkx, scipy and igraph (installed into .venv).
+# the Python package and the reference checks against networkx, scipy and
+# igraph (all installed into .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,5 +17,8 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy igraph pytest
+.venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy igraph pytest pandas pyarrow
+# The Python package, built from this checkout (maturin, one abi3 wheel)
+# and installed into .venv, so tests/python drives it as a user would.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check ./crates/grotto-py
 GROTTO_BIN="$PWD/target/release/grotto" .venv/bin/python -m pytest -q tests/python

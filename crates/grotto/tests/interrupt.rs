@@ -20,7 +20,13 @@ fn a_stop_request_ends_runs_and_conversions_without_output() {
         undirected: true,
         ..Default::default()
     };
-    convert_from(&Source::Generated(&AsSource(&grid)), &path, &opts, &NoProgress).unwrap();
+    convert_from(
+        &Source::Generated(&AsSource(&grid)),
+        &path,
+        &opts,
+        &NoProgress,
+    )
+    .unwrap();
     let g = Arc::new(Graph::open(&path).unwrap());
     let bfs = registry::find("bfs").unwrap();
     let mut p = Params::new(bfs.params());
@@ -34,7 +40,12 @@ fn a_stop_request_ends_runs_and_conversions_without_output() {
         assert!(matches!(r, Err(Error::Interrupted)), "{kind:?}");
     }
     let other = dir.path().join("other.grotto");
-    let r = convert_from(&Source::Generated(&AsSource(&grid)), &other, &opts, &NoProgress);
+    let r = convert_from(
+        &Source::Generated(&AsSource(&grid)),
+        &other,
+        &opts,
+        &NoProgress,
+    );
     assert!(matches!(r, Err(Error::Interrupted)));
     assert!(!other.exists());
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -51,5 +62,11 @@ fn a_stop_request_ends_runs_and_conversions_without_output() {
         assert_eq!(o.verdict, Some(Ok(())));
         assert_eq!(o.summary["reached"], 3600);
     }
-    convert_from(&Source::Generated(&AsSource(&grid)), &other, &opts, &NoProgress).unwrap();
+    convert_from(
+        &Source::Generated(&AsSource(&grid)),
+        &other,
+        &opts,
+        &NoProgress,
+    )
+    .unwrap();
 }

@@ -114,7 +114,7 @@ mod tests {
             l.sort_by(|a, b| a.partial_cmp(b).unwrap());
             out.push((g.original_id(v), l));
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.sort_by_key(|a| a.0);
         out
     }
 

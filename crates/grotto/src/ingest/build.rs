@@ -346,6 +346,7 @@ impl AdjBuilder {
     /// Places and copies the lists of `cells` (consecutive, in order), then
     /// writes out every block that no later list can enter.
     pub fn add(&mut self, w: &mut GraphWriter, cells: &[LocalCsr]) -> Result<()> {
+        crate::interrupt::check()?;
         let cap = SLOTS_PER_BLOCK as u64;
         // Plan: sequential, degrees only.
         let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();

@@ -90,6 +90,7 @@ impl BuildCtx<'_> {
             }
             units
         };
+        crate::interrupt::check()?;
         let mut w = self.writer()?;
         let tb = Instant::now();
         self.progress.stage("build", None);

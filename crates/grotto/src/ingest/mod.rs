@@ -280,16 +280,7 @@ pub fn convert_from(
                     mtx: None,
                     skip_invalid: false,
                 };
-                (
-                    spec,
-                    0,
-                    g.vertex_count(),
-                    0,
-                    None,
-                    None,
-                    false,
-                    g.edges(),
-                )
+                (spec, 0, g.vertex_count(), 0, None, None, false, g.edges())
             }
         };
     undirected |= opts.undirected;

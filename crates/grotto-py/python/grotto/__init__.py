@@ -1,0 +1,445 @@
+"""grotto: out-of-core graph analytics, from Python.
+
+A graph lives in a ``.grotto`` file: vertex state is kept in memory while
+the edges stay on disk in 4 KiB blocks, read with as much concurrency as
+the device serves. Three steps::
+
+    import grotto
+    grotto.convert(df, "g.grotto", undirected=True)   # pandas, Arrow, NumPy or a text file
+    g = grotto.open("g.grotto")
+    ranks = g.pagerank().to_pandas()                   # columns id, score
+
+Every algorithm of ``grotto run`` is a method of :class:`Graph` with the
+command line's options as keyword arguments, and :func:`algorithms` lists
+them. Results are in your vertex ids. Runs and conversions release the
+interpreter (other threads go on), stop at Ctrl-C with ``KeyboardInterrupt``
+and leave no partial file. Errors are :class:`Error` subclasses carrying
+grotto's message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _grotto
+from ._grotto import CorruptGraphError, Error, InputError, IoError, VerifyError
+
+__version__ = _grotto.__version__
+
+__all__ = [
+    "Graph",
+    "Result",
+    "open",
+    "convert",
+    "algorithms",
+    "Error",
+    "InputError",
+    "CorruptGraphError",
+    "IoError",
+    "VerifyError",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def algorithms() -> List[Dict[str, Any]]:
+    """Every algorithm: ``name``, ``about``, whether the ``sync`` and
+    ``async`` engines run it, and its ``params`` as (name, kind, default,
+    required, help) tuples. The same list ``grotto run --help`` shows."""
+    return list(_grotto.algorithms())
+
+
+class Result:
+    """One run's output: per-vertex columns in your ids, a summary, the
+    config it ran with and the run's measurements.
+
+    ``result["pagerank"]`` is a column as a NumPy array; ``to_arrow()``,
+    ``to_pandas()`` and ``to_numpy()`` give the whole table, whose first
+    column, ``id``, holds your vertex ids.
+    """
+
+    def __init__(self, name: str, raw: Dict[str, Any]):
+        self.algorithm = name
+        self.columns: Dict[str, np.ndarray] = {
+            ("id" if col == "vertex" else col): values for col, values in raw["columns"]
+        }
+        self.summary: Dict[str, Any] = json.loads(raw["summary"])
+        self.config: Dict[str, Any] = json.loads(raw["config"])
+        self.metrics: Dict[str, Any] = json.loads(raw["metrics"])
+        self.engine: str = raw["engine"]
+        self.verified: Optional[bool] = raw["verified"]
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self.columns[column]
+
+    def __len__(self) -> int:
+        return len(self.columns["id"])
+
+    def __repr__(self) -> str:
+        cols = ", ".join(self.columns)
+        return f"<grotto.Result {self.algorithm}: {len(self)} rows ({cols}); summary {self.summary}>"
+
+    def to_numpy(self) -> Dict[str, np.ndarray]:
+        """The columns as NumPy arrays (no copy)."""
+        return dict(self.columns)
+
+    def to_arrow(self):
+        """The table as a ``pyarrow.Table`` (needs pyarrow)."""
+        try:
+            import pyarrow as pa
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_arrow() needs pyarrow: pip install pyarrow") from e
+        return pa.table(self.columns)
+
+    def to_pandas(self):
+        """The table as a ``pandas.DataFrame`` (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+        return pd.DataFrame(self.columns, copy=False)
+
+
+class Graph:
+    """A graph file opened for reading and running algorithms (see
+    :func:`open`). Vertex ids are yours throughout."""
+
+    def __init__(self, native: Any):
+        self._g = native
+
+    @property
+    def num_vertices(self) -> int:
+        """Vertices."""
+        return self._g.num_vertices
+
+    @property
+    def num_edges(self) -> int:
+        """Edges as stored; an undirected edge counts once."""
+        return self._g.num_edges
+
+    @property
+    def directed(self) -> bool:
+        """Whether edges have a direction."""
+        return self._g.directed
+
+    @property
+    def weighted(self) -> bool:
+        """Whether edges carry weights."""
+        return self._g.weighted
+
+    @property
+    def path(self) -> str:
+        """The file."""
+        return str(self._g.path)
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        w = ", weighted" if self.weighted else ""
+        return f"<grotto.Graph {self.path}: {self.num_vertices} vertices, {self.num_edges} edges, {kind}{w}>"
+
+    def info(self) -> Dict[str, Any]:
+        """What ``grotto info --json`` says about the file."""
+        return json.loads(self._g.info_json())
+
+    def degree(self, ids: Union[int, Iterable[int]]) -> Union[int, np.ndarray]:
+        """Out-degree of one vertex, or of each of an array of vertices."""
+        if isinstance(ids, (int, np.integer)):
+            return int(self._g.degree(np.array([ids], dtype=np.uint64))[0])
+        return self._g.degree(_ids(np.asarray(ids), "ids"))
+
+    def neighbors(self, v: int, weights: bool = False):
+        """Out-neighbours of ``v`` (read from disk); with ``weights=True``,
+        also their weights (None on an unweighted graph)."""
+        ids, w = self._g.neighbors(int(v))
+        return (ids, w) if weights else ids
+
+    def run(
+        self,
+        algorithm: str,
+        *,
+        engine: Optional[str] = None,
+        cache: str = "3%",
+        concurrency: Optional[int] = None,
+        threads: Optional[int] = None,
+        io: str = "auto",
+        mode: Optional[str] = None,
+        verify: bool = False,
+        **params: Any,
+    ) -> Result:
+        """Runs ``algorithm`` (a name from :func:`algorithms`) with its
+        parameters as keyword arguments (``max_iterations=50``; None
+        leaves one at its default).
+
+        ``engine``: "sync", "async" or None for the one measured faster;
+        ``cache``: buffer pool size, bytes ("256MiB") or a share of the
+        file ("3%"); ``concurrency``: reads in flight (default: the stored
+        device profile's k_r, else 32); ``threads``: worker threads
+        (default: one per core); ``io``: "auto", "uring", "pread" or
+        "memory"; ``mode``: "block" or "vertex" (sync engine);
+        ``verify``: check the result with a serial verifier and raise
+        :class:`VerifyError` if it is wrong.
+        """
+        pairs = [(k, _text(v)) for k, v in params.items() if v is not None]
+        raw = self._g.run(
+            algorithm,
+            pairs,
+            engine=engine,
+            cache=str(cache),
+            concurrency=concurrency,
+            threads=threads,
+            io=io,
+            mode=mode,
+            verify=verify,
+        )
+        return Result(algorithm, raw)
+
+    def bfs(self, source: Optional[int] = None, *, seed: int = 1, **options: Any) -> Result:
+        """Breadth-first search from ``source`` (default: a seeded random
+        vertex with out-edges): columns ``depth`` and ``parent`` (-1 when
+        unreached)."""
+        return self.run("bfs", source=source, seed=seed, **options)
+
+    def dfs(
+        self,
+        source: Optional[int] = None,
+        *,
+        target: Optional[int] = None,
+        seed: int = 1,
+        split_threshold: int = 32,
+        stacks: Optional[int] = None,
+        **options: Any,
+    ) -> Result:
+        """Pseudo depth-first search by stack splitting (sync engine):
+        columns ``order`` and ``parent``."""
+        return self.run(
+            "dfs", source=source, target=target, seed=seed,
+            split_threshold=split_threshold, stacks=stacks, **options,
+        )
+
+    def wcc(self, **options: Any) -> Result:
+        """Weakly connected components: column ``component``, the smallest
+        vertex id in each component."""
+        return self.run("wcc", **options)
+
+    def pagerank(
+        self,
+        *,
+        damping: float = 0.85,
+        tolerance: float = 1e-6,
+        max_iterations: int = 100,
+        semantics: str = "standard",
+        **options: Any,
+    ) -> Result:
+        """PageRank (networkx's definition with ``semantics="standard"``):
+        column ``score``, summing to 1."""
+        return self.run(
+            "pagerank", damping=damping, tolerance=tolerance,
+            max_iterations=max_iterations, semantics=semantics, **options,
+        )
+
+    def ppr(
+        self,
+        source: Optional[int] = None,
+        *,
+        alpha: float = 0.15,
+        epsilon: float = 1e-9,
+        seed: int = 1,
+        **options: Any,
+    ) -> Result:
+        """Personalized PageRank from ``source`` by forward push (async
+        engine): column ``score``."""
+        return self.run("ppr", source=source, alpha=alpha, epsilon=epsilon, seed=seed, **options)
+
+    def kcore(self, k: int, **options: Any) -> Result:
+        """The k-core (undirected graphs): column ``in_core``."""
+        return self.run("kcore", k=k, **options)
+
+    def coreness(self, **options: Any) -> Result:
+        """Core number of every vertex (undirected graphs): column ``core``."""
+        return self.run("coreness", **options)
+
+    def mis(self, seed: int = 1, **options: Any) -> Result:
+        """A maximal independent set by seeded random ranks (undirected
+        graphs): column ``in_set``."""
+        return self.run("mis", seed=seed, **options)
+
+    def sssp(
+        self,
+        source: Optional[int] = None,
+        *,
+        delta: Optional[float] = None,
+        seed: int = 1,
+        **options: Any,
+    ) -> Result:
+        """Shortest paths on non-negative weights (weighted graphs):
+        columns ``distance`` (inf when unreached) and ``parent``."""
+        return self.run("sssp", source=source, delta=delta, seed=seed, **options)
+
+    def random_walks(
+        self, *, walkers: int = 10_000, steps: int = 10, seed: int = 1, **options: Any
+    ) -> Result:
+        """Visit counts of ``walkers`` random walks of ``steps`` steps:
+        column ``visits``."""
+        return self.run("randomwalk", walkers=walkers, steps=steps, seed=seed, **options)
+
+    def eccentricity(
+        self, source: Optional[int] = None, *, sweeps: int = 1, seed: int = 1, **options: Any
+    ) -> Result:
+        """Eccentricity of ``source``; with ``sweeps=2`` or more also a
+        lower bound on the diameter (summary ``diameter_lower_bound``)."""
+        return self.run("eccentricity", source=source, sweeps=sweeps, seed=seed, **options)
+
+
+def open(path: PathLike) -> Graph:
+    """Opens a ``.grotto`` file; a file that is not one, is truncated or
+    fails its checks raises :class:`CorruptGraphError`."""
+    return Graph(_grotto.open(os.fspath(path)))
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, bool):
+        raise InputError(f"{v!r}: no grotto parameter takes a boolean")
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    return str(v)
+
+
+def _ids(col: Any, name: str) -> np.ndarray:
+    """A column of vertex ids as contiguous uint64, or an InputError."""
+    a = np.asarray(col)
+    if a.ndim != 1:
+        raise InputError(f"column {name!r}: expected one dimension, got shape {a.shape}")
+    if a.dtype.kind in "u":
+        return np.ascontiguousarray(a, dtype=np.uint64)
+    if a.dtype.kind == "i":
+        neg = np.flatnonzero(a < 0)
+        if len(neg):
+            i = int(neg[0])
+            raise InputError(f"column {name!r}: row {i} has id {int(a[i])}; ids must be non-negative integers")
+        return np.ascontiguousarray(a, dtype=np.uint64)
+    if a.dtype.kind == "f":
+        raise InputError(
+            f"column {name!r} holds floats ({a.dtype}); vertex ids must be integers"
+            + (" (a null in an integer column turns it into floats)" if np.isnan(a).any() else "")
+        )
+    if a.dtype.kind == "b":
+        raise InputError(f"column {name!r} holds booleans; vertex ids must be integers")
+    if a.dtype.kind == "O" and any(x is None for x in a[:1000]):
+        raise InputError(f"column {name!r} has nulls; every edge needs both ids")
+    raise InputError(
+        f"column {name!r} holds {a.dtype} values; vertex ids must be non-negative integers"
+    )
+
+
+def _weights(col: Any, name: str) -> np.ndarray:
+    a = np.asarray(col)
+    if a.ndim != 1 or a.dtype.kind not in "iuf":
+        raise InputError(f"column {name!r}: weights must be a one-dimensional numeric column")
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any, str]:
+    """(src, dst, weight or None, description) from a table-like source."""
+    s, d, w = columns
+    mod = type(source).__module__.split(".")[0]
+    if mod == "pyarrow":
+        if hasattr(source, "read_all"):  # a RecordBatchReader
+            source = source.read_all()
+        names = list(source.column_names)
+        for c in (s, d):
+            if c not in names:
+                raise InputError(f"the Arrow table has no column {c!r} (it has {names})")
+        for c in [c for c in (s, d, w) if c in names]:
+            nulls = source.column(c).null_count
+            if nulls:
+                raise InputError(f"column {c!r} has {nulls} nulls; every edge needs both ids (and its weight)")
+        get = lambda c: source.column(c).to_numpy()  # noqa: E731
+        what = f"an Arrow table ({s}, {d}{', ' + w if w in names else ''})"
+        return get(s), get(d), (get(w) if w in names else None), what
+    if mod == "pandas":
+        names = [str(c) for c in source.columns]
+        for c in (s, d):
+            if c not in names:
+                raise InputError(f"the DataFrame has no column {c!r} (it has {names})")
+        for c in [c for c in (s, d, w) if c in names]:
+            nulls = int(source[c].isna().sum())
+            if nulls:
+                raise InputError(f"column {c!r} has {nulls} nulls; every edge needs both ids (and its weight)")
+        get = lambda c: source[c].to_numpy()  # noqa: E731
+        what = f"a pandas DataFrame ({s}, {d}{', ' + w if w in names else ''})"
+        return get(s), get(d), (get(w) if w in names else None), what
+    if isinstance(source, dict):
+        for c in (s, d):
+            if c not in source:
+                raise InputError(f"the dict has no column {c!r} (it has {list(source)})")
+        return source[s], source[d], source.get(w), f"a dict of arrays ({s}, {d})"
+    if isinstance(source, (tuple, list)) and len(source) in (2, 3):
+        return source[0], source[1], (source[2] if len(source) == 3 else None), "arrays (src, dst)"
+    raise InputError(
+        f"cannot convert a {type(source).__name__}: give a file path, a pandas DataFrame, "
+        "a pyarrow Table or RecordBatchReader, a dict of columns, or a (src, dst[, weight]) tuple of arrays"
+    )
+
+
+def convert(
+    source: Any,
+    path: PathLike,
+    *,
+    undirected: bool = False,
+    reverse: bool = False,
+    weighted: Optional[bool] = None,
+    memory: Optional[str] = None,
+    threads: Optional[int] = None,
+    keep_self_loops: bool = False,
+    keep_duplicates: bool = False,
+    ids: str = "auto",
+    vertices: Optional[int] = None,
+    format: Optional[str] = None,
+    columns: Tuple[str, str, str] = ("src", "dst", "weight"),
+) -> Dict[str, Any]:
+    """Builds the graph file ``path`` from ``source`` and returns the
+    conversion report (what ``grotto convert --json`` prints).
+
+    ``source`` is a text file (edge list, adjacency list or Matrix Market,
+    optionally .gz or .zst: every format ``grotto convert`` reads), a
+    pandas DataFrame, a pyarrow Table or RecordBatchReader, a dict of
+    columns, or a ``(src, dst[, weight])`` tuple of arrays. Table columns
+    are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
+    optional ``weight`` by default); ids must be non-negative integers and
+    are kept as yours (sparse or large ones are mapped internally).
+
+    ``undirected``: store each edge both ways; ``reverse``: also store
+    in-edges of a directed graph; ``weighted``: read the weight column of
+    a text file (default: detected); ``memory``: memory budget ("4GiB",
+    default half the available memory); ``ids``: "auto", "dense" or
+    "compact"; ``vertices``: the vertex count, isolated trailing vertices
+    included; ``format``: force a text format ("edgelist", "adjacency",
+    "mtx"). The file appears only when complete; an error leaves none.
+    """
+    out = os.fspath(path)
+    common = dict(
+        undirected=undirected, reverse=reverse, memory=memory, threads=threads,
+        keep_self_loops=keep_self_loops, keep_duplicates=keep_duplicates,
+        ids=ids, vertices=vertices,
+    )
+    if isinstance(source, (str, os.PathLike)):
+        report = _grotto.convert_file(os.fspath(source), out, weighted=weighted, format=format, **common)
+        return json.loads(report)
+    if format is not None:
+        raise InputError("format= applies to text files; tables and arrays need none")
+    src, dst, w, what = _columns(source, columns)
+    if weighted is False:
+        w = None
+    elif weighted and w is None:
+        raise InputError(f"weighted=True, and {what} has no {columns[2]!r} column")
+    s_ids = _ids(src, columns[0])
+    d_ids = _ids(dst, columns[1])
+    if len(s_ids) != len(d_ids):
+        raise InputError(f"{what}: {len(s_ids)} sources but {len(d_ids)} destinations")
+    weights = None if w is None else _weights(w, columns[2])
+    report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, **common)
+    return json.loads(report)

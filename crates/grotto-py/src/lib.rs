@@ -1,0 +1,494 @@
+//! `grotto._grotto`: the native half of the `grotto` Python package.
+//!
+//! It is thin on purpose. Graphs are opened, converted and run through
+//! the library's own entry points; algorithms come from the library's
+//! registry ([`grotto::algo::ALGORITHMS`]), so every algorithm the command
+//! line offers is here too, with the same parameters. Work runs with the
+//! interpreter released (other Python threads go on) on a thread of its
+//! own, while the calling thread checks for Ctrl-C every 100 ms: an
+//! interrupt stops the work at its next step ([`grotto::interrupt`]) and
+//! raises `KeyboardInterrupt`, leaving no partial file. Results come back
+//! as NumPy arrays that own the result's memory (no copy). The Python
+//! half (`python/grotto/__init__.py`) adds the friendly API.
+
+use grotto::algo::output::Values;
+use grotto::algo::registry::{self, EngineKind, Kind, Params};
+use grotto::algo::ALGORITHMS;
+use grotto::cache::CacheSize;
+use grotto::engine::{Engine, EngineConfig, Mode};
+use grotto::ingest::arrays::EdgeArrays;
+use grotto::ingest::{convert_from, ConvertOptions, Format, IdMode, Input, NoProgress, Source};
+use grotto::io::{BackendChoice, IoOptions};
+use grotto::store::{BlockReader, Direction, Graph};
+use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+create_exception!(
+    _grotto,
+    Error,
+    PyException,
+    "Every error grotto raises; its message names the file, line or option."
+);
+create_exception!(
+    _grotto,
+    InputError,
+    Error,
+    "Bad input: a malformed line, a missing column, an unknown vertex or option, an output that may not be written."
+);
+create_exception!(
+    _grotto,
+    CorruptGraphError,
+    Error,
+    "A graph file that is not one, is truncated, or fails its checks."
+);
+create_exception!(
+    _grotto,
+    IoError,
+    Error,
+    "The operating system failed a read or a write."
+);
+create_exception!(
+    _grotto,
+    VerifyError,
+    Error,
+    "A run's verifier (verify=True) found the result wrong."
+);
+
+/// The Python exception for a grotto error.
+fn py_err(e: grotto::Error) -> PyErr {
+    use grotto::Error as E;
+    let msg = e.to_string();
+    match e {
+        E::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        E::NotAGraph { .. } | E::NewerVersion { .. } | E::Truncated { .. } | E::Corrupt { .. } => {
+            CorruptGraphError::new_err(msg)
+        }
+        E::Io { .. } if !e.is_input_error() => IoError::new_err(msg),
+        _ => InputError::new_err(msg),
+    }
+}
+
+fn invalid(msg: String) -> PyErr {
+    InputError::new_err(msg)
+}
+
+/// Runs `work` on a thread of its own with the interpreter released,
+/// checking for Ctrl-C every 100 ms; on an interrupt, asks the work to
+/// stop, waits for it, and raises `KeyboardInterrupt`.
+fn off_thread<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> grotto::Result<T> + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let h = s.spawn(work);
+        loop {
+            let done = py.detach(|| {
+                for _ in 0..10 {
+                    if h.is_finished() {
+                        return true;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                false
+            });
+            if done {
+                break;
+            }
+            if let Err(e) = py.check_signals() {
+                grotto::interrupt::request();
+                let _ = py.detach(|| h.join());
+                grotto::interrupt::clear();
+                return Err(e);
+            }
+        }
+        match h.join() {
+            Ok(r) => r.map_err(py_err),
+            Err(p) => std::panic::resume_unwind(p),
+        }
+    })
+}
+
+fn column<'py>(py: Python<'py>, v: Values) -> Bound<'py, PyAny> {
+    match v {
+        Values::U64(x) => PyArray1::from_vec(py, x).into_any(),
+        Values::I64(x) => PyArray1::from_vec(py, x).into_any(),
+        Values::F64(x) => PyArray1::from_vec(py, x).into_any(),
+    }
+}
+
+/// A vertex's neighbours (user ids) and their weights, if any.
+type Neighbours<'py> = (Bound<'py, PyArray1<u64>>, Option<Bound<'py, PyArray1<f32>>>);
+
+/// A graph file opened for reading and for runs.
+#[pyclass(module = "grotto._grotto", name = "Graph", frozen)]
+struct PyGraph {
+    graph: Arc<Graph>,
+}
+
+#[pymethods]
+impl PyGraph {
+    /// Vertices.
+    #[getter]
+    fn num_vertices(&self) -> u64 {
+        self.graph.vertex_count()
+    }
+
+    /// Edges as stored (an undirected edge counts once).
+    #[getter]
+    fn num_edges(&self) -> u64 {
+        self.graph.edge_count()
+    }
+
+    /// Whether edges have a direction.
+    #[getter]
+    fn directed(&self) -> bool {
+        self.graph.directed()
+    }
+
+    /// Whether edges carry weights.
+    #[getter]
+    fn weighted(&self) -> bool {
+        self.graph.weighted()
+    }
+
+    /// The file's path.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.graph.path().to_path_buf()
+    }
+
+    /// Out-degrees of the vertices `ids` (user ids).
+    fn degree<'py>(
+        &self,
+        py: Python<'py>,
+        ids: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let out = self.graph.out();
+        let mut d = Vec::with_capacity(ids.len());
+        for &id in ids.as_slice()? {
+            let v = self.graph.vertex_of(id).map_err(py_err)?;
+            d.push(out.degree(v));
+        }
+        Ok(PyArray1::from_vec(py, d))
+    }
+
+    /// Out-neighbours of user id `id` (user ids) and their weights (None
+    /// for an unweighted graph), read from disk.
+    fn neighbors<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Neighbours<'py>> {
+        let g = &self.graph;
+        let v = g.vertex_of(id).map_err(py_err)?;
+        let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
+        let (mut ids, mut ws) = (Vec::new(), Vec::new());
+        r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;
+        let users: Vec<u64> = ids.iter().map(|&u| g.original_id(u)).collect();
+        let weights = g.weighted().then(|| PyArray1::from_vec(py, ws));
+        Ok((PyArray1::from_vec(py, users), weights))
+    }
+
+    /// What `grotto info --json` says, as JSON text.
+    fn info_json(&self) -> PyResult<String> {
+        serde_json::to_string(&grotto::store::stats::graph_info(&self.graph))
+            .map_err(|e| invalid(e.to_string()))
+    }
+
+    /// Runs algorithm `name` with `params` (name, text value pairs) and
+    /// returns a dict: `columns` (name, array) pairs, `summary`,
+    /// `config` and `metrics` as JSON text, `engine`.
+    #[pyo3(signature = (name, params, engine=None, cache="3%", concurrency=None, threads=None, io="auto", mode=None, verify=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        params: Vec<(String, String)>,
+        engine: Option<&str>,
+        cache: &str,
+        concurrency: Option<usize>,
+        threads: Option<usize>,
+        io: &str,
+        mode: Option<&str>,
+        verify: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let algo = registry::find(name).ok_or_else(|| {
+            let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name()).collect();
+            invalid(format!(
+                "no algorithm named {name:?}; there are {}",
+                names.join(", ")
+            ))
+        })?;
+        let mut p = Params::new(algo.params());
+        for (k, v) in &params {
+            p.set(&k.replace('_', "-"), v).map_err(py_err)?;
+        }
+        let asked = match engine {
+            None | Some("auto") => None,
+            Some("sync") => Some(EngineKind::Sync),
+            Some("async") => Some(EngineKind::Async),
+            Some(e) => {
+                return Err(invalid(format!(
+                    "engine={e:?}: expected \"sync\", \"async\" or \"auto\""
+                )))
+            }
+        };
+        let plan = algo.plan(asked, &self.graph).map_err(py_err)?;
+        let mode: Option<Mode> = mode
+            .map(|m| {
+                m.parse()
+                    .map_err(|e: String| invalid(format!("mode={m:?}: {e}")))
+            })
+            .transpose()?;
+        if mode.is_some() && plan.engine == EngineKind::Async {
+            return Err(invalid(format!(
+                "mode chooses how the sync engine reads blocks, and {name} runs on the async engine here"
+            )));
+        }
+        let cache: CacheSize = cache.parse().map_err(py_err)?;
+        let backend: BackendChoice = io
+            .parse()
+            .map_err(|e: String| invalid(format!("io={io:?}: {e}")))?;
+        let dir = self
+            .graph
+            .path()
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or(PathBuf::from("."), |d| d.to_path_buf());
+        // The stored device profile, as the command line uses it; a
+        // missing or unreadable one means the defaults.
+        let profile = grotto::io::profile::load_for(&dir).ok().flatten();
+        let cfg = EngineConfig {
+            mode: mode.unwrap_or(Mode::Block),
+            concurrency: concurrency.unwrap_or_else(|| profile.as_ref().map_or(32, |p| p.0.k_r)),
+            threads: threads.unwrap_or_else(|| EngineConfig::default().threads),
+            cache,
+            merge_bytes: profile.as_ref().map_or(128 << 10, |p| p.0.merge_bytes),
+            io: IoOptions {
+                backend,
+                ..IoOptions::default()
+            },
+        };
+        let eng = Engine::open(plan.engine, Arc::clone(&self.graph), cfg).map_err(py_err)?;
+        grotto::metrics::check_memory(
+            eng.cache_bytes(),
+            &format!("the buffer pool (cache={cache})"),
+        )
+        .map_err(py_err)?;
+        let outcome = off_thread(py, || algo.execute(&eng, &plan, &p, verify))?;
+        if let Some(Err(m)) = &outcome.verdict {
+            return Err(VerifyError::new_err(format!("verification failed: {m}")));
+        }
+        let d = PyDict::new(py);
+        let cols = PyList::empty(py);
+        for c in outcome.table.columns {
+            cols.append((c.name, column(py, c.values)))?;
+        }
+        d.set_item("columns", cols)?;
+        d.set_item("summary", outcome.summary.to_string())?;
+        d.set_item("config", outcome.config.to_string())?;
+        let metrics =
+            serde_json::to_string(&outcome.metrics).map_err(|e| invalid(e.to_string()))?;
+        d.set_item("metrics", metrics)?;
+        d.set_item("engine", plan.engine.name())?;
+        d.set_item("rounds", plan.rounds)?;
+        d.set_item("verified", outcome.verdict.map(|v| v.is_ok()))?;
+        Ok(d)
+    }
+}
+
+/// Opens a graph file (checks its header and loads its index).
+#[pyfunction]
+fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
+    let g = off_thread(py, || Graph::open(&path))?;
+    Ok(PyGraph { graph: Arc::new(g) })
+}
+
+/// The conversion options shared by both sources.
+#[allow(clippy::too_many_arguments)]
+fn options(
+    undirected: bool,
+    reverse: bool,
+    weighted: Option<bool>,
+    memory: Option<&str>,
+    threads: Option<usize>,
+    keep_self_loops: bool,
+    keep_duplicates: bool,
+    ids: &str,
+    vertices: Option<u64>,
+) -> PyResult<ConvertOptions> {
+    let memory_bytes = memory
+        .map(|m| grotto::cache::parse_bytes(m).map_err(|e| invalid(format!("memory={m:?}: {e}"))))
+        .transpose()?;
+    let ids = match ids {
+        "auto" => IdMode::Auto,
+        "dense" => IdMode::Dense,
+        "compact" => IdMode::Compact,
+        o => {
+            return Err(invalid(format!(
+                "ids={o:?}: expected \"auto\", \"dense\" or \"compact\""
+            )))
+        }
+    };
+    Ok(ConvertOptions {
+        undirected,
+        reverse,
+        weighted,
+        keep_self_loops,
+        keep_duplicates,
+        ids,
+        memory_bytes,
+        threads: threads.unwrap_or(0),
+        vertices,
+        ..ConvertOptions::default()
+    })
+}
+
+/// Converts a text file (edge list, adjacency list or Matrix Market,
+/// optionally gzip or zstd) into a graph file; returns the report as
+/// JSON text.
+#[pyfunction]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None))]
+#[allow(clippy::too_many_arguments)]
+fn convert_file(
+    py: Python<'_>,
+    input: PathBuf,
+    output: PathBuf,
+    undirected: bool,
+    reverse: bool,
+    weighted: Option<bool>,
+    memory: Option<&str>,
+    threads: Option<usize>,
+    keep_self_loops: bool,
+    keep_duplicates: bool,
+    ids: &str,
+    vertices: Option<u64>,
+    format: Option<&str>,
+) -> PyResult<String> {
+    let mut opts = options(
+        undirected,
+        reverse,
+        weighted,
+        memory,
+        threads,
+        keep_self_loops,
+        keep_duplicates,
+        ids,
+        vertices,
+    )?;
+    opts.format = match format {
+        None => None,
+        Some("edgelist") => Some(Format::EdgeList),
+        Some("adjacency") | Some("adjlist") => Some(Format::AdjList),
+        Some("mtx") => Some(Format::MatrixMarket),
+        Some(f) => {
+            return Err(invalid(format!(
+                "format={f:?}: expected \"edgelist\", \"adjacency\" or \"mtx\""
+            )))
+        }
+    };
+    let input = Input::path(&input);
+    let report = off_thread(py, || {
+        convert_from(&Source::File(&input), &output, &opts, &NoProgress)
+    })?;
+    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
+}
+
+/// Converts edge columns (non-negative 64-bit ids, optional f32 weights)
+/// into a graph file; `what` names the columns in reports and errors.
+/// Returns the report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None))]
+#[allow(clippy::too_many_arguments)]
+fn convert_arrays(
+    py: Python<'_>,
+    src: PyReadonlyArray1<'_, u64>,
+    dst: PyReadonlyArray1<'_, u64>,
+    weight: Option<PyReadonlyArray1<'_, f32>>,
+    output: PathBuf,
+    what: &str,
+    undirected: bool,
+    reverse: bool,
+    memory: Option<&str>,
+    threads: Option<usize>,
+    keep_self_loops: bool,
+    keep_duplicates: bool,
+    ids: &str,
+    vertices: Option<u64>,
+) -> PyResult<String> {
+    let opts = options(
+        undirected,
+        reverse,
+        Some(weight.is_some()),
+        memory,
+        threads,
+        keep_self_loops,
+        keep_duplicates,
+        ids,
+        vertices,
+    )?;
+    let (s, d) = (src.as_slice()?, dst.as_slice()?);
+    let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;
+    let report = off_thread(py, || {
+        convert_from(&Source::Generated(&arrays), &output, &opts, &NoProgress)
+    })?;
+    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
+}
+
+/// Every registered algorithm: name, one line of help, which engines run
+/// it, and its parameters (name, kind, default, required, help).
+#[pyfunction]
+fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for a in ALGORITHMS {
+        let d = PyDict::new(py);
+        d.set_item("name", a.name())?;
+        d.set_item("about", a.about())?;
+        d.set_item(
+            "sync",
+            a.on_sync() != grotto::algo::registry::OnSync::Unsupported,
+        )?;
+        d.set_item("async", a.on_async())?;
+        let ps = PyList::empty(py);
+        for p in a.params() {
+            let kind = match p.kind {
+                Kind::Vertex => "vertex".to_string(),
+                Kind::Int => "int".to_string(),
+                Kind::Float => "float".to_string(),
+                Kind::Choice(w) => format!("choice:{}", w.join("|")),
+            };
+            ps.append((
+                p.name.replace('-', "_"),
+                kind,
+                p.default,
+                p.required,
+                p.help,
+            ))?;
+        }
+        d.set_item("params", ps)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// The native module.
+#[pymodule]
+fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("CorruptGraphError", py.get_type::<CorruptGraphError>())?;
+    m.add("IoError", py.get_type::<IoError>())?;
+    m.add("VerifyError", py.get_type::<VerifyError>())?;
+    m.add_class::<PyGraph>()?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
