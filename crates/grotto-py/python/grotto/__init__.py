@@ -41,6 +41,7 @@ __all__ = [
     "CorruptGraphError",
     "IoError",
     "VerifyError",
+    "from_networkx",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -443,3 +444,11 @@ def convert(
     weights = None if w is None else _weights(w, columns[2])
     report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, **common)
     return json.loads(report)
+
+
+def from_networkx(G: Any, path: PathLike, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Writes networkx graph ``G`` as the grotto file ``path``; see
+    :func:`grotto.nx.from_networkx`."""
+    from .nx import from_networkx as _from_networkx
+
+    return _from_networkx(G, path, weight=weight, **options)

@@ -143,6 +143,25 @@ mod tests {
         assert_eq!(lists(&a), lists(&b));
     }
 
+    /// A given vertex count keeps trailing isolated vertices, as
+    /// `--vertices` does for text.
+    #[test]
+    fn a_vertex_count_keeps_isolated_vertices() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("v.grotto");
+        let opts = ConvertOptions {
+            vertices: Some(10),
+            ..Default::default()
+        };
+        let arrays = EdgeArrays::new(&[0, 1], &[1, 2], None, "test arrays").unwrap();
+        convert_from(&Source::Generated(&arrays), &p, &opts, &NoProgress).unwrap();
+        assert_eq!(Graph::open(&p).unwrap().vertex_count(), 10);
+        let beyond = EdgeArrays::new(&[0, 11], &[1, 2], None, "test arrays").unwrap();
+        let q = dir.path().join("w.grotto");
+        let e = convert_from(&Source::Generated(&beyond), &q, &opts, &NoProgress);
+        assert!(e.is_err() && !q.exists());
+    }
+
     #[test]
     fn unequal_columns_and_bad_weights_are_refused() {
         assert!(EdgeArrays::new(&[1, 2], &[3], None, "t").is_err());

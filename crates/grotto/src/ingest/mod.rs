@@ -280,7 +280,14 @@ pub fn convert_from(
                     mtx: None,
                     skip_invalid: false,
                 };
-                (spec, 0, g.vertex_count(), 0, None, None, false, g.edges())
+                let fixed = match opts.vertices {
+                    Some(v) => {
+                        fixed_from = "the vertex count given".into();
+                        Some(v)
+                    }
+                    None => g.vertex_count(),
+                };
+                (spec, 0, fixed, 0, None, None, false, g.edges())
             }
         };
     undirected |= opts.undirected;

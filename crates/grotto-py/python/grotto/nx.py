@@ -1,0 +1,285 @@
+"""networkx users: :func:`from_networkx`, and a networkx backend.
+
+With the package installed, networkx (3.2 and later) finds the backend
+through its ``networkx.backends`` entry point, so::
+
+    nx.pagerank(G, backend="grotto")
+    nx.connected_components(G, backend="grotto")
+    nx.core_number(G, backend="grotto")
+    nx.bfs_edges(G, source, backend="grotto")
+    nx.single_source_dijkstra_path_length(G, source, backend="grotto")
+
+convert ``G`` into a temporary grotto file (removed when the converted
+graph is garbage collected; ``GROTTO_TMPDIR`` says where, else the
+system's temporary directory) and run there, returning what networkx
+returns. Calls grotto cannot answer the same way (a personalization
+vector, a cutoff, a weight function, a weighted PageRank) are left to
+networkx itself through ``can_run``. Where networkx's answer depends on
+the order it visits neighbours (which parent ``bfs_edges`` reports for a
+vertex with several at the previous depth), grotto gives another answer
+of the same kind: a BFS tree with the same depths.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+import numpy as np
+
+from . import Graph, InputError, convert, open as _open
+
+
+def _edge_arrays(G: Any, weight: Optional[str], default: float = 1.0):
+    """(src, dst, weight or None) of G's edges as arrays, ids being
+    positions in ``nodes``; and the node list."""
+    nodes = list(G.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    m = G.number_of_edges()
+    src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.uint64, count=m)
+    dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.uint64, count=m)
+    w = None
+    if weight is not None:
+        w = np.fromiter(
+            (d.get(weight, default) for _, _, d in G.edges(data=True)), dtype=np.float32, count=m
+        )
+    return src, dst, w, nodes
+
+
+def _check_plain(G: Any) -> None:
+    if G.is_multigraph():
+        raise InputError("grotto stores simple graphs; convert a MultiGraph to a Graph first")
+
+
+def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Writes networkx graph ``G`` as the grotto file ``path`` (undirected
+    unless ``G`` is directed; with ``weight``, that edge attribute as the
+    weights, 1 where an edge has none). Nodes must be non-negative
+    integers, kept as the file's vertex ids. Isolated nodes are kept
+    when every id is below 2^32 - 1 (ids are then dense: ids between the
+    nodes become isolated vertices too); with larger ids they are
+    dropped, as for a text edge list. Returns the conversion report."""
+    _check_plain(G)
+    nodes = list(G.nodes)
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in nodes):
+        raise InputError(
+            "from_networkx needs non-negative integer nodes (string and other node ids are not supported yet); "
+            "relabel with nx.convert_node_labels_to_integers(G, label_attribute='name')"
+        )
+    m = G.number_of_edges()
+    src = np.fromiter((u for u, _ in G.edges()), dtype=np.uint64, count=m)
+    dst = np.fromiter((v for _, v in G.edges()), dtype=np.uint64, count=m)
+    cols = [src, dst]
+    if weight is not None:
+        cols.append(np.fromiter((d.get(weight, 1.0) for _, _, d in G.edges(data=True)), dtype=np.float32, count=m))
+    top = max(nodes, default=0)
+    if top < (1 << 32) - 1:
+        # Dense ids up to the largest node: isolated nodes are kept (as
+        # are the ids between nodes, as isolated vertices).
+        options.setdefault("ids", "dense")
+        options.setdefault("vertices", int(top) + 1)
+    undirected = not G.is_directed()
+    return convert(tuple(cols), path, undirected=undirected, **options)
+
+
+class GrottoGraph:
+    """A networkx graph converted into a temporary grotto file, for the
+    backend. ``nodes[i]`` is the networkx node of grotto vertex ``i``."""
+
+    __networkx_backend__ = "grotto"
+
+    def __init__(self, G: Any, weight: Optional[str]):
+        _check_plain(G)
+        self._dir = tempfile.TemporaryDirectory(prefix="grotto-nx-", dir=os.environ.get("GROTTO_TMPDIR"))
+        self.directed = G.is_directed()
+        src, dst, w, self.nodes = _edge_arrays(G, weight)
+        self.weighted = w is not None
+        path = os.path.join(self._dir.name, "g.grotto")
+        n = len(self.nodes)
+        loops = sum(1 for u, v in G.edges() if u == v)
+        convert(
+            (src, dst) if w is None else (src, dst, w),
+            path,
+            undirected=not self.directed,
+            reverse=self.directed,
+            ids="dense",
+            vertices=max(n, 1),
+            keep_self_loops=loops > 0,
+        )
+        self.graph: Graph = _open(path)
+        self.index = None
+
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return False
+
+    def node(self, i: int) -> Any:
+        return self.nodes[i]
+
+    def vertex(self, v: Any) -> int:
+        if self.index is None:
+            self.index = {u: i for i, u in enumerate(self.nodes)}
+        try:
+            return self.index[v]
+        except KeyError:
+            import networkx as nx
+
+            raise nx.NodeNotFound(f"Source {v} is not in G") from None
+
+
+def _weight_name(weight: Any) -> Optional[str]:
+    return weight if isinstance(weight, str) else None
+
+
+class BackendInterface:
+    """The networkx backend (entry point ``networkx.backends``)."""
+
+    @staticmethod
+    def convert_from_nx(
+        G: Any,
+        edge_attrs: Any = None,
+        node_attrs: Any = None,
+        preserve_edge_attrs: bool = False,
+        preserve_node_attrs: bool = False,
+        preserve_graph_attrs: bool = False,
+        name: Optional[str] = None,
+        graph_name: Optional[str] = None,
+    ) -> GrottoGraph:
+        weight = None
+        if isinstance(edge_attrs, dict) and edge_attrs:
+            weight = next(iter(edge_attrs))
+        elif isinstance(edge_attrs, str):
+            weight = edge_attrs
+        if name == "single_source_dijkstra_path_length" and weight is None:
+            weight = "weight"
+        return GrottoGraph(G, weight)
+
+    @staticmethod
+    def convert_to_nx(obj: Any, *, name: Optional[str] = None) -> Any:
+        return obj
+
+    @staticmethod
+    def can_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Any:
+        kwargs = _bound(name, args, kwargs)
+        G = kwargs.get("G")
+        directed = G.is_directed() if G is not None else False
+        if name == "pagerank":
+            if any(kwargs.get(k) is not None for k in ("personalization", "nstart", "dangling")):
+                return "grotto's PageRank has no personalization, start vector or dangling weights"
+            if kwargs.get("weight", "weight") is not None and G is not None and _has_weights(G, kwargs.get("weight", "weight")):
+                return "grotto's PageRank is unweighted"
+            return True
+        if name in ("connected_components", "core_number"):
+            return True if not directed else f"{name} is for undirected graphs"
+        if name == "bfs_edges":
+            if kwargs.get("reverse") or kwargs.get("depth_limit") is not None or kwargs.get("sort_neighbors") is not None:
+                return "grotto's bfs_edges has no reverse, depth_limit or sort_neighbors"
+            return True
+        if name == "single_source_dijkstra_path_length":
+            if kwargs.get("cutoff") is not None or not isinstance(kwargs.get("weight", "weight"), str):
+                return "grotto's shortest paths take no cutoff or weight function"
+            return True
+        return False
+
+    @staticmethod
+    def should_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> bool:
+        return True
+
+    @staticmethod
+    def pagerank(G: GrottoGraph, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
+        import networkx as nx
+
+        n = len(G.nodes)
+        if n == 0:
+            return {}
+        # networkx stops when the L1 change falls below n * tol; grotto's
+        # tolerance is the L1 change itself, so tol is at least as tight.
+        res = G.graph.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter)
+        if not res.summary["converged"]:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        return {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["score"].tolist())}
+
+    @staticmethod
+    def connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
+        res = G.graph.wcc()
+        groups: Dict[int, Set[Any]] = {}
+        for i, c in zip(res["id"].tolist(), res["component"].tolist()):
+            groups.setdefault(c, set()).add(G.nodes[i])
+        yield from groups.values()
+
+    @staticmethod
+    def core_number(G: GrottoGraph) -> Dict[Any, int]:
+        import networkx as nx
+
+        res = G.graph.coreness()
+        return {G.nodes[i]: int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
+
+    @staticmethod
+    def bfs_edges(G: GrottoGraph, source, reverse=False, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, Any]]:
+        s = G.vertex(source)
+        res = G.graph.bfs(s)
+        depth, parent = res["depth"], res["parent"]
+        order = np.lexsort((res["id"], depth))
+        for i in order.tolist():
+            d = int(depth[i])
+            if d <= 0:
+                continue
+            yield (G.nodes[int(parent[i])], G.nodes[int(res["id"][i])])
+
+    @staticmethod
+    def single_source_dijkstra_path_length(G: GrottoGraph, source, cutoff=None, weight="weight") -> Dict[Any, float]:
+        s = G.vertex(source)
+        if G.weighted:
+            res = G.graph.sssp(s)
+            dist = res["distance"]
+        else:
+            res = G.graph.bfs(s)
+            dist = np.where(res["depth"] >= 0, res["depth"], np.inf).astype(np.float64)
+        ids = res["id"]
+        order = np.argsort(dist, kind="stable")
+        return {G.nodes[int(ids[i])]: float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
+
+
+def _bound(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """The call's arguments by name, defaults included (networkx passes
+    them as the caller wrote them)."""
+    import inspect
+
+    from networkx.utils.backends import _registered_algorithms
+
+    sig = inspect.signature(_registered_algorithms[name])
+    b = sig.bind(*args, **kwargs)
+    b.apply_defaults()
+    return dict(b.arguments)
+
+
+def _has_weights(G: Any, attr: Any) -> bool:
+    if not isinstance(attr, str):
+        return True
+    for _, _, d in G.edges(data=True):
+        if attr in d:
+            return True
+    return False
+
+
+def get_info() -> Dict[str, Any]:
+    """What networkx shows about the backend (entry point
+    ``networkx.backend_info``)."""
+    functions = {
+        "pagerank": {"additional_docs": "Unweighted; runs with the edges on disk."},
+        "connected_components": {},
+        "core_number": {},
+        "bfs_edges": {"additional_docs": "A BFS tree with networkx's depths; parents may differ where several qualify."},
+        "single_source_dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
+    }
+    return {
+        "backend_name": "grotto",
+        "project": "grotto",
+        "package": "grotto",
+        "short_summary": "Out-of-core graph analytics with the edges on disk.",
+        "functions": functions,
+        "default_config": {},
+    }

@@ -1,0 +1,87 @@
+"""networkx users: the `grotto` backend through networkx's own calls, and
+`grotto.from_networkx`, checked against networkx itself."""
+
+import os
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import grotto
+
+nx.config.warnings_to_ignore.add("cache")
+
+
+@pytest.fixture(scope="module")
+def weighted():
+    G = nx.gnm_random_graph(400, 1600, seed=5)
+    G.add_nodes_from(range(400, 405))  # isolated
+    rng = np.random.default_rng(5)
+    for u, v in G.edges():
+        G[u][v]["weight"] = float(rng.uniform(0.5, 3.0))
+    return G
+
+
+def test_pagerank_matches_networkx(weighted):
+    for G in (weighted, nx.gnm_random_graph(300, 1200, seed=6, directed=True)):
+        got = nx.pagerank(G, tol=1e-10, weight=None, backend="grotto")
+        want = nx.pagerank(G, tol=1e-13, weight=None, max_iter=1000)
+        assert got.keys() == want.keys()
+        assert max(abs(got[v] - want[v]) for v in want) < 1e-8
+
+
+def test_weighted_pagerank_is_left_to_networkx(weighted):
+    with pytest.raises(NotImplementedError):
+        nx.pagerank(weighted, backend="grotto")
+
+
+def test_connected_components_and_core_number_match(weighted):
+    got = {frozenset(c) for c in nx.connected_components(weighted, backend="grotto")}
+    assert got == {frozenset(c) for c in nx.connected_components(weighted)}
+    assert nx.core_number(weighted, backend="grotto") == nx.core_number(weighted)
+
+
+def test_bfs_edges_give_a_bfs_tree_with_networkx_depths(weighted):
+    src = 3
+    depth = nx.single_source_shortest_path_length(weighted, src)
+    edges = list(nx.bfs_edges(weighted, src, backend="grotto"))
+    assert {v for _, v in edges} == set(depth) - {src}
+    ds = []
+    for u, v in edges:
+        assert weighted.has_edge(u, v) and depth[u] + 1 == depth[v]
+        ds.append(depth[v])
+    assert ds == sorted(ds)
+    with pytest.raises(nx.NodeNotFound):
+        list(nx.bfs_edges(weighted, 10_000, backend="grotto"))
+
+
+def test_dijkstra_lengths_match(weighted):
+    src = 7
+    got = nx.single_source_dijkstra_path_length(weighted, src, backend="grotto")
+    want = nx.single_source_dijkstra_path_length(weighted, src)
+    assert got.keys() == want.keys()
+    for v, d in want.items():
+        assert abs(got[v] - d) <= 1e-5 * max(1.0, d)
+    assert list(got.values()) == sorted(got.values())
+
+
+def test_any_node_labels_work_through_the_backend():
+    G = nx.relabel_nodes(nx.karate_club_graph(), lambda v: f"member-{v}")
+    assert nx.core_number(G, backend="grotto") == nx.core_number(G)
+    got = nx.single_source_dijkstra_path_length(G, "member-0", backend="grotto")
+    assert got == pytest.approx(nx.single_source_dijkstra_path_length(G, "member-0"), rel=1e-5)
+
+
+def test_from_networkx_keeps_ids_weights_and_isolated_nodes(tmp_path, weighted):
+    p = tmp_path / "w.grotto"
+    grotto.from_networkx(weighted, p, weight="weight")
+    g = grotto.open(p)
+    assert (g.num_vertices, g.num_edges, g.weighted) == (405, weighted.number_of_edges(), True)
+    ids, w = g.neighbors(11, weights=True)
+    assert sorted(ids.tolist()) == sorted(weighted.neighbors(11))
+    for u, x in zip(ids.tolist(), w.tolist()):
+        assert x == pytest.approx(weighted[11][u]["weight"], rel=1e-6)
+    assert g.degree(404) == 0
+    with pytest.raises(grotto.InputError, match="integer nodes"):
+        grotto.from_networkx(nx.path_graph(["a", "b"]), tmp_path / "s.grotto")
+    assert sorted(os.listdir(tmp_path)) == ["w.grotto"]
