@@ -35,15 +35,15 @@ impl EdgeGenerator for AsSource<'_> {
     fn chunks(&self) -> usize {
         self.0.chunks()
     }
-    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool {
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> crate::Result<bool> {
         let mut buf = Vec::new();
         self.0.chunk_edges(chunk, &mut buf);
         for (u, v) in buf {
             if !sink.edge(u, v, 1.0) {
-                return false;
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
     }
     fn edges(&self) -> u64 {
         self.0.edges()

@@ -60,16 +60,16 @@ impl EdgeGenerator for EdgeArrays<'_> {
         self.src.len().div_ceil(CHUNK_ROWS)
     }
 
-    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool {
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> Result<bool> {
         let lo = chunk * CHUNK_ROWS;
         let hi = (lo + CHUNK_ROWS).min(self.src.len());
         for i in lo..hi {
             let w = self.weights.map_or(1.0, |w| w[i]);
             if !sink.edge(self.src[i], self.dst[i], w) {
-                return false;
+                return Ok(false);
             }
         }
-        true
+        Ok(true)
     }
 
     fn edges(&self) -> u64 {

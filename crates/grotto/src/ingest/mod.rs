@@ -26,6 +26,7 @@ mod external;
 pub mod ids;
 mod memory;
 pub mod options;
+pub mod parquet;
 pub mod parse;
 pub mod records;
 pub mod sniff;
@@ -99,6 +100,7 @@ impl Plan<'_> {
                 progress.stage(stage, Some(g.chunks() as u64));
                 let next = AtomicUsize::new(0);
                 let stopped = std::sync::atomic::AtomicBool::new(false);
+                let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
                 let sinks = std::thread::scope(|s| {
                     let hs: Vec<_> = (0..self.threads)
                         .map(|_| {
@@ -112,8 +114,15 @@ impl Plan<'_> {
                                     {
                                         break;
                                     }
-                                    if !g.emit(c, &mut sink) {
-                                        stopped.store(true, Ordering::Relaxed);
+                                    match g.emit(c, &mut sink) {
+                                        Ok(true) => {}
+                                        Ok(false) => stopped.store(true, Ordering::Relaxed),
+                                        Err(e) => {
+                                            stopped.store(true, Ordering::Relaxed);
+                                            if let Ok(mut f) = failed.lock() {
+                                                f.get_or_insert(e);
+                                            }
+                                        }
                                     }
                                     progress.set(c as u64 + 1);
                                 }
@@ -130,6 +139,9 @@ impl Plan<'_> {
                         Err(p) => std::panic::resume_unwind(p),
                     }
                 }
+                if let Some(e) = failed.into_inner().ok().flatten() {
+                    return Err(e);
+                }
                 crate::interrupt::check()?;
                 let edges = g.edges();
                 Ok((
@@ -142,6 +154,29 @@ impl Plan<'_> {
                 ))
             }
         }
+    }
+}
+
+/// Converts `input` into the graph file `output`: a Parquet file or a
+/// directory of them (edge columns named by `columns`), or else a text
+/// file in any format [`convert`] reads.
+pub fn convert_path(
+    input: &Path,
+    output: &Path,
+    opts: &ConvertOptions,
+    columns: &parquet::EdgeColumns,
+    progress: &dyn Progress,
+) -> Result<ConvertReport> {
+    if parquet::is_parquet(input) {
+        let weights = if opts.ignore_weights {
+            Some(false)
+        } else {
+            opts.weighted
+        };
+        let edges = parquet::ParquetEdges::open(input, columns, weights)?;
+        convert_from(&Source::Generated(&edges), output, opts, progress)
+    } else {
+        convert_from(&Source::File(&Input::path(input)), output, opts, progress)
     }
 }
 
@@ -191,13 +226,14 @@ pub fn convert_from(
     let t0 = Instant::now();
     let threads = default_threads(opts.threads);
     // The destination is checked (and its temporary made) before any work.
-    let inputs: Vec<&Path> = match source {
+    let inputs: Vec<PathBuf> = match source {
         Source::File(input) => {
             check_input(&input.path)?;
-            vec![&input.path]
+            vec![input.path.clone()]
         }
-        Source::Generated(_) => Vec::new(),
+        Source::Generated(g) => g.inputs(),
     };
+    let inputs: Vec<&Path> = inputs.iter().map(|p| p.as_path()).collect();
     let out = Output::create(output, &inputs, Streams::Refused)?;
     if let Some(v) = opts.vertices {
         if v > MAX_VERTICES {

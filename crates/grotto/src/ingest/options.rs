@@ -187,8 +187,10 @@ impl Progress for NoProgress {}
 pub trait EdgeGenerator: Sync {
     /// Number of independent chunks.
     fn chunks(&self) -> usize;
-    /// Emits the edges of `chunk` into `sink`; returns false if the sink stopped.
-    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> bool;
+    /// Emits the edges of `chunk` into `sink`; returns false if the sink
+    /// stopped, an error if the edges could not be read (the conversion
+    /// then fails with it and writes nothing).
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> crate::Result<bool>;
     /// Exact number of edges emitted over all chunks.
     fn edges(&self) -> u64;
     /// Vertices the graph has even if isolated (ids `0..n`); `None` when
@@ -202,6 +204,11 @@ pub trait EdgeGenerator: Sync {
     }
     /// A short description for reports.
     fn describe(&self) -> String;
+    /// The files the edges are read from, which the output may not
+    /// replace (default: none).
+    fn inputs(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 impl<S: EdgeSink + ?Sized> EdgeSink for &mut S {
