@@ -143,7 +143,7 @@ struct Common {
     /// Write per-vertex results here, in your vertex ids (checked before the run; - for standard output, which moves the report to stderr).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Format of --out: csv (default), bin (packed little-endian 8-byte fields) or npy.
+    /// Format of --out: csv (default), bin (packed little-endian 8-byte fields), npy, or parquet (the default for a name ending in .parquet; the vertex column is `id`).
     #[arg(long)]
     format: Option<Format>,
     /// Check the result with a serial verifier (holds the graph in memory); exit 3 if wrong.
@@ -169,7 +169,14 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let out_format = c.format.unwrap_or(Format::Csv);
+    // A .parquet name asks for Parquet; anything else is CSV unless
+    // --format says otherwise.
+    let out_format = c
+        .format
+        .unwrap_or_else(|| match c.out.as_deref().map(Format::for_path) {
+            Some(Format::Parquet) => Format::Parquet,
+            _ => Format::Csv,
+        });
     let cfg_mode = c.mode.unwrap_or(Mode::Block);
     let graph = Arc::new(Graph::open(&c.graph)?);
     // The result's destination is checked and opened before the run.

@@ -17,7 +17,10 @@ use grotto::algo::ALGORITHMS;
 use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, Mode};
 use grotto::ingest::arrays::EdgeArrays;
-use grotto::ingest::{convert_from, ConvertOptions, Format, IdMode, Input, NoProgress, Source};
+use grotto::ingest::parquet::EdgeColumns;
+use grotto::ingest::{
+    convert_from, convert_path, ConvertOptions, Format, IdMode, NoProgress, Source,
+};
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::{BlockReader, Direction, Graph};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
@@ -347,11 +350,12 @@ fn options(
     })
 }
 
-/// Converts a text file (edge list, adjacency list or Matrix Market,
-/// optionally gzip or zstd) into a graph file; returns the report as
+/// Converts a file into a graph file: a Parquet file or directory of
+/// them (edge columns `columns`), or a text file (edge list, adjacency
+/// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -367,6 +371,7 @@ fn convert_file(
     ids: &str,
     vertices: Option<u64>,
     format: Option<&str>,
+    columns: Option<(String, String, String)>,
 ) -> PyResult<String> {
     let mut opts = options(
         undirected,
@@ -390,9 +395,13 @@ fn convert_file(
             )))
         }
     };
-    let input = Input::path(&input);
+    let columns = columns.map_or_else(EdgeColumns::default, |(src, dst, weight)| EdgeColumns {
+        src,
+        dst,
+        weight,
+    });
     let report = off_thread(py, || {
-        convert_from(&Source::File(&input), &output, &opts, &NoProgress)
+        convert_path(&input, &output, &opts, &columns, &NoProgress)
     })?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }

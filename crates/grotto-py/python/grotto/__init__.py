@@ -405,8 +405,10 @@ def convert(
     """Builds the graph file ``path`` from ``source`` and returns the
     conversion report (what ``grotto convert --json`` prints).
 
-    ``source`` is a text file (edge list, adjacency list or Matrix Market,
-    optionally .gz or .zst: every format ``grotto convert`` reads), a
+    ``source`` is a Parquet file or a directory of Parquet files (what
+    Spark and pyarrow write), a text file (edge list, adjacency list or
+    Matrix Market, optionally .gz or .zst: every format ``grotto convert``
+    reads), a
     pandas DataFrame, a pyarrow Table or RecordBatchReader, a dict of
     columns, or a ``(src, dst[, weight])`` tuple of arrays. Table columns
     are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
@@ -428,7 +430,9 @@ def convert(
         ids=ids, vertices=vertices,
     )
     if isinstance(source, (str, os.PathLike)):
-        report = _grotto.convert_file(os.fspath(source), out, weighted=weighted, format=format, **common)
+        report = _grotto.convert_file(
+            os.fspath(source), out, weighted=weighted, format=format, columns=tuple(columns), **common
+        )
         return json.loads(report)
     if format is not None:
         raise InputError("format= applies to text files; tables and arrays need none")

@@ -70,6 +70,9 @@ pub struct Table {
     pub columns: Vec<Column>,
 }
 
+/// Rows per row group of a Parquet result.
+pub const PARQUET_GROUP_ROWS: usize = 1 << 20;
+
 /// File format of a result table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -79,6 +82,22 @@ pub enum Format {
     Bin,
     /// NumPy `.npy` (version 1.0) holding a structured array.
     Npy,
+    /// Apache Parquet (snappy-compressed row groups of 1M rows); the
+    /// vertex column is named `id`, as GraphFrames names it.
+    Parquet,
+}
+
+impl Format {
+    /// The format a file name asks for: `.parquet`, `.npy`, `.bin`, else
+    /// CSV.
+    pub fn for_path(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("parquet") => Format::Parquet,
+            Some(e) if e.eq_ignore_ascii_case("npy") => Format::Npy,
+            Some(e) if e.eq_ignore_ascii_case("bin") => Format::Bin,
+            _ => Format::Csv,
+        }
+    }
 }
 
 impl std::str::FromStr for Format {
@@ -88,7 +107,8 @@ impl std::str::FromStr for Format {
             "csv" => Ok(Format::Csv),
             "bin" => Ok(Format::Bin),
             "npy" => Ok(Format::Npy),
-            _ => Err(format!("format \"{s}\": expected csv, bin or npy")),
+            "parquet" => Ok(Format::Parquet),
+            _ => Err(format!("format \"{s}\": expected csv, bin, npy or parquet")),
         }
     }
 }
@@ -126,6 +146,10 @@ impl Table {
             return Err(Error::Invalid("result columns differ in length".into()));
         }
         let path = out.path().to_path_buf();
+        if format == Format::Parquet {
+            self.write_parquet(out.file(), &path)?;
+            return out.commit();
+        }
         let mut w = std::io::BufWriter::with_capacity(1 << 20, out.file());
         let werr = |e| Error::io(&path, "write", e);
         match format {
@@ -135,10 +159,68 @@ impl Table {
                 w.write_all(&self.npy_header()).map_err(werr)?;
                 self.write_records(&mut w).map_err(werr)?;
             }
+            Format::Parquet => unreachable!("written above"),
         }
         w.flush().map_err(werr)?;
         drop(w);
         out.commit()
+    }
+
+    /// The table as Parquet, in row groups of [`PARQUET_GROUP_ROWS`].
+    fn write_parquet(&self, file: &std::fs::File, path: &Path) -> Result<()> {
+        use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, UInt64Array};
+        use std::sync::Arc;
+        let perr = |e: parquet::errors::ParquetError| {
+            Error::Invalid(format!("{}: writing Parquet: {e}", path.display()))
+        };
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .set_max_row_group_row_count(Some(PARQUET_GROUP_ROWS))
+            .build();
+        let mut writer: Option<parquet::arrow::ArrowWriter<&std::fs::File>> = None;
+        let rows = self.rows();
+        let mut lo = 0;
+        while lo < rows || (rows == 0 && writer.is_none()) {
+            let hi = (lo + PARQUET_GROUP_ROWS).min(rows);
+            let cols: Vec<(&str, ArrayRef)> = self
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    let name = if k == 0 && c.name == "vertex" {
+                        "id"
+                    } else {
+                        c.name
+                    };
+                    let a: ArrayRef = match &c.values {
+                        Values::U64(v) => Arc::new(UInt64Array::from(v[lo..hi].to_vec())),
+                        Values::I64(v) => Arc::new(Int64Array::from(v[lo..hi].to_vec())),
+                        Values::F64(v) => Arc::new(Float64Array::from(v[lo..hi].to_vec())),
+                    };
+                    (name, a)
+                })
+                .collect();
+            let batch = RecordBatch::try_from_iter(cols).map_err(|e| {
+                Error::Invalid(format!("{}: building a Parquet batch: {e}", path.display()))
+            })?;
+            if writer.is_none() {
+                writer = Some(
+                    parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props.clone()))
+                        .map_err(perr)?,
+                );
+            }
+            if let Some(w) = writer.as_mut() {
+                w.write(&batch).map_err(perr)?;
+            }
+            lo = hi;
+            if rows == 0 {
+                break;
+            }
+        }
+        if let Some(w) = writer {
+            w.close().map_err(perr)?;
+        }
+        Ok(())
     }
 
     fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {

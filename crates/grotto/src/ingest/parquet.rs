@@ -210,8 +210,8 @@ impl ParquetEdges {
                         format!("column {name:?} holds {t}; vertex ids must be integers{hint}"),
                     ));
                 }
-                if !is_id && !(is_id_type(t) || matches!(t, DataType::Float32 | DataType::Float64))
-                {
+                let numeric = is_id_type(t) || matches!(t, DataType::Float32 | DataType::Float64);
+                if !is_id && !numeric {
                     return Err(bad(
                         p,
                         format!("column {name:?} holds {t}; weights must be numbers"),
