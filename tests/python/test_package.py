@@ -222,6 +222,23 @@ def test_bad_files_and_options_raise_grotto_errors(tmp_path, graph):
     assert issubclass(grotto.CorruptGraphError, grotto.Error)
 
 
+def test_progress_reaches_a_callable(tmp_path):
+    calls = []
+    rng = np.random.default_rng(3)
+    n = 3_000_000
+    src = rng.integers(0, 1 << 20, n)
+    dst = rng.integers(0, 1 << 20, n)
+    grotto.convert((src, dst), tmp_path / "p.grotto", progress=lambda *a: calls.append(a))
+    assert calls, "no progress reported"
+    stages = [c[0] for c in calls]
+    assert "build" in stages or "parse" in stages
+    for stage, total, done in calls:
+        assert isinstance(stage, str) and done >= 0
+        assert total is None or done <= total
+    # And none when asked for none.
+    grotto.convert((src[:10], dst[:10]), tmp_path / "q.grotto", progress=False)
+
+
 INTERRUPTED = textwrap.dedent(
     """
     import os, sys, numpy as np, grotto

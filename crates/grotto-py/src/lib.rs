@@ -18,9 +18,7 @@ use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, Mode};
 use grotto::ingest::arrays::EdgeArrays;
 use grotto::ingest::parquet::EdgeColumns;
-use grotto::ingest::{
-    convert_from, convert_path, ConvertOptions, Format, IdMode, NoProgress, Source,
-};
+use grotto::ingest::{convert_from, convert_path, ConvertOptions, Format, IdMode, Source};
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::{BlockReader, Direction, Graph};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
@@ -88,6 +86,27 @@ fn off_thread<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> grotto::Result<T> + Send,
 ) -> PyResult<T> {
+    off_thread_with(py, work, None)
+}
+
+/// [`off_thread`] that also reports `tracker`'s progress to the Python
+/// callable `progress(stage, total, done)` at each check and once at the
+/// end.
+fn off_thread_with<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> grotto::Result<T> + Send,
+    progress: Option<(&Tracker, &Bound<'_, PyAny>)>,
+) -> PyResult<T> {
+    let report = |py: Python<'_>| -> PyResult<()> {
+        if let Some((t, f)) = progress {
+            if let Some((stage, total)) = t.stage.lock().ok().and_then(|s| s.clone()) {
+                let done = t.done.load(std::sync::atomic::Ordering::Relaxed);
+                f.call1((stage, total, done))?;
+            }
+        }
+        let _ = py; // the callable runs with the interpreter held
+        Ok(())
+    };
     std::thread::scope(|s| {
         let h = s.spawn(work);
         loop {
@@ -103,18 +122,42 @@ fn off_thread<T: Send>(
             if done {
                 break;
             }
-            if let Err(e) = py.check_signals() {
+            if let Err(e) = py.check_signals().and_then(|()| report(py)) {
                 grotto::interrupt::request();
                 let _ = py.detach(|| h.join());
                 grotto::interrupt::clear();
                 return Err(e);
             }
         }
-        match h.join() {
+        let r = match h.join() {
             Ok(r) => r.map_err(py_err),
             Err(p) => std::panic::resume_unwind(p),
+        };
+        if r.is_ok() {
+            report(py)?;
         }
+        r
     })
+}
+
+/// A conversion's progress, written by the build and read by the
+/// calling thread's checks: the stage (name, total) and the count done.
+#[derive(Default)]
+struct Tracker {
+    stage: std::sync::Mutex<Option<(String, Option<u64>)>>,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl grotto::ingest::Progress for Tracker {
+    fn stage(&self, name: &str, total: Option<u64>) {
+        if let Ok(mut s) = self.stage.lock() {
+            *s = Some((name.to_string(), total));
+        }
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+    fn set(&self, done: u64) {
+        self.done.store(done, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 fn column<'py>(py: Python<'py>, v: Values) -> Bound<'py, PyAny> {
@@ -355,7 +398,7 @@ fn options(
 /// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -372,6 +415,7 @@ fn convert_file(
     vertices: Option<u64>,
     format: Option<&str>,
     columns: Option<(String, String, String)>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let mut opts = options(
         undirected,
@@ -400,9 +444,12 @@ fn convert_file(
         dst,
         weight,
     });
-    let report = off_thread(py, || {
-        convert_path(&input, &output, &opts, &columns, &NoProgress)
-    })?;
+    let tracker = Tracker::default();
+    let report = off_thread_with(
+        py,
+        || convert_path(&input, &output, &opts, &columns, &tracker),
+        progress.as_ref().map(|f| (&tracker, f)),
+    )?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }
 
@@ -410,7 +457,7 @@ fn convert_file(
 /// into a graph file; `what` names the columns in reports and errors.
 /// Returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None))]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_arrays(
     py: Python<'_>,
@@ -427,6 +474,7 @@ fn convert_arrays(
     keep_duplicates: bool,
     ids: &str,
     vertices: Option<u64>,
+    progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<String> {
     let opts = options(
         undirected,
@@ -442,9 +490,12 @@ fn convert_arrays(
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
     let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;
-    let report = off_thread(py, || {
-        convert_from(&Source::Generated(&arrays), &output, &opts, &NoProgress)
-    })?;
+    let tracker = Tracker::default();
+    let report = off_thread_with(
+        py,
+        || convert_from(&Source::Generated(&arrays), &output, &opts, &tracker),
+        progress.as_ref().map(|f| (&tracker, f)),
+    )?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }
 

@@ -386,6 +386,49 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
     )
 
 
+class _Bars:
+    """tqdm bars for a conversion's stages (progress=None or True)."""
+
+    def __init__(self):
+        from tqdm.auto import tqdm
+
+        self._tqdm = tqdm
+        self._bar = None
+        self._stage = None
+
+    def __call__(self, stage: str, total: Optional[int], done: int) -> None:
+        if stage != self._stage:
+            self.close()
+            self._stage = stage
+            self._bar = self._tqdm(total=total, desc=f"grotto {stage}", unit_scale=True, leave=False)
+        self._bar.n = done
+        self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _progress(progress: Any):
+    """The callable a conversion reports to, or None."""
+    if callable(progress):
+        return progress
+    if progress is False:
+        return None
+    import sys
+
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        if progress:
+            raise ImportError("progress=True needs tqdm: pip install tqdm") from None
+        return None
+    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
+    return _Bars()
+
+
 def convert(
     source: Any,
     path: PathLike,
@@ -401,6 +444,7 @@ def convert(
     vertices: Optional[int] = None,
     format: Optional[str] = None,
     columns: Tuple[str, str, str] = ("src", "dst", "weight"),
+    progress: Any = None,
 ) -> Dict[str, Any]:
     """Builds the graph file ``path`` from ``source`` and returns the
     conversion report (what ``grotto convert --json`` prints).
@@ -421,13 +465,28 @@ def convert(
     default half the available memory); ``ids``: "auto", "dense" or
     "compact"; ``vertices``: the vertex count, isolated trailing vertices
     included; ``format``: force a text format ("edgelist", "adjacency",
-    "mtx"). The file appears only when complete; an error leaves none.
+    "mtx"). ``progress``: None shows a tqdm bar when tqdm is installed
+    and standard error is a terminal, True always (needs tqdm), False
+    never, and a callable is called as ``progress(stage, total, done)``
+    about ten times a second and once at the end. The file appears only
+    when complete; an error or Ctrl-C leaves none.
     """
     out = os.fspath(path)
+    report_to = _progress(progress)
+    try:
+        return _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
+                        keep_self_loops, keep_duplicates, ids, vertices, format, columns)
+    finally:
+        if isinstance(report_to, _Bars):
+            report_to.close()
+
+
+def _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
+             keep_self_loops, keep_duplicates, ids, vertices, format, columns):
     common = dict(
         undirected=undirected, reverse=reverse, memory=memory, threads=threads,
         keep_self_loops=keep_self_loops, keep_duplicates=keep_duplicates,
-        ids=ids, vertices=vertices,
+        ids=ids, vertices=vertices, progress=report_to,
     )
     if isinstance(source, (str, os.PathLike)):
         report = _grotto.convert_file(
