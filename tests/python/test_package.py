@@ -168,6 +168,14 @@ def test_every_source_gives_the_same_graph(tmp_path, graph):
         assert got == want, name
 
 
+def test_a_bad_arrow_stream_is_refused_and_leaves_nothing(tmp_path):
+    t = pa.table({"src": [1, 2, -3], "dst": [2, 3, 4]})
+    reader = pa.RecordBatchReader.from_batches(t.schema, t.to_batches(max_chunksize=1))
+    with pytest.raises(grotto.InputError, match="the Arrow stream: row 2 has src -3"):
+        grotto.convert(reader, tmp_path / "s.grotto")
+    assert os.listdir(tmp_path) == []
+
+
 def test_other_column_names_and_unweighted(tmp_path):
     df = pd.DataFrame({"a": [5, 6, 7], "b": [6, 7, 5]})
     p = tmp_path / "c.grotto"

@@ -495,6 +495,8 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
         return json.loads(report)
     if format is not None:
         raise InputError("format= applies to text files; tables and arrays need none")
+    if type(source).__module__.split(".")[0] == "pyarrow" and hasattr(source, "read_next_batch"):
+        return _convert_stream(source, out, weighted, columns, common)
     src, dst, w, what = _columns(source, columns)
     if weighted is False:
         w = None
@@ -507,6 +509,41 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
     weights = None if w is None else _weights(w, columns[2])
     report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, **common)
     return json.loads(report)
+
+
+def _convert_stream(reader: Any, out: str, weighted: Any, columns: Tuple[str, str, str], common: Dict[str, Any]):
+    """A RecordBatchReader, with memory bounded by one batch: its edge
+    columns are spooled to a temporary Parquet file beside the output
+    (removed afterwards, whatever happens) and converted from there."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    s, d, w = columns
+    names = list(reader.schema.names)
+    for c in (s, d):
+        if c not in names:
+            raise InputError(f"the Arrow stream has no column {c!r} (it has {names})")
+    keep = [c for c in (s, d, w) if c in names and (c != w or weighted is not False)]
+    if weighted and w not in names:
+        raise InputError(f"weighted=True, and the Arrow stream has no {w!r} column")
+    fd, spool = tempfile.mkstemp(
+        prefix="." + os.path.basename(out) + ".grotto-stream-", suffix=".parquet",
+        dir=os.path.dirname(os.path.abspath(out)),
+    )
+    os.close(fd)
+    try:
+        with pq.ParquetWriter(spool, pa.schema([reader.schema.field(c) for c in keep])) as pw:
+            for batch in reader:
+                pw.write_batch(batch.select(keep))
+        try:
+            report = _grotto.convert_file(spool, out, weighted=weighted, columns=tuple(columns), **common)
+        except Error as e:
+            raise type(e)(str(e).replace(spool, "the Arrow stream")) from None
+        return json.loads(report)
+    finally:
+        os.unlink(spool)
 
 
 def from_networkx(G: Any, path: PathLike, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
