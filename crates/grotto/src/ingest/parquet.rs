@@ -273,14 +273,19 @@ impl ParquetEdges {
     }
 }
 
+/// The position of the first null in `col`, if any.
+fn first_null(col: &ArrayRef) -> Option<usize> {
+    if col.null_count() == 0 {
+        return None;
+    }
+    (0..col.len()).find(|&i| col.is_null(i))
+}
+
 /// Ids of an integer column as u64, or an error naming the first null or
 /// negative value (`row0`: the file row of the column's first entry).
 fn ids(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<u64>) -> Result<()> {
     out.clear();
-    if let Some(i) = (col.null_count() > 0)
-        .then(|| (0..col.len()).find(|&i| col.is_null(i)))
-        .flatten()
-    {
+    if let Some(i) = first_null(col) {
         return Err(bad(
             path,
             format!(
@@ -334,10 +339,7 @@ fn ids(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<u64>) -
 /// or non-finite one.
 fn weights(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<f32>) -> Result<()> {
     out.clear();
-    if let Some(i) = (col.null_count() > 0)
-        .then(|| (0..col.len()).find(|&i| col.is_null(i)))
-        .flatten()
-    {
+    if let Some(i) = first_null(col) {
         return Err(bad(
             path,
             format!("row {} has no {name:?} (a null)", row0 + i as u64),
