@@ -302,12 +302,7 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
     let bar = ctx.bar();
     let r = if parquet {
         let cols = a.columns.clone().unwrap_or_default();
-        let weights = if opts.ignore_weights {
-            Some(false)
-        } else {
-            opts.weighted
-        };
-        let edges = ParquetEdges::open(&a.input, &cols, weights)?;
+        let edges = ParquetEdges::for_options(&a.input, &cols, &opts)?;
         convert_from(&Source::Generated(&edges), &a.output, &opts, &bar)?
     } else {
         let input = Input::path(&a.input);

@@ -97,14 +97,13 @@ fn off_thread_with<T: Send>(
     work: impl FnOnce() -> grotto::Result<T> + Send,
     progress: Option<(&Tracker, &Bound<'_, PyAny>)>,
 ) -> PyResult<T> {
-    let report = |py: Python<'_>| -> PyResult<()> {
+    let report = || -> PyResult<()> {
         if let Some((t, f)) = progress {
             if let Some((stage, total)) = t.stage.lock().ok().and_then(|s| s.clone()) {
                 let done = t.done.load(std::sync::atomic::Ordering::Relaxed);
                 f.call1((stage, total, done))?;
             }
         }
-        let _ = py; // the callable runs with the interpreter held
         Ok(())
     };
     std::thread::scope(|s| {
@@ -122,7 +121,7 @@ fn off_thread_with<T: Send>(
             if done {
                 break;
             }
-            if let Err(e) = py.check_signals().and_then(|()| report(py)) {
+            if let Err(e) = py.check_signals().and_then(|()| report()) {
                 grotto::interrupt::request();
                 let _ = py.detach(|| h.join());
                 grotto::interrupt::clear();
@@ -134,7 +133,7 @@ fn off_thread_with<T: Send>(
             Err(p) => std::panic::resume_unwind(p),
         };
         if r.is_ok() {
-            report(py)?;
+            report()?;
         }
         r
     })

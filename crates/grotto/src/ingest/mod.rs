@@ -168,12 +168,7 @@ pub fn convert_path(
     progress: &dyn Progress,
 ) -> Result<ConvertReport> {
     if parquet::is_parquet(input) {
-        let weights = if opts.ignore_weights {
-            Some(false)
-        } else {
-            opts.weighted
-        };
-        let edges = parquet::ParquetEdges::open(input, columns, weights)?;
+        let edges = parquet::ParquetEdges::for_options(input, columns, opts)?;
         convert_from(&Source::Generated(&edges), output, opts, progress)
     } else {
         convert_from(&Source::File(&Input::path(input)), output, opts, progress)

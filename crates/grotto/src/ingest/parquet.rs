@@ -267,6 +267,21 @@ impl ParquetEdges {
         })
     }
 
+    /// [`ParquetEdges::open`] with the weight rule of `opts`:
+    /// `ignore_weights` drops the weight column, `weighted` requires it.
+    pub fn for_options(
+        path: &Path,
+        columns: &EdgeColumns,
+        opts: &super::ConvertOptions,
+    ) -> Result<ParquetEdges> {
+        let weights = if opts.ignore_weights {
+            Some(false)
+        } else {
+            opts.weighted
+        };
+        ParquetEdges::open(path, columns, weights)
+    }
+
     /// Rows over all files.
     pub fn rows(&self) -> u64 {
         self.rows
