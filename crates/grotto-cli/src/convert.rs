@@ -26,9 +26,14 @@ pub(crate) enum FormatArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum IdsArg {
+    /// Integers; compacted when they exceed u32 or most of the range is unused.
     Auto,
+    /// Integers stored as they are (internal id = your id).
     Dense,
+    /// Integers, always compacted with an id map.
     Compact,
+    /// Names: any token; stored in the file, and results use them.
+    String,
 }
 
 #[derive(Args, Clone)]
@@ -54,7 +59,7 @@ pub(crate) struct BuildArgs {
     /// Memory budget, e.g. 4GiB or 512MiB (default: half the available memory). Above it, the build spills to disk.
     #[arg(long, value_parser = parse_size)]
     pub(crate) memory: Option<u64>,
-    /// Vertex ids: auto compacts when ids exceed u32 or most of the id range is unused.
+    /// Vertex ids: integers (auto, dense, compact), or names (string: any token, kept in the file; Parquet string columns need no flag).
     #[arg(long, value_enum, default_value_t = IdsArg::Auto)]
     pub(crate) ids: IdsArg,
     /// Blocks a list may be packed back into (ACGraph's last-fit window; 1 to 4096).
@@ -171,6 +176,7 @@ impl BuildArgs {
                 IdsArg::Auto => IdMode::Auto,
                 IdsArg::Dense => IdMode::Dense,
                 IdsArg::Compact => IdMode::Compact,
+                IdsArg::String => IdMode::String,
             },
             threads,
             layout: LayoutConfig {
@@ -379,6 +385,8 @@ fn print_convert(ctx: &Ctx, r: &ConvertReport) -> anyhow::Result<()> {
             r.index_bytes_per_vertex,
             if r.ids_compacted {
                 ", ids compacted"
+            } else if r.names {
+                ", vertex names stored"
             } else {
                 ""
             }

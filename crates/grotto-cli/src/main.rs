@@ -236,6 +236,9 @@ fn print_info(file: &Path, i: &GraphInfo) {
             "no"
         }
     );
+    if let Some(b) = i.names_bytes {
+        println!("  vertex names     yes ({:.1} MiB)", mib(b));
+    }
     println!("  file size        {:.1} MiB", mib(i.file_bytes));
     println!(
         "  index            {:.2} bytes/vertex in memory",

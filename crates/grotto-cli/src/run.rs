@@ -179,6 +179,14 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         });
     let cfg_mode = c.mode.unwrap_or(Mode::Block);
     let graph = Arc::new(Graph::open(&c.graph)?);
+    if graph.names().is_some() && matches!(out_format, Format::Bin | Format::Npy) {
+        return Err(grotto::Error::Invalid(format!(
+            "{}'s vertices have names, and --format {} holds numbers only; write csv or parquet",
+            c.graph.display(),
+            if out_format == Format::Npy { "npy" } else { "bin" }
+        ))
+        .into());
+    }
     // The result's destination is checked and opened before the run.
     let out = c
         .out

@@ -13,13 +13,14 @@
 
 use grotto::algo::output::Values;
 use grotto::algo::registry::{self, EngineKind, Kind, Params};
-use grotto::algo::ALGORITHMS;
+use grotto::algo::{ALGORITHMS, NONE};
 use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, Mode};
 use grotto::ingest::arrays::EdgeArrays;
 use grotto::ingest::parquet::EdgeColumns;
 use grotto::ingest::{convert_from, convert_path, ConvertOptions, Format, IdMode, Source};
 use grotto::io::{BackendChoice, IoOptions};
+use grotto::store::names::Names;
 use grotto::store::{BlockReader, Direction, Graph};
 use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -159,12 +160,45 @@ impl grotto::ingest::Progress for Tracker {
     }
 }
 
-fn column<'py>(py: Python<'py>, v: Values) -> Bound<'py, PyAny> {
-    match v {
+/// A result column: a NumPy array, or for vertex names a tuple
+/// `("names", offsets, data, valid)` that the wrapper turns into strings
+/// (int64 offsets into the UTF-8 `data`, and a bool array of rows that
+/// name a vertex, or None when all do).
+fn column<'py>(py: Python<'py>, v: Values) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
         Values::U64(x) => PyArray1::from_vec(py, x).into_any(),
         Values::I64(x) => PyArray1::from_vec(py, x).into_any(),
         Values::F64(x) => PyArray1::from_vec(py, x).into_any(),
+        Values::Name(names, vs) => {
+            let (offsets, data, valid) = name_buffers(&names, &vs);
+            (
+                "names",
+                PyArray1::from_vec(py, offsets),
+                PyArray1::from_vec(py, data),
+                valid.map(|v| PyArray1::from_vec(py, v)),
+            )
+                .into_pyobject(py)?
+                .into_any()
+        }
+    })
+}
+
+/// The names of `vs` as Arrow-style buffers: offsets, bytes, and which
+/// rows are valid (None when all are).
+fn name_buffers(names: &Names, vs: &[u32]) -> (Vec<i64>, Vec<u8>, Option<Vec<bool>>) {
+    let mut offsets = Vec::with_capacity(vs.len() + 1);
+    let mut data = Vec::new();
+    offsets.push(0i64);
+    for &v in vs {
+        if v != NONE {
+            data.extend_from_slice(names.get(v).as_bytes());
+        }
+        offsets.push(data.len() as i64);
     }
+    let valid = vs
+        .contains(&NONE)
+        .then(|| vs.iter().map(|&v| v != NONE).collect());
+    (offsets, data, valid)
 }
 
 /// A vertex's neighbours (user ids) and their weights, if any.
@@ -208,6 +242,12 @@ impl PyGraph {
         self.graph.path().to_path_buf()
     }
 
+    /// Whether the vertices have names (string ids).
+    #[getter]
+    fn has_names(&self) -> bool {
+        self.graph.names().is_some()
+    }
+
     /// Out-degrees of the vertices `ids` (user ids).
     fn degree<'py>(
         &self,
@@ -223,17 +263,43 @@ impl PyGraph {
         Ok(PyArray1::from_vec(py, d))
     }
 
+    /// Out-degrees of the vertices called `names`.
+    fn degree_named<'py>(
+        &self,
+        py: Python<'py>,
+        names: Vec<String>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let out = self.graph.out();
+        let mut d = Vec::with_capacity(names.len());
+        for n in &names {
+            let v = self.graph.vertex_named(n).map_err(py_err)?;
+            d.push(out.degree(v));
+        }
+        Ok(PyArray1::from_vec(py, d))
+    }
+
     /// Out-neighbours of user id `id` (user ids) and their weights (None
     /// for an unweighted graph), read from disk.
     fn neighbors<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Neighbours<'py>> {
         let g = &self.graph;
         let v = g.vertex_of(id).map_err(py_err)?;
-        let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
-        let (mut ids, mut ws) = (Vec::new(), Vec::new());
-        r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;
+        let (ids, weights) = self.read_list(py, v)?;
         let users: Vec<u64> = ids.iter().map(|&u| g.original_id(u)).collect();
-        let weights = g.weighted().then(|| PyArray1::from_vec(py, ws));
         Ok((PyArray1::from_vec(py, users), weights))
+    }
+
+    /// Out-neighbours of the vertex called `name` (their names) and their
+    /// weights (None for an unweighted graph), read from disk.
+    #[allow(clippy::type_complexity)]
+    fn neighbors_named<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+    ) -> PyResult<(Vec<String>, Option<Bound<'py, PyArray1<f32>>>)> {
+        let g = &self.graph;
+        let v = g.vertex_named(name).map_err(py_err)?;
+        let (ids, weights) = self.read_list(py, v)?;
+        Ok((ids.iter().map(|&u| g.label_text(u)).collect(), weights))
     }
 
     /// What `grotto info --json` says, as JSON text.
@@ -330,7 +396,7 @@ impl PyGraph {
         let d = PyDict::new(py);
         let cols = PyList::empty(py);
         for c in outcome.table.columns {
-            cols.append((c.name, column(py, c.values)))?;
+            cols.append((c.name, column(py, c.values)?))?;
         }
         d.set_item("columns", cols)?;
         d.set_item("summary", outcome.summary.to_string())?;
@@ -372,9 +438,10 @@ fn options(
         "auto" => IdMode::Auto,
         "dense" => IdMode::Dense,
         "compact" => IdMode::Compact,
+        "string" => IdMode::String,
         o => {
             return Err(invalid(format!(
-                "ids={o:?}: expected \"auto\", \"dense\" or \"compact\""
+                "ids={o:?}: expected \"auto\", \"dense\", \"compact\" or \"string\""
             )))
         }
     };
@@ -456,7 +523,7 @@ fn convert_file(
 /// into a graph file; `what` names the columns in reports and errors.
 /// Returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None))]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_arrays(
     py: Python<'_>,
@@ -474,6 +541,7 @@ fn convert_arrays(
     ids: &str,
     vertices: Option<u64>,
     progress: Option<Bound<'_, PyAny>>,
+    names: Option<Vec<String>>,
 ) -> PyResult<String> {
     let opts = options(
         undirected,
@@ -488,7 +556,12 @@ fn convert_arrays(
     )?;
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
     let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;
+    let mut arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;
+    if let Some(names) = names {
+        let refs: Vec<&[u8]> = names.iter().map(|n| n.as_bytes()).collect();
+        let table = Names::from_sorted(&refs).map_err(py_err)?;
+        arrays = arrays.with_names(table).map_err(py_err)?;
+    }
     let tracker = Tracker::default();
     let report = off_thread_with(
         py,
@@ -532,6 +605,22 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         out.append(d)?;
     }
     Ok(out)
+}
+
+impl PyGraph {
+    /// The list of internal vertex `v` and its weights (None when the
+    /// graph is unweighted).
+    fn read_list<'py>(
+        &self,
+        py: Python<'py>,
+        v: u32,
+    ) -> PyResult<(Vec<u32>, Option<Bound<'py, PyArray1<f32>>>)> {
+        let g = &self.graph;
+        let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
+        let (mut ids, mut ws) = (Vec::new(), Vec::new());
+        r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;
+        Ok((ids, g.weighted().then(|| PyArray1::from_vec(py, ws))))
+    }
 }
 
 /// The native module.

@@ -107,8 +107,8 @@ pub enum Error {
     /// A vertex id given by the user does not exist in the graph.
     #[error("vertex {id} is not in the graph")]
     NoSuchVertex {
-        /// The user's id.
-        id: u64,
+        /// The user's id (a name is quoted).
+        id: String,
     },
     /// A request that does not make sense for this graph or these options.
     #[error("{0}")]

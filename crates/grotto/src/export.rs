@@ -25,7 +25,31 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     let err = |e| Error::io(name, "write", e);
     let n = g.vertex_count();
     let weighted = g.weighted();
-    if format == ExportFormat::EdgeList && !g.header().has_id_map() && g.header().id_base == 0 {
+    let names = g.names();
+    if let (Some(t), ExportFormat::EdgeList) = (names, format) {
+        // Every name must read back as one token.
+        if let Some(v) = (0..n as u32).find(|&v| !text_token(t.get(v))) {
+            return Err(Error::Invalid(format!(
+                "vertex name {:?} holds a space, tab, comma or line break (or starts a comment), \
+                 so an edge list cannot hold it; export --format parquet keeps any name",
+                t.get(v)
+            )));
+        }
+        writeln!(
+            out,
+            "# vertex ids are names: convert with --ids string ({} edges {})",
+            g.edge_count(),
+            if g.directed() {
+                "directed"
+            } else {
+                "undirected"
+            }
+        )
+        .map_err(err)?;
+    } else if format == ExportFormat::EdgeList
+        && !g.header().has_id_map()
+        && g.header().id_base == 0
+    {
         writeln!(
             out,
             "# vertices {n} edges {} {}",
@@ -49,6 +73,13 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
             )
             .map_err(err)?;
         }
+        if names.is_some() {
+            writeln!(
+                out,
+                "% vertices have names: row i is the i-th name in byte order"
+            )
+            .map_err(err)?;
+        }
         writeln!(out, "{n} {n} {}", g.edge_count()).map_err(err)?;
     }
     let mut r = BlockReader::new(g, Direction::Out)?;
@@ -64,15 +95,26 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
                 continue;
             }
             line.clear();
-            let (a, b) = match format {
-                ExportFormat::EdgeList => (g.original_id(v), g.original_id(u)),
-                // Symmetric Matrix Market stores the lower triangle (row >= column).
-                ExportFormat::MatrixMarket if !g.directed() => (u as u64 + 1, v as u64 + 1),
-                ExportFormat::MatrixMarket => (v as u64 + 1, u as u64 + 1),
-            };
-            line.extend_from_slice(ib.format(a).as_bytes());
-            line.push(b' ');
-            line.extend_from_slice(ib.format(b).as_bytes());
+            match (format, names) {
+                (ExportFormat::EdgeList, Some(t)) => {
+                    line.extend_from_slice(t.get(v).as_bytes());
+                    line.push(b' ');
+                    line.extend_from_slice(t.get(u).as_bytes());
+                }
+                _ => {
+                    let (a, b) = match format {
+                        ExportFormat::EdgeList => (g.original_id(v), g.original_id(u)),
+                        // Symmetric Matrix Market stores the lower triangle (row >= column).
+                        ExportFormat::MatrixMarket if !g.directed() => {
+                            (u as u64 + 1, v as u64 + 1)
+                        }
+                        ExportFormat::MatrixMarket => (v as u64 + 1, u as u64 + 1),
+                    };
+                    line.extend_from_slice(ib.format(a).as_bytes());
+                    line.push(b' ');
+                    line.extend_from_slice(ib.format(b).as_bytes());
+                }
+            }
             if weighted {
                 line.push(b' ');
                 line.extend_from_slice(ws[i].to_string().as_bytes());
@@ -86,25 +128,40 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     Ok(written)
 }
 
+/// Whether `name` reads back from an edge list as the same single token.
+fn text_token(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(['#', '%'])
+        && !name
+            .bytes()
+            .any(|c| crate::ingest::parse::is_sep(c) || c == b'\n' || c == b'\r')
+}
+
 /// Edges per row group of a Parquet export.
 const PARQUET_GROUP_EDGES: usize = 1 << 20;
 
 /// Writes every edge of `g` (an undirected edge once, `src <= dst`) as a
-/// Parquet table with GraphFrames' columns `src`, `dst` (u64, the user's
-/// ids) and, on a weighted graph, `weight` (f32), in snappy-compressed row
+/// Parquet table with GraphFrames' columns `src`, `dst` (the user's ids:
+/// u64, or strings for a graph with names) and, on a weighted graph, `weight` (f32), in snappy-compressed row
 /// groups of 1M edges; `name` names the output in errors. Returns edges
 /// written. Isolated vertices have no row, as in GraphFrames' edge tables.
 pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result<u64> {
-    use arrow_array::{ArrayRef, Float32Array, RecordBatch, UInt64Array};
+    use arrow_array::{ArrayRef, Float32Array, RecordBatch, StringArray, UInt64Array};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
     let perr = |e: parquet::errors::ParquetError| {
         Error::Invalid(format!("{}: writing Parquet: {e}", name.display()))
     };
     let weighted = g.weighted();
+    let names = g.names();
+    let id_type = if names.is_some() {
+        DataType::Utf8
+    } else {
+        DataType::UInt64
+    };
     let mut fields = vec![
-        Field::new("src", DataType::UInt64, false),
-        Field::new("dst", DataType::UInt64, false),
+        Field::new("src", id_type.clone(), false),
+        Field::new("dst", id_type, false),
     ];
     if weighted {
         fields.push(Field::new("weight", DataType::Float32, false));
@@ -117,15 +174,20 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     let mut w =
         parquet::arrow::ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(perr)?;
     let (mut src, mut dst, mut wts) = (Vec::new(), Vec::new(), Vec::new());
-    let flush = |src: &mut Vec<u64>,
-                 dst: &mut Vec<u64>,
+    let ids = |vs: Vec<u32>| -> ArrayRef {
+        match names {
+            Some(t) => Arc::new(StringArray::from_iter_values(vs.iter().map(|&v| t.get(v)))),
+            None => Arc::new(UInt64Array::from_iter_values(
+                vs.iter().map(|&v| g.original_id(v)),
+            )),
+        }
+    };
+    let flush = |src: &mut Vec<u32>,
+                 dst: &mut Vec<u32>,
                  wts: &mut Vec<f32>,
                  w: &mut parquet::arrow::ArrowWriter<W>|
      -> Result<()> {
-        let mut cols: Vec<ArrayRef> = vec![
-            Arc::new(UInt64Array::from(std::mem::take(src))),
-            Arc::new(UInt64Array::from(std::mem::take(dst))),
-        ];
+        let mut cols: Vec<ArrayRef> = vec![ids(std::mem::take(src)), ids(std::mem::take(dst))];
         if weighted {
             cols.push(Arc::new(Float32Array::from(std::mem::take(wts))));
         }
@@ -143,8 +205,8 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
             if !g.directed() && u < v {
                 continue;
             }
-            src.push(g.original_id(v));
-            dst.push(g.original_id(u));
+            src.push(v);
+            dst.push(u);
             if weighted {
                 wts.push(ws[i]);
             }

@@ -45,6 +45,8 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: A vertex in your ids: an integer, or a string for a graph with names.
+Vertex = Union[int, str]
 
 
 def algorithms() -> List[Dict[str, Any]]:
@@ -65,9 +67,14 @@ class Result:
 
     def __init__(self, name: str, raw: Dict[str, Any]):
         self.algorithm = name
-        self.columns: Dict[str, np.ndarray] = {
-            ("id" if col == "vertex" else col): values for col, values in raw["columns"]
-        }
+        self.columns: Dict[str, np.ndarray] = {}
+        self._arrow: Dict[str, Any] = {}
+        for col, values in raw["columns"]:
+            col = "id" if col == "vertex" else col
+            if isinstance(values, tuple):  # vertex names: Arrow-style buffers
+                self.columns[col], self._arrow[col] = _name_column(*values[1:])
+            else:
+                self.columns[col] = values
         self.summary: Dict[str, Any] = json.loads(raw["summary"])
         self.config: Dict[str, Any] = json.loads(raw["config"])
         self.metrics: Dict[str, Any] = json.loads(raw["metrics"])
@@ -94,7 +101,7 @@ class Result:
             import pyarrow as pa
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError("to_arrow() needs pyarrow: pip install pyarrow") from e
-        return pa.table(self.columns)
+        return pa.table({c: self._arrow.get(c, v) for c, v in self.columns.items()})
 
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (needs pandas)."""
@@ -105,9 +112,32 @@ class Result:
         return pd.DataFrame(self.columns, copy=False)
 
 
+def _name_column(offsets: np.ndarray, data: np.ndarray, valid: Optional[np.ndarray]):
+    """A column of vertex names from the native buffers: a NumPy object
+    array of str (None where no vertex) and, with pyarrow, the same column
+    as an Arrow array built on the buffers."""
+    n = len(offsets) - 1
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raw = data.tobytes()
+        out = np.empty(n, dtype=object)
+        for i in range(n):
+            if valid is None or valid[i]:
+                out[i] = raw[offsets[i]:offsets[i + 1]].decode("utf-8")
+        return out, None
+    bitmap = None if valid is None else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    arr = pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(offsets), pa.py_buffer(data), bitmap,
+        null_count=-1 if valid is not None else 0,
+    )
+    return arr.to_numpy(zero_copy_only=False), arr
+
+
 class Graph:
     """A graph file opened for reading and running algorithms (see
-    :func:`open`). Vertex ids are yours throughout."""
+    :func:`open`). Vertex ids are yours throughout: integers, or strings
+    for a graph converted with string ids (see :attr:`has_names`)."""
 
     def __init__(self, native: Any):
         self._g = native
@@ -137,6 +167,12 @@ class Graph:
         """The file."""
         return str(self._g.path)
 
+    @property
+    def has_names(self) -> bool:
+        """Whether vertices are named by strings (converted from string
+        ids); vertex arguments and results are then strings."""
+        return self._g.has_names
+
     def __repr__(self) -> str:
         kind = "directed" if self.directed else "undirected"
         w = ", weighted" if self.weighted else ""
@@ -146,16 +182,28 @@ class Graph:
         """What ``grotto info --json`` says about the file."""
         return json.loads(self._g.info_json())
 
-    def degree(self, ids: Union[int, Iterable[int]]) -> Union[int, np.ndarray]:
+    def degree(self, ids: Union[Vertex, Iterable[Vertex]]) -> Union[int, np.ndarray]:
         """Out-degree of one vertex, or of each of an array of vertices."""
+        if self.has_names:
+            if isinstance(ids, str):
+                return int(self._g.degree_named([ids])[0])
+            return self._g.degree_named([str(x) for x in ids])
+        if isinstance(ids, str):
+            raise InputError(f"vertex {ids!r}: this graph's vertex ids are integers")
         if isinstance(ids, (int, np.integer)):
             return int(self._g.degree(np.array([ids], dtype=np.uint64))[0])
         return self._g.degree(_ids(np.asarray(ids), "ids"))
 
-    def neighbors(self, v: int, weights: bool = False):
-        """Out-neighbours of ``v`` (read from disk); with ``weights=True``,
-        also their weights (None on an unweighted graph)."""
-        ids, w = self._g.neighbors(int(v))
+    def neighbors(self, v: Vertex, weights: bool = False):
+        """Out-neighbours of ``v`` (read from disk): an array of ids, or a
+        list of names for a graph with names; with ``weights=True``, also
+        their weights (None on an unweighted graph)."""
+        if self.has_names:
+            ids, w = self._g.neighbors_named(str(v))
+        elif isinstance(v, str):
+            raise InputError(f"vertex {v!r}: this graph's vertex ids are integers")
+        else:
+            ids, w = self._g.neighbors(int(v))
         return (ids, w) if weights else ids
 
     def run(
@@ -198,7 +246,7 @@ class Graph:
         )
         return Result(algorithm, raw)
 
-    def bfs(self, source: Optional[int] = None, *, seed: int = 1, **options: Any) -> Result:
+    def bfs(self, source: Optional[Vertex] = None, *, seed: int = 1, **options: Any) -> Result:
         """Breadth-first search from ``source`` (default: a seeded random
         vertex with out-edges): columns ``depth`` and ``parent`` (-1 when
         unreached)."""
@@ -206,9 +254,9 @@ class Graph:
 
     def dfs(
         self,
-        source: Optional[int] = None,
+        source: Optional[Vertex] = None,
         *,
-        target: Optional[int] = None,
+        target: Optional[Vertex] = None,
         seed: int = 1,
         split_threshold: int = 32,
         stacks: Optional[int] = None,
@@ -244,7 +292,7 @@ class Graph:
 
     def ppr(
         self,
-        source: Optional[int] = None,
+        source: Optional[Vertex] = None,
         *,
         alpha: float = 0.15,
         epsilon: float = 1e-9,
@@ -270,7 +318,7 @@ class Graph:
 
     def sssp(
         self,
-        source: Optional[int] = None,
+        source: Optional[Vertex] = None,
         *,
         delta: Optional[float] = None,
         seed: int = 1,
@@ -288,7 +336,7 @@ class Graph:
         return self.run("randomwalk", walkers=walkers, steps=steps, seed=seed, **options)
 
     def eccentricity(
-        self, source: Optional[int] = None, *, sweeps: int = 1, seed: int = 1, **options: Any
+        self, source: Optional[Vertex] = None, *, sweeps: int = 1, seed: int = 1, **options: Any
     ) -> Result:
         """Eccentricity of ``source``; with ``sweeps=2`` or more also a
         lower bound on the diameter (summary ``diameter_lower_bound``)."""
@@ -452,18 +500,20 @@ def convert(
     ``source`` is a Parquet file or a directory of Parquet files (what
     Spark and pyarrow write), a text file (edge list, adjacency list or
     Matrix Market, optionally .gz or .zst: every format ``grotto convert``
-    reads), a
-    pandas DataFrame, a pyarrow Table or RecordBatchReader, a dict of
-    columns, or a ``(src, dst[, weight])`` tuple of arrays. Table columns
-    are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
-    optional ``weight`` by default); ids must be non-negative integers and
-    are kept as yours (sparse or large ones are mapped internally).
+    reads), a pandas DataFrame, a pyarrow Table or RecordBatchReader, a
+    dict of columns, or a ``(src, dst[, weight])`` tuple of arrays. Table
+    columns are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
+    optional ``weight`` by default). Ids are non-negative integers, kept
+    as yours (sparse or large ones are mapped internally), or strings:
+    string columns (and text tokens with ``ids="string"``) become vertex
+    names stored in the file, and every result and vertex argument then
+    uses them.
 
     ``undirected``: store each edge both ways; ``reverse``: also store
     in-edges of a directed graph; ``weighted``: read the weight column of
     a text file (default: detected); ``memory``: memory budget ("4GiB",
-    default half the available memory); ``ids``: "auto", "dense" or
-    "compact"; ``vertices``: the vertex count, isolated trailing vertices
+    default half the available memory); ``ids``: "auto", "dense",
+    "compact" (integers) or "string" (names); ``vertices``: the vertex count, isolated trailing vertices
     included; ``format``: force a text format ("edgelist", "adjacency",
     "mtx"). ``progress``: None shows a tqdm bar when tqdm is installed
     and standard error is a terminal, True always (needs tqdm), False
@@ -502,13 +552,53 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
         w = None
     elif weighted and w is None:
         raise InputError(f"weighted=True, and {what} has no {columns[2]!r} column")
-    s_ids = _ids(src, columns[0])
-    d_ids = _ids(dst, columns[1])
+    names = None
+    if _is_text(src) or _is_text(dst) or ids == "string":
+        s_ids, d_ids, names = _ranks(src, dst, columns)
+        common["ids"] = "auto"
+    else:
+        s_ids = _ids(src, columns[0])
+        d_ids = _ids(dst, columns[1])
     if len(s_ids) != len(d_ids):
         raise InputError(f"{what}: {len(s_ids)} sources but {len(d_ids)} destinations")
     weights = None if w is None else _weights(w, columns[2])
-    report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, **common)
+    report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, names=names, **common)
     return json.loads(report)
+
+
+def _is_text(col: Any) -> bool:
+    """Whether a column holds strings (NumPy str/bytes, or objects that
+    are str, as pandas and pyarrow give them)."""
+    a = np.asarray(col)
+    if a.dtype.kind in "US":
+        return True
+    return a.dtype.kind == "O" and len(a) > 0 and isinstance(a[0], str)
+
+
+def _ranks(src: Any, dst: Any, columns: Tuple[str, str, str]):
+    """String id columns as ranks in their sorted distinct names (which
+    is the order grotto stores names in), and the names."""
+    cols = []
+    for col, name in ((src, columns[0]), (dst, columns[1])):
+        a = np.asarray(col)
+        if a.dtype.kind == "S":
+            raise InputError(f"column {name!r} holds bytes; string vertex ids must be text (str)")
+        if a.dtype.kind == "O":
+            bad = next((i for i, x in enumerate(a) if type(x) is not str), None)
+            if bad is not None:
+                x = a[bad]
+                raise InputError(
+                    f"column {name!r}: row {bad} has {'a null' if x is None else repr(x)}; "
+                    "string vertex ids must all be strings" + ("" if x is None else
+                                                              " (an integer column needs no ids='string')")
+                )
+        elif a.dtype.kind != "U":
+            raise InputError(f"column {name!r} holds {a.dtype} values, and ids='string' needs strings")
+        cols.append(a)
+    names, inverse = np.unique(np.concatenate(cols), return_inverse=True)
+    inverse = inverse.astype(np.uint64).reshape(-1)
+    n = len(cols[0])
+    return inverse[:n], inverse[n:], [str(x) for x in names]
 
 
 def _convert_stream(reader: Any, out: str, weighted: Any, columns: Tuple[str, str, str], common: Dict[str, Any]):

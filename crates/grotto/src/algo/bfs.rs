@@ -264,7 +264,7 @@ impl BfsResult {
     /// Figures for the run summary.
     pub fn summary(&self, g: &Graph) -> serde_json::Value {
         serde_json::json!({
-            "source": g.original_id(self.source),
+            "source": g.label(self.source),
             "reached": self.reached,
             "levels": self.levels,
         })
@@ -301,7 +301,7 @@ impl Algorithm for Bfs {
         })
     }
     fn config_json(g: &Graph, p: &Params, c: &BfsConfig) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?}))
+        Ok(serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?}))
     }
     fn run_sync(r: &mut Run<'_>, c: &BfsConfig) -> Result<BfsResult> {
         run(r, c)

@@ -216,13 +216,13 @@ impl DfsResult {
     /// Figures for the run summary.
     pub fn summary(&self, g: &Graph) -> serde_json::Value {
         let mut j = serde_json::json!({
-            "source": g.original_id(self.source),
+            "source": g.label(self.source),
             "visited": self.visited,
             "rounds": self.rounds,
             "peak_stacks": self.peak_stacks,
         });
         if let Some(t) = self.target {
-            j["target"] = g.original_id(t).into();
+            j["target"] = g.label(t);
             j["found"] = self.found.into();
         }
         j
@@ -271,7 +271,7 @@ impl Algorithm for Dfs {
     }
     fn config_json(g: &Graph, p: &Params, c: &DfsConfig) -> Result<serde_json::Value> {
         Ok(
-            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
             "split_threshold": c.split_threshold, "stacks": c.max_stacks}),
         )
     }

@@ -138,7 +138,7 @@ impl Algorithm for Eccentricity {
     }
     fn config_json(g: &Graph, p: &Params, c: &EccentricityConfig) -> Result<serde_json::Value> {
         Ok(
-            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
             "sweeps": c.sweeps}),
         )
     }
@@ -192,9 +192,9 @@ impl Algorithm for Eccentricity {
     fn summary(g: &Graph, out: &EccentricityResult) -> serde_json::Value {
         let first = out.sweeps[0];
         serde_json::json!({
-            "source": g.original_id(first.start),
+            "source": g.label(first.start),
             "eccentricity": first.eccentricity,
-            "farthest": g.original_id(first.farthest),
+            "farthest": g.label(first.farthest),
             "reached": out.reached,
             "diameter_lower_bound": out.diameter_lower_bound(),
         })

@@ -95,12 +95,21 @@ pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
 
 /// Turns a user's vertex id into an internal one, with an error naming
 /// the flag when it does not exist.
-pub fn user_vertex(g: &Graph, id: u64, flag: &str) -> Result<VertexId> {
-    g.vertex_of(id).map_err(|_| {
-        Error::Invalid(format!(
-            "{flag} {id}: the graph has no vertex with that id ({} vertices)",
-            g.vertex_count()
-        ))
+pub fn user_vertex(g: &Graph, id: &str, flag: &str) -> Result<VertexId> {
+    g.vertex_named(id).map_err(|_| {
+        Error::Invalid(match g.names() {
+            Some(_) => format!(
+                "{flag} {id:?}: the graph has no vertex with that name ({} vertices)",
+                g.vertex_count()
+            ),
+            None if id.trim().parse::<u64>().is_err() => format!(
+                "{flag} {id:?}: expected a vertex id (a non-negative integer); this graph has no vertex names"
+            ),
+            None => format!(
+                "{flag} {id}: the graph has no vertex with that id ({} vertices)",
+                g.vertex_count()
+            ),
+        })
     })
 }
 
@@ -259,13 +268,24 @@ pub(crate) fn into_values(v: Vec<std::sync::atomic::AtomicU32>) -> Vec<u32> {
 /// `n` vertices.
 pub(crate) fn vertex_table(g: &Graph, n: usize) -> output::Table {
     let mut t = output::Table::default();
-    let ids = (0..n as VertexId).map(|v| g.original_id(v)).collect();
-    t.push("vertex", output::Values::U64(ids));
+    t.push("vertex", vertex_values(g, (0..n as VertexId).collect()));
     t
+}
+
+/// Vertices as a result column in the user's ids: names for a graph with
+/// names, else integers.
+pub(crate) fn vertex_values(g: &Graph, vs: Vec<VertexId>) -> output::Values {
+    match g.names() {
+        Some(t) => output::Values::Name(t.clone(), vs),
+        None => output::Values::U64(vs.into_iter().map(|v| g.original_id(v)).collect()),
+    }
 }
 
 /// Vertex references (parents) as the user's ids, -1 for [`NONE`].
 pub(crate) fn user_ids_or_minus_one(g: &Graph, vs: &[VertexId]) -> output::Values {
+    if let Some(t) = g.names() {
+        return output::Values::Name(t.clone(), vs.to_vec());
+    }
     output::Values::I64(
         vs.iter()
             .map(|&v| {

@@ -6,8 +6,10 @@
 
 use crate::error::{Error, Result};
 use crate::io::output::{Output, Streams};
+use crate::store::names::Names;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 /// One column of values.
 #[derive(Debug, Clone)]
@@ -18,6 +20,9 @@ pub enum Values {
     I64(Vec<i64>),
     /// Double-precision floats.
     F64(Vec<f64>),
+    /// Vertices of a graph with names, written as their names
+    /// ([`super::NONE`] for none: an empty CSV field, a Parquet null).
+    Name(Arc<Names>, Vec<u32>),
 }
 
 impl Values {
@@ -26,6 +31,7 @@ impl Values {
             Values::U64(v) => v.len(),
             Values::I64(v) => v.len(),
             Values::F64(v) => v.len(),
+            Values::Name(_, v) => v.len(),
         }
     }
     fn npy_type(&self) -> &'static str {
@@ -33,6 +39,7 @@ impl Values {
             Values::U64(_) => "<u8",
             Values::I64(_) => "<i8",
             Values::F64(_) => "<f8",
+            Values::Name(..) => "str",
         }
     }
     fn bytes_at(&self, i: usize) -> [u8; 8] {
@@ -40,6 +47,8 @@ impl Values {
             Values::U64(v) => v[i].to_le_bytes(),
             Values::I64(v) => v[i].to_le_bytes(),
             Values::F64(v) => v[i].to_le_bytes(),
+            // Refused by `write_to` before records are written.
+            Values::Name(_, v) => (v[i] as u64).to_le_bytes(),
         }
     }
     fn text_at(&self, i: usize, out: &mut Vec<u8>) {
@@ -50,7 +59,33 @@ impl Values {
                 // Shortest text that reads back as the same double.
                 let _ = write!(out, "{:?}", v[i]);
             }
+            Values::Name(names, v) => {
+                if v[i] != super::NONE {
+                    csv_field(names.get(v[i]), out)
+                }
+            }
         }
+    }
+}
+
+/// Writes `text` as one CSV field, quoted (RFC 4180) when it is empty or
+/// holds a comma, a quote, a line break or outer spaces.
+fn csv_field(text: &str, out: &mut Vec<u8>) {
+    let plain = !text.is_empty()
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.bytes().any(|c| matches!(c, b',' | b'"' | b'\n' | b'\r'));
+    if plain {
+        out.extend_from_slice(text.as_bytes());
+    } else {
+        out.push(b'"');
+        for c in text.bytes() {
+            if c == b'"' {
+                out.push(b'"');
+            }
+            out.push(c);
+        }
+        out.push(b'"');
     }
 }
 
@@ -128,7 +163,10 @@ impl Table {
     pub fn layout(&self) -> String {
         self.columns
             .iter()
-            .map(|c| format!("{}:{}", c.name, &c.values.npy_type()[1..]))
+            .map(|c| match c.values {
+                Values::Name(..) => format!("{}:name", c.name),
+                _ => format!("{}:{}", c.name, &c.values.npy_type()[1..]),
+            })
             .collect::<Vec<_>>()
             .join(",")
     }
@@ -146,6 +184,15 @@ impl Table {
             return Err(Error::Invalid("result columns differ in length".into()));
         }
         let path = out.path().to_path_buf();
+        if matches!(format, Format::Bin | Format::Npy)
+            && self.columns.iter().any(|c| matches!(c.values, Values::Name(..)))
+        {
+            return Err(Error::Invalid(format!(
+                "{}: this graph's vertices have names, and {} files hold numbers only; write csv or parquet",
+                path.display(),
+                if format == Format::Npy { "npy" } else { "bin" }
+            )));
+        }
         if format == Format::Parquet {
             self.write_parquet(out.file(), &path)?;
             return out.commit();
@@ -168,8 +215,9 @@ impl Table {
 
     /// The table as Parquet, in row groups of [`PARQUET_GROUP_ROWS`].
     fn write_parquet(&self, file: &std::fs::File, path: &Path) -> Result<()> {
-        use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, UInt64Array};
-        use std::sync::Arc;
+        use arrow_array::{
+            ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array,
+        };
         let perr = |e: parquet::errors::ParquetError| {
             Error::Invalid(format!("{}: writing Parquet: {e}", path.display()))
         };
@@ -196,6 +244,12 @@ impl Table {
                         Values::U64(v) => Arc::new(UInt64Array::from(v[lo..hi].to_vec())),
                         Values::I64(v) => Arc::new(Int64Array::from(v[lo..hi].to_vec())),
                         Values::F64(v) => Arc::new(Float64Array::from(v[lo..hi].to_vec())),
+                        Values::Name(names, v) => Arc::new(
+                            v[lo..hi]
+                                .iter()
+                                .map(|&x| (x != super::NONE).then(|| names.get(x)))
+                                .collect::<StringArray>(),
+                        ),
                     };
                     (name, a)
                 })

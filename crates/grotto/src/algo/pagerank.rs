@@ -394,7 +394,7 @@ impl PageRankResult {
             "converged": self.converged,
             "style": self.style,
             "sum": self.score.iter().sum::<f64>(),
-            "top": top.iter().map(|&v| serde_json::json!([g.original_id(v), self.score[v as usize]])).collect::<Vec<_>>(),
+            "top": top.iter().map(|&v| serde_json::json!([g.label(v), self.score[v as usize]])).collect::<Vec<_>>(),
         })
     }
 }

@@ -236,9 +236,9 @@ impl PprResult {
             .map(|v| (v, self.score[v]))
             .collect();
         serde_json::json!({
-            "source": g.original_id(self.source),
+            "source": g.label(self.source),
             "residual_left": self.residual_sum,
-            "top": top.iter().map(|&(v, x)| serde_json::json!([g.original_id(v as VertexId), x])).collect::<Vec<_>>(),
+            "top": top.iter().map(|&(v, x)| serde_json::json!([g.label(v as VertexId), x])).collect::<Vec<_>>(),
         })
     }
 }
@@ -279,7 +279,7 @@ impl Algorithm for Ppr {
     }
     fn config_json(g: &Graph, p: &Params, c: &PprConfig) -> Result<serde_json::Value> {
         Ok(
-            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
             "alpha": c.alpha, "epsilon": c.epsilon}),
         )
     }

@@ -109,7 +109,9 @@ impl Param {
     /// Checks that `text` is a value of this parameter's kind.
     pub fn check(&self, text: &str) -> Result<()> {
         let ok = match self.kind {
-            Kind::Vertex | Kind::Int => text.parse::<u64>().is_ok(),
+            // A vertex may be a name; the graph decides when it is resolved.
+            Kind::Vertex => !text.is_empty(),
+            Kind::Int => text.parse::<u64>().is_ok(),
             Kind::Float => text.parse::<f64>().is_ok(),
             Kind::Choice(words) => words.contains(&text),
         };
@@ -120,7 +122,7 @@ impl Param {
                 "--{} {text:?}: expected {}",
                 self.name,
                 match self.kind {
-                    Kind::Vertex => "a vertex id (a non-negative integer)".to_string(),
+                    Kind::Vertex => "a vertex id or name".to_string(),
                     Kind::Int => "a non-negative integer".to_string(),
                     Kind::Float => "a number".to_string(),
                     Kind::Choice(words) => format!("one of {}", words.join(", ")),
@@ -238,7 +240,7 @@ impl Params {
     /// A vertex parameter turned into an internal id (`None` when absent),
     /// with an error naming the flag when the graph has no such vertex.
     pub fn vertex(&self, g: &Graph, name: &str) -> Result<Option<crate::VertexId>> {
-        self.opt_u64(name)?
+        self.text(name)?
             .map(|id| super::user_vertex(g, id, &format!("--{name}")))
             .transpose()
     }

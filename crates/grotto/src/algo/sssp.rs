@@ -108,8 +108,8 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &SsspConfig) -> Result<SsspResult> {
     if let Some((u, v, w)) = bad.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(Error::Invalid(format!(
             "edge {} -> {} has weight {w}: shortest paths need non-negative weights",
-            g.original_id(u),
-            g.original_id(v)
+            g.label_text(u),
+            g.label_text(v)
         )));
     }
     let mut dist = Vec::with_capacity(n as usize);
@@ -197,7 +197,7 @@ impl SsspResult {
             .filter(|d| d.is_finite())
             .fold(0.0f32, f32::max);
         serde_json::json!({
-            "source": g.original_id(self.source),
+            "source": g.label(self.source),
             "reached": self.reached,
             "farthest": far,
         })
@@ -237,7 +237,7 @@ impl Algorithm for Sssp {
     }
     fn config_json(g: &Graph, p: &Params, c: &SsspConfig) -> Result<serde_json::Value> {
         Ok(
-            serde_json::json!({"source": g.original_id(c.source), "seed": p.u64("seed")?,
+            serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
             "delta": c.delta}),
         )
     }

@@ -277,7 +277,17 @@ impl WccResult {
     /// Per-vertex `vertex,component` in the user's ids.
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = vertex_table(g, self.label.len());
-        t.push("component", Values::U64(self.label.clone()));
+        t.push(
+            "component",
+            match g.names() {
+                // With names, a label is the rank of the smallest name.
+                Some(names) => Values::Name(
+                    names.clone(),
+                    self.label.iter().map(|&l| l as u32).collect(),
+                ),
+                None => Values::U64(self.label.clone()),
+            },
+        );
         t
     }
 

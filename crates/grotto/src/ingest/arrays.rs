@@ -8,6 +8,8 @@
 
 use super::{EdgeGenerator, EdgeSink};
 use crate::error::{Error, Result};
+use crate::store::names::Names;
+use std::sync::Arc;
 
 /// Rows per chunk the pipeline's threads take at a time.
 const CHUNK_ROWS: usize = 1 << 20;
@@ -19,6 +21,7 @@ pub struct EdgeArrays<'a> {
     dst: &'a [u64],
     weights: Option<&'a [f32]>,
     what: String,
+    names: Option<Arc<Names>>,
 }
 
 impl<'a> EdgeArrays<'a> {
@@ -51,7 +54,25 @@ impl<'a> EdgeArrays<'a> {
             dst,
             weights,
             what: what.to_string(),
+            names: None,
         })
+    }
+
+    /// The same columns holding ranks in `names` (sorted, distinct vertex
+    /// names) instead of integer ids: the graph gets the names, and every
+    /// result speaks them. An id past the table is refused.
+    pub fn with_names(mut self, names: Names) -> Result<EdgeArrays<'a>> {
+        let n = names.len();
+        for (col, ids) in [("source", self.src), ("destination", self.dst)] {
+            if let Some(i) = ids.iter().position(|&x| x >= n) {
+                return Err(Error::Invalid(format!(
+                    "{}: row {i} has {col} {}, and there are {n} names",
+                    self.what, ids[i]
+                )));
+            }
+        }
+        self.names = Some(Arc::new(names));
+        Ok(self)
     }
 }
 
@@ -77,7 +98,11 @@ impl EdgeGenerator for EdgeArrays<'_> {
     }
 
     fn vertex_count(&self) -> Option<u64> {
-        None
+        self.names.as_ref().map(|n| n.len())
+    }
+
+    fn names(&self) -> Option<Arc<Names>> {
+        self.names.clone()
     }
 
     fn weighted(&self) -> bool {

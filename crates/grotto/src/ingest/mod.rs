@@ -25,6 +25,7 @@ pub mod checks;
 mod external;
 pub mod ids;
 mod memory;
+pub mod names;
 pub mod options;
 pub mod parquet;
 pub mod parse;
@@ -45,6 +46,7 @@ use checks::{
     check_input, check_vertex_memory, memory_floor_bytes, with_detection, MIN_PARTITION_BYTES,
 };
 
+use crate::store::names::Names;
 use ids::{CompactMap, IdMapper, SeenIds};
 use parse::{EdgeSink, ParseCounts, ParseSpec};
 use rayon::prelude::*;
@@ -70,9 +72,46 @@ struct Plan<'a> {
     /// Why that format (file inputs).
     evidence: Option<String>,
     compression: Option<Compression>,
+    /// Vertex names, once learnt: tokens are then resolved to their ranks.
+    names: Option<Arc<Names>>,
 }
 
 impl Plan<'_> {
+    /// How the parser reads vertex tokens.
+    fn ids(&self) -> parse::Ids<'_> {
+        match &self.names {
+            Some(n) => parse::Ids::Resolve(n),
+            None => parse::Ids::Integer,
+        }
+    }
+
+    /// The first pass of a text conversion with `--ids string`: every
+    /// distinct vertex name, sorted.
+    fn collect_names(&self, progress: &dyn Progress) -> Result<Names> {
+        let Source::File(input) = self.source else {
+            return Err(Error::Invalid("names are collected from text input".into()));
+        };
+        let set = Arc::new(names::NameSet::default());
+        let total = if self.compression == Some(Compression::None) {
+            source::input_bytes(&input.path).ok()
+        } else {
+            None
+        };
+        progress.stage("names", total);
+        parse::parse_file(
+            &input.path,
+            &self.spec,
+            parse::Ids::Collect,
+            self.skip_lines,
+            self.threads,
+            &|| names::NameCollector::new(set.clone()),
+            &|b| progress.set(b),
+        )?;
+        let set = Arc::try_unwrap(set)
+            .map_err(|_| Error::Invalid("a name collector outlived its pass".into()))?;
+        set.into_names()
+    }
+
     fn pass<S: EdgeSink>(
         &self,
         make: &(dyn Fn() -> S + Sync),
@@ -90,6 +129,7 @@ impl Plan<'_> {
                 parse::parse_file(
                     &input.path,
                     &self.spec,
+                    self.ids(),
                     self.skip_lines,
                     self.threads,
                     make,
@@ -332,7 +372,7 @@ pub fn convert_from(
         weighted: spec.weighted,
         keep_self_loops: opts.keep_self_loops,
     };
-    let plan = Plan {
+    let mut plan = Plan {
         source,
         spec,
         skip_lines,
@@ -344,7 +384,42 @@ pub fn convert_from(
         format,
         evidence,
         compression,
+        names: None,
     };
+    if let Source::Generated(g) = source {
+        plan.names = g.names();
+        if plan.names.is_none() && opts.ids == IdMode::String {
+            return Err(Error::Invalid(format!(
+                "--ids string: {} gives integer ids, not names",
+                g.describe()
+            )));
+        }
+    } else if opts.ids == IdMode::String {
+        if format == Some(Format::MatrixMarket) {
+            return Err(Error::Invalid(
+                "--ids string: Matrix Market entries are row and column numbers, not names".into(),
+            ));
+        }
+        if opts.vertices.is_some() || plan.fixed_n.is_some() {
+            return Err(Error::Invalid(format!(
+                "--ids string takes the vertices from the names read; a vertex count was given by {}",
+                plan.fixed_from
+            )));
+        }
+        let names = plan
+            .collect_names(progress)
+            .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
+        check_vertex_memory(
+            names.len(),
+            reverse,
+            &format!("{} distinct vertex names", names.len()),
+        )?;
+        plan.fixed_n = Some(names.len());
+        plan.fixed_from = "the names read".into();
+        plan.names = Some(Arc::new(names));
+    }
+    let plan = plan;
+    let fixed_n = plan.fixed_n;
 
     let budget = opts
         .memory_bytes
@@ -377,7 +452,7 @@ pub fn convert_from(
     let mut reason;
     if opts.force_external {
         reason = "external path forced".to_string();
-    } else if opts.ids == IdMode::Compact {
+    } else if opts.ids == IdMode::Compact && plan.names.is_none() {
         reason = "ids compacted on request".to_string();
     } else if (est as i64) <= record_budget {
         reason = format!(
@@ -501,7 +576,7 @@ impl BuildCtx<'_> {
         };
         let compact = match self.opts.ids {
             IdMode::Compact => true,
-            IdMode::Dense => false,
+            IdMode::Dense | IdMode::String => false,
             IdMode::Auto => {
                 self.plan.fixed_n.is_none()
                     && (range > MAX_VERTICES || range > distinct.saturating_mul(4))
@@ -615,6 +690,9 @@ impl BuildCtx<'_> {
         if let Some(i) = &inn {
             debug_assert_eq!(i.entries, out.entries, "in- and out-adjacency disagree");
         }
+        if let Some(t) = &self.plan.names {
+            w.section(SectionKind::Names, &t.encode(), t.len())?;
+        }
         if let Some(m) = &compact {
             let ids: Vec<u64> = m
                 .original_ids()
@@ -651,6 +729,9 @@ impl BuildCtx<'_> {
         if compact.is_some() {
             flags |= FLAG_ID_MAP;
         }
+        if self.plan.names.is_some() {
+            flags |= FLAG_NAMES;
+        }
         if self.opts.layout.inline_small && !r.weighted {
             flags |= FLAG_INLINE_SMALL;
         }
@@ -661,7 +742,11 @@ impl BuildCtx<'_> {
             flags |= FLAG_SELF_LOOPS;
         }
         let header = Header {
-            version: FORMAT_VERSION,
+            version: if self.plan.names.is_some() {
+                FORMAT_VERSION
+            } else {
+                NAMELESS_VERSION
+            },
             flags,
             vertex_count: n,
             edge_count: edges,
@@ -711,6 +796,7 @@ impl BuildCtx<'_> {
             duplicates_dropped: dups,
             parse: counts,
             ids_compacted: compact.is_some(),
+            names: self.plan.names.is_some(),
             path,
             path_reason: String::new(),
             memory_budget_bytes: self.budget,

@@ -19,6 +19,9 @@ pub enum IdMode {
     Dense,
     /// Always compact and store an id map.
     Compact,
+    /// Ids are names: any token, not only integers; the names are stored
+    /// in the file and every result speaks them.
+    String,
 }
 
 /// Options of a conversion; the CLI flattens these.
@@ -150,6 +153,8 @@ pub struct ConvertReport {
     pub parse: ParseCounts,
     /// Ids were compacted and an id map stored.
     pub ids_compacted: bool,
+    /// Vertex ids are names, stored in the file.
+    pub names: bool,
     /// Build path taken.
     pub path: BuildPath,
     /// Why that path.
@@ -208,6 +213,12 @@ pub trait EdgeGenerator: Sync {
     /// replace (default: none).
     fn inputs(&self) -> Vec<PathBuf> {
         Vec::new()
+    }
+    /// The vertex names, when the source's ids are strings: the ids
+    /// [`EdgeGenerator::emit`] gives are then ranks in this table, and
+    /// [`EdgeGenerator::vertex_count`] is its length (default: none).
+    fn names(&self) -> Option<std::sync::Arc<crate::store::names::Names>> {
+        None
     }
 }
 

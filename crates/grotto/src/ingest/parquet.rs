@@ -17,7 +17,10 @@ use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
-use arrow_array::{Array, ArrayRef};
+use super::names::NameSet;
+use crate::store::names::Names;
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use std::sync::Arc;
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
@@ -104,6 +107,10 @@ pub struct ParquetEdges {
     weighted: bool,
     rows: u64,
     what: String,
+    /// The id columns hold strings (every file agrees).
+    string_ids: bool,
+    /// Their names, learnt by [`ParquetEdges::learn_names`].
+    names: Option<Arc<Names>>,
 }
 
 fn bad(path: &Path, what: String) -> Error {
@@ -115,6 +122,14 @@ fn bad(path: &Path, what: String) -> Error {
 
 fn parquet_err(path: &Path, e: impl std::fmt::Display) -> Error {
     bad(path, format!("not a readable Parquet file: {e}"))
+}
+
+fn is_string_type(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => is_string_type(v),
+        _ => false,
+    }
 }
 
 fn is_id_type(t: &DataType) -> bool {
@@ -181,6 +196,7 @@ impl ParquetEdges {
         let mut files = Vec::with_capacity(paths.len());
         let mut chunks = Vec::new();
         let mut rows = 0u64;
+        let mut string_ids: Option<(bool, &Path)> = None;
         for (fi, (p, b)) in paths.iter().zip(&metas).enumerate() {
             let schema = b.schema();
             let descr = b.parquet_schema();
@@ -198,17 +214,28 @@ impl ParquetEdges {
                     ));
                 };
                 let t = field.data_type();
-                if is_id && !is_id_type(t) {
-                    let hint =
-                        if matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
-                            " (string vertex ids are not supported yet)"
-                        } else {
-                            ""
-                        };
+                if is_id && !is_id_type(t) && !is_string_type(t) {
                     return Err(bad(
                         p,
-                        format!("column {name:?} holds {t}; vertex ids must be integers{hint}"),
+                        format!("column {name:?} holds {t}; vertex ids must be integers or strings"),
                     ));
+                }
+                if is_id {
+                    let here = is_string_type(t);
+                    match string_ids {
+                        Some((was, first)) if was != here => {
+                            return Err(bad(
+                                p,
+                                format!(
+                                    "column {name:?} holds {t}, and the ids read before (in {}) are {}; \
+                                     both id columns of every file must be integers or both strings",
+                                    first.display(),
+                                    if was { "strings" } else { "integers" }
+                                ),
+                            ))
+                        }
+                        _ => string_ids = Some((here, p)),
+                    }
                 }
                 let numeric = is_id_type(t) || matches!(t, DataType::Float32 | DataType::Float64);
                 if !is_id && !numeric {
@@ -264,11 +291,90 @@ impl ParquetEdges {
             weighted,
             rows,
             what,
+            string_ids: string_ids.is_some_and(|(s, _)| s),
+            names: None,
         })
     }
 
-    /// [`ParquetEdges::open`] with the weight rule of `opts`:
-    /// `ignore_weights` drops the weight column, `weighted` requires it.
+    /// True when the id columns hold strings (names).
+    pub fn string_ids(&self) -> bool {
+        self.string_ids
+    }
+
+    /// The first pass over string id columns: reads every row group (with
+    /// `threads` workers) and keeps the sorted table of distinct names,
+    /// which the edges are then resolved against.
+    pub fn learn_names(&mut self, threads: usize) -> Result<()> {
+        let set = NameSet::default();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let first_error: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+        std::thread::scope(|s| {
+            for _ in 0..threads.max(1) {
+                s.spawn(|| loop {
+                    let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if c >= self.chunks.len() || crate::interrupt::requested() {
+                        break;
+                    }
+                    let r = self.each_batch(c, &mut |batch, p, row| {
+                        for name in [&self.columns.src, &self.columns.dst] {
+                            let col = column(batch, name, p)?;
+                            for_each_name(&col, name, p, row, &mut |_, t| set.insert(t))?;
+                        }
+                        Ok(true)
+                    });
+                    if let Err(e) = r {
+                        if let Ok(mut f) = first_error.lock() {
+                            f.get_or_insert(e);
+                        }
+                        break;
+                    }
+                });
+            }
+        });
+        if let Some(e) = first_error.into_inner().ok().flatten() {
+            return Err(e);
+        }
+        crate::interrupt::check()?;
+        self.names = Some(Arc::new(set.into_names()?));
+        Ok(())
+    }
+
+    /// Reads the batches of chunk `c`, calling `f(batch, file, first row)`
+    /// until it returns false.
+    fn each_batch(
+        &self,
+        c: usize,
+        f: &mut dyn FnMut(&RecordBatch, &Path, u64) -> Result<bool>,
+    ) -> Result<bool> {
+        let (fi, g) = self.chunks[c];
+        let file = &self.files[fi];
+        let p = &file.path;
+        let handle = File::open(p).map_err(|e| Error::io(p, "open", e))?;
+        let b = ParquetRecordBatchReaderBuilder::try_new(handle).map_err(|e| parquet_err(p, e))?;
+        let mask = ProjectionMask::leaves(b.parquet_schema(), file.leaves.iter().copied());
+        let reader = b
+            .with_row_groups(vec![g])
+            .with_projection(mask)
+            .with_batch_size(BATCH_ROWS)
+            .build()
+            .map_err(|e| parquet_err(p, e))?;
+        let mut row = file.groups[g].0;
+        for batch in reader {
+            let batch = batch.map_err(|e| parquet_err(p, e))?;
+            if !f(&batch, p, row)? {
+                return Ok(false);
+            }
+            row += batch.num_rows() as u64;
+            if crate::interrupt::requested() {
+                return Err(Error::Interrupted);
+            }
+        }
+        Ok(true)
+    }
+
+    /// [`ParquetEdges::open`] with the weight rule of `opts`
+    /// (`ignore_weights` drops the weight column, `weighted` requires it),
+    /// and the names learnt when the id columns hold strings.
     pub fn for_options(
         path: &Path,
         columns: &EdgeColumns,
@@ -279,7 +385,15 @@ impl ParquetEdges {
         } else {
             opts.weighted
         };
-        ParquetEdges::open(path, columns, weights)
+        let mut edges = ParquetEdges::open(path, columns, weights)?;
+        if edges.string_ids {
+            let threads = match opts.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                t => t,
+            };
+            edges.learn_names(threads)?;
+        }
+        Ok(edges)
     }
 
     /// Rows over all files.
@@ -350,6 +464,100 @@ fn ids(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<u64>) -
     Ok(())
 }
 
+/// Column `name` of a batch.
+fn column(batch: &RecordBatch, name: &str, p: &Path) -> Result<ArrayRef> {
+    batch
+        .column_by_name(name)
+        .cloned()
+        .ok_or_else(|| bad(p, format!("column {name:?} is missing from a row group")))
+}
+
+/// Calls `f(i, bytes)` for each name of a string id column, or returns an
+/// error naming the first null.
+fn for_each_name(
+    col: &ArrayRef,
+    name: &str,
+    path: &Path,
+    row0: u64,
+    f: &mut dyn FnMut(usize, &[u8]),
+) -> Result<()> {
+    if let Some(i) = first_null(col) {
+        return Err(bad(
+            path,
+            format!(
+                "row {} has no {name:?} (a null); every edge needs both ids",
+                row0 + i as u64
+            ),
+        ));
+    }
+    match col.data_type() {
+        DataType::Utf8 => {
+            for (i, t) in col.as_string::<i32>().iter().enumerate() {
+                f(i, t.unwrap_or_default().as_bytes());
+            }
+        }
+        DataType::LargeUtf8 => {
+            for (i, t) in col.as_string::<i64>().iter().enumerate() {
+                f(i, t.unwrap_or_default().as_bytes());
+            }
+        }
+        DataType::Utf8View => {
+            for (i, t) in col.as_string_view().iter().enumerate() {
+                f(i, t.unwrap_or_default().as_bytes());
+            }
+        }
+        DataType::Dictionary(..) => {
+            let dict = col.as_any_dictionary();
+            let keys = dict.normalized_keys();
+            let mut values: Vec<Vec<u8>> = Vec::new();
+            for_each_name(dict.values(), name, path, 0, &mut |_, t| values.push(t.to_vec()))?;
+            for (i, k) in keys.into_iter().enumerate() {
+                let t = values.get(k).ok_or_else(|| {
+                    bad(path, format!("row {}: a dictionary key past its values", row0 + i as u64))
+                })?;
+                f(i, t);
+            }
+        }
+        t => {
+            return Err(bad(
+                path,
+                format!("column {name:?} holds {t}; expected strings like the other id columns"),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// The ranks of a string id column's names in `names`.
+fn resolve(
+    col: &ArrayRef,
+    name: &str,
+    path: &Path,
+    row0: u64,
+    names: &Names,
+    out: &mut Vec<u64>,
+) -> Result<()> {
+    out.clear();
+    let mut missing = None;
+    for_each_name(col, name, path, row0, &mut |i, t| match names.find(t) {
+        Some(v) => out.push(v as u64),
+        None => {
+            missing.get_or_insert(i);
+            out.push(0);
+        }
+    })?;
+    match missing {
+        Some(i) => Err(bad(
+            path,
+            format!(
+                "row {}: a {name} not read in the first pass (did the file change?)",
+                row0 + i as u64
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Weights of a numeric column as f32, or an error naming the first null
 /// or non-finite one.
 fn weights(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<f32>) -> Result<()> {
@@ -402,33 +610,24 @@ impl EdgeGenerator for ParquetEdges {
     }
 
     fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> Result<bool> {
-        let (fi, g) = self.chunks[chunk];
-        let f = &self.files[fi];
-        let p = &f.path;
-        let file = File::open(p).map_err(|e| Error::io(p, "open", e))?;
-        let b = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_err(p, e))?;
-        let mask = ProjectionMask::leaves(b.parquet_schema(), f.leaves.iter().copied());
-        let reader = b
-            .with_row_groups(vec![g])
-            .with_projection(mask)
-            .with_batch_size(BATCH_ROWS)
-            .build()
-            .map_err(|e| parquet_err(p, e))?;
         let (mut s, mut d, mut w) = (Vec::new(), Vec::new(), Vec::new());
-        let mut row = f.groups[g].0;
         let c = &self.columns;
-        for batch in reader {
-            let batch = batch.map_err(|e| parquet_err(p, e))?;
-            let col = |name: &str| {
-                batch
-                    .column_by_name(name)
-                    .cloned()
-                    .ok_or_else(|| bad(p, format!("column {name:?} is missing from a row group")))
-            };
-            ids(&col(&c.src)?, &c.src, p, row, &mut s)?;
-            ids(&col(&c.dst)?, &c.dst, p, row, &mut d)?;
+        self.each_batch(chunk, &mut |batch, p, row| {
+            match &self.names {
+                Some(names) => {
+                    resolve(&column(batch, &c.src, p)?, &c.src, p, row, names, &mut s)?;
+                    resolve(&column(batch, &c.dst, p)?, &c.dst, p, row, names, &mut d)?;
+                }
+                None if self.string_ids => {
+                    return Err(bad(p, "string ids are read after learn_names".into()))
+                }
+                None => {
+                    ids(&column(batch, &c.src, p)?, &c.src, p, row, &mut s)?;
+                    ids(&column(batch, &c.dst, p)?, &c.dst, p, row, &mut d)?;
+                }
+            }
             if self.weighted {
-                weights(&col(&c.weight)?, &c.weight, p, row, &mut w)?;
+                weights(&column(batch, &c.weight, p)?, &c.weight, p, row, &mut w)?;
             }
             for i in 0..s.len() {
                 let wi = if self.weighted { w[i] } else { 1.0 };
@@ -436,12 +635,8 @@ impl EdgeGenerator for ParquetEdges {
                     return Ok(false);
                 }
             }
-            row += batch.num_rows() as u64;
-            if crate::interrupt::requested() {
-                return Err(Error::Interrupted);
-            }
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     fn edges(&self) -> u64 {
@@ -449,7 +644,11 @@ impl EdgeGenerator for ParquetEdges {
     }
 
     fn vertex_count(&self) -> Option<u64> {
-        None
+        self.names.as_ref().map(|n| n.len())
+    }
+
+    fn names(&self) -> Option<Arc<Names>> {
+        self.names.clone()
     }
 
     fn weighted(&self) -> bool {
@@ -466,176 +665,4 @@ impl EdgeGenerator for ParquetEdges {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ingest::{convert, convert_path, ConvertOptions, Input, NoProgress};
-    use crate::store::{BlockReader, Direction, Graph};
-    use arrow_array::{
-        Float64Array, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
-    };
-    use parquet::arrow::ArrowWriter;
-    use parquet::file::properties::WriterProperties;
-    use std::sync::Arc;
-
-    /// Writes `cols` as a Parquet file with row groups of `group` rows.
-    fn write(path: &Path, cols: Vec<(&str, ArrayRef)>, group: usize) {
-        let batch = RecordBatch::try_from_iter(cols).unwrap();
-        let props = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(group))
-            .build();
-        let mut w =
-            ArrowWriter::try_new(File::create(path).unwrap(), batch.schema(), Some(props)).unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
-    }
-
-    fn lists(path: &Path) -> Vec<(u64, Vec<(u64, u32)>)> {
-        let g = Graph::open(path).unwrap();
-        let mut r = BlockReader::new(&g, Direction::Out).unwrap();
-        let (mut ids, mut ws) = (Vec::new(), Vec::new());
-        let mut out = Vec::new();
-        for v in 0..g.vertex_count() as u32 {
-            r.neighbors(v, &mut ids, Some(&mut ws)).unwrap();
-            let w: Vec<u32> = if g.weighted() {
-                ws.iter().map(|x| x.to_bits()).collect()
-            } else {
-                vec![0; ids.len()]
-            };
-            let mut l: Vec<(u64, u32)> = ids.iter().map(|&u| g.original_id(u)).zip(w).collect();
-            l.sort();
-            out.push((g.original_id(v), l));
-        }
-        out.sort();
-        out
-    }
-
-    /// A file in several row groups, a directory of two files and the
-    /// same edges as text give the same graph.
-    #[test]
-    fn parquet_files_and_text_give_the_same_graph() {
-        let dir = tempfile::tempdir().unwrap();
-        let n = 5000usize;
-        let src: Vec<i64> = (0..n)
-            .map(|i| (i * 7919 % 1000) as i64 + 1_000_000_000_000)
-            .collect();
-        let dst: Vec<i64> = (0..n)
-            .map(|i| (i * 104_729 % 1000) as i64 + 1_000_000_000_000)
-            .collect();
-        let w: Vec<f64> = (0..n).map(|i| (i % 13) as f64 * 0.5 + 1.0).collect();
-        let text: String = (0..n)
-            .map(|i| format!("{} {} {}\n", src[i], dst[i], w[i]))
-            .collect();
-        std::fs::write(dir.path().join("e.txt"), text).unwrap();
-        let one = dir.path().join("one.parquet");
-        write(
-            &one,
-            vec![
-                ("src", Arc::new(Int64Array::from(src.clone())) as ArrayRef),
-                ("dst", Arc::new(Int64Array::from(dst.clone())) as ArrayRef),
-                (
-                    "weight",
-                    Arc::new(Float64Array::from(w.clone())) as ArrayRef,
-                ),
-            ],
-            700,
-        );
-        let parts = dir.path().join("parts");
-        std::fs::create_dir(&parts).unwrap();
-        for (k, r) in [(0, 0..2000), (1, 2000..n)] {
-            write(
-                &parts.join(format!("part-{k}.parquet")),
-                vec![
-                    (
-                        "src",
-                        Arc::new(UInt64Array::from(
-                            src[r.clone()].iter().map(|&x| x as u64).collect::<Vec<_>>(),
-                        )) as ArrayRef,
-                    ),
-                    (
-                        "dst",
-                        Arc::new(Int64Array::from(dst[r.clone()].to_vec())) as ArrayRef,
-                    ),
-                    (
-                        "weight",
-                        Arc::new(Float64Array::from(w[r].to_vec())) as ArrayRef,
-                    ),
-                ],
-                1 << 20,
-            );
-        }
-        std::fs::write(parts.join("_SUCCESS"), "").unwrap();
-        let opts = ConvertOptions {
-            undirected: true,
-            ..Default::default()
-        };
-        let t = dir.path().join("t.grotto");
-        convert(&Input::path(dir.path().join("e.txt")), &t, &opts).unwrap();
-        let want = lists(&t);
-        for (src_path, groups) in [(&one, 8), (&parts, 2)] {
-            let out = dir.path().join("p.grotto");
-            let e = ParquetEdges::open(src_path, &EdgeColumns::default(), None).unwrap();
-            assert_eq!((e.chunks(), e.rows()), (groups, n as u64));
-            let r =
-                convert_path(src_path, &out, &opts, &EdgeColumns::default(), &NoProgress).unwrap();
-            assert!(r.weighted && r.ids_compacted);
-            assert_eq!(lists(&out), want, "{}", src_path.display());
-        }
-        // The input itself is never the output.
-        let e = convert_path(&one, &one, &opts, &EdgeColumns::default(), &NoProgress);
-        assert!(e.is_err());
-        assert!(ParquetEdges::open(&one, &EdgeColumns::default(), None).is_ok());
-    }
-
-    #[test]
-    fn bad_tables_are_refused_with_file_row_and_column() {
-        let dir = tempfile::tempdir().unwrap();
-        let case = |name: &str, cols: Vec<(&str, ArrayRef)>, columns: &str| {
-            let p = dir.path().join(format!("{name}.parquet"));
-            write(&p, cols, 1 << 20);
-            let out = dir.path().join(format!("{name}.grotto"));
-            let c: EdgeColumns = columns.parse().unwrap();
-            let e =
-                convert_path(&p, &out, &ConvertOptions::default(), &c, &NoProgress).unwrap_err();
-            assert!(!out.exists());
-            e.to_string()
-        };
-        let ids = |v: Vec<i64>| Arc::new(Int64Array::from(v)) as ArrayRef;
-        let e = case(
-            "neg",
-            vec![("src", ids(vec![1, 2, -3])), ("dst", ids(vec![2, 3, 4]))],
-            "src,dst",
-        );
-        assert!(
-            e.contains("neg.parquet") && e.contains("row 2 has src -3"),
-            "{e}"
-        );
-        let nulls = Arc::new(Int32Array::from(vec![Some(1), None])) as ArrayRef;
-        let e = case("null", vec![("a", nulls), ("b", ids(vec![2, 3]))], "a,b");
-        assert!(e.contains("row 1 has no \"a\""), "{e}");
-        let s = Arc::new(StringArray::from(vec!["x", "y"])) as ArrayRef;
-        let e = case("str", vec![("src", s), ("dst", ids(vec![2, 3]))], "src,dst");
-        assert!(e.contains("not supported yet"), "{e}");
-        let e = case(
-            "missing",
-            vec![("from", ids(vec![1])), ("to", ids(vec![2]))],
-            "src,dst",
-        );
-        assert!(
-            e.contains("no column \"src\"") && e.contains("--columns"),
-            "{e}"
-        );
-        let junk = dir.path().join("junk.parquet");
-        std::fs::write(&junk, "not parquet").unwrap();
-        let e = convert_path(
-            &junk,
-            &dir.path().join("j.grotto"),
-            &ConvertOptions::default(),
-            &EdgeColumns::default(),
-            &NoProgress,
-        );
-        assert!(e
-            .unwrap_err()
-            .to_string()
-            .contains("not a readable Parquet file"));
-    }
-}
+mod tests;

@@ -78,6 +78,19 @@ pub struct ParseSpec {
     pub skip_invalid: bool,
 }
 
+/// How the parser turns a vertex token into an id.
+#[derive(Clone, Copy, Debug)]
+pub enum Ids<'a> {
+    /// Tokens are unsigned integers.
+    Integer,
+    /// Tokens are names, handed to [`EdgeSink::name`] (the first pass of
+    /// a conversion with names, which learns them; ids given to
+    /// [`EdgeSink::edge`] are then 0).
+    Collect,
+    /// Tokens are names, each resolved to its rank in the table.
+    Resolve(&'a crate::store::names::Names),
+}
+
 /// Receives parsed edges; one sink per worker thread.
 pub trait EdgeSink: Send {
     /// An edge `u -> v` with weight `w` (1.0 when unweighted). Ids are the
@@ -86,6 +99,8 @@ pub trait EdgeSink: Send {
     fn edge(&mut self, u: u64, v: u64, w: f32) -> bool;
     /// A vertex named on a line without edges (adjacency lists).
     fn vertex(&mut self, u: u64);
+    /// A vertex name read in [`Ids::Collect`] mode (default: ignored).
+    fn name(&mut self, _token: &[u8]) {}
 }
 
 /// A parse error inside a chunk, before line numbers are known.
@@ -187,6 +202,43 @@ impl Cursor<'_> {
             return Err((start, what));
         }
         Ok(acc)
+    }
+    /// Reads a vertex: an integer id, or a name collected or resolved.
+    #[inline]
+    fn vertex<S: EdgeSink>(
+        &mut self,
+        ids: Ids,
+        sink: &mut S,
+        what: &'static str,
+    ) -> LineResult<u64> {
+        let start = self.p;
+        let token = |c: &mut Self| {
+            while !(is_sep(c.b[c.p]) || c.b[c.p] == b'\n' || c.b[c.p] == b'\r') {
+                c.p += 1;
+            }
+            &c.b[start..c.p]
+        };
+        match ids {
+            Ids::Integer => self.id(what),
+            Ids::Collect => {
+                let t = token(self);
+                if t.is_empty() {
+                    return Err((start, "a vertex name"));
+                }
+                if std::str::from_utf8(t).is_err() {
+                    return Err((start, "a vertex name in UTF-8"));
+                }
+                sink.name(t);
+                Ok(0)
+            }
+            Ids::Resolve(names) => {
+                let t = token(self);
+                match names.find(t) {
+                    Some(v) => Ok(v as u64),
+                    None => Err((start, "a vertex name read in the first pass (did the file change?)")),
+                }
+            }
+        }
     }
     /// Parses a finite floating-point weight.
     fn weight(&mut self) -> LineResult<f32> {
@@ -307,16 +359,17 @@ fn data_line(c: &mut Cursor) -> bool {
 fn parse_edge_line<S: EdgeSink>(
     c: &mut Cursor,
     spec: &ParseSpec,
+    ids: Ids,
     sink: &mut S,
 ) -> LineResult<bool> {
-    let u = c.id("a vertex id")?;
+    let u = c.vertex(ids, sink, "a vertex id")?;
     if !c.skip_sep() {
         return Err((c.p, "a separator and a second vertex id"));
     }
     if c.at_eol() {
         return Err((c.p, "a second vertex id"));
     }
-    let v = c.id("a vertex id")?;
+    let v = c.vertex(ids, sink, "a vertex id")?;
     let mut w = 1.0f32;
     if spec.weighted || spec.ignore_weights {
         let had_sep = c.skip_sep();
@@ -337,15 +390,15 @@ fn parse_edge_line<S: EdgeSink>(
     Ok(sink.edge(u, v, w))
 }
 
-fn parse_adj_line<S: EdgeSink>(c: &mut Cursor, sink: &mut S) -> LineResult<bool> {
-    let u = c.id("a vertex id")?;
+fn parse_adj_line<S: EdgeSink>(c: &mut Cursor, ids: Ids, sink: &mut S) -> LineResult<bool> {
+    let u = c.vertex(ids, sink, "a vertex id")?;
     sink.vertex(u);
     loop {
         c.skip_sep();
         if c.at_eol() {
             return Ok(true);
         }
-        let v = c.id("a vertex id")?;
+        let v = c.vertex(ids, sink, "a vertex id")?;
         if !sink.edge(u, v, 1.0) {
             return Ok(false);
         }
@@ -393,6 +446,7 @@ fn parse_mtx_line<S: EdgeSink>(
 fn parse_chunk<S: EdgeSink>(
     data: &[u8],
     spec: &ParseSpec,
+    ids: Ids,
     sink: &mut S,
     stop: &AtomicU64,
 ) -> ChunkOutcome {
@@ -402,7 +456,10 @@ fn parse_chunk<S: EdgeSink>(
         p: 0,
         line_start: 0,
     };
-    let fast = spec.format == Format::EdgeList && !spec.weighted && !spec.ignore_weights;
+    let fast = spec.format == Format::EdgeList
+        && !spec.weighted
+        && !spec.ignore_weights
+        && matches!(ids, Ids::Integer);
     let fast_end = data.len().saturating_sub(FAST_LOOKAHEAD);
     while c.p < data.len() {
         if fast && c.p < fast_end {
@@ -421,8 +478,8 @@ fn parse_chunk<S: EdgeSink>(
         if data_line(&mut c) {
             out.data_lines += 1;
             let r = match spec.format {
-                Format::EdgeList => parse_edge_line(&mut c, spec, sink),
-                Format::AdjList => parse_adj_line(&mut c, sink),
+                Format::EdgeList => parse_edge_line(&mut c, spec, ids, sink),
+                Format::AdjList => parse_adj_line(&mut c, ids, sink),
                 Format::MatrixMarket => match &spec.mtx {
                     Some(h) => parse_mtx_line(&mut c, h, spec.weighted, sink),
                     None => Err((c.p, "a Matrix Market header")),
@@ -490,9 +547,11 @@ pub const CHUNK_BYTES: usize = 2 << 20;
 /// Parses the data lines of `path` (after skipping `skip_lines` header
 /// lines) with `threads` workers, each owning a sink made by `make_sink`.
 /// Returns the sinks and the counts, or the first error in file order.
+#[allow(clippy::too_many_arguments)]
 pub fn parse_file<S: EdgeSink>(
     path: &Path,
     spec: &ParseSpec,
+    ids: Ids,
     skip_lines: u64,
     threads: usize,
     make_sink: &(dyn Fn() -> S + Sync),
@@ -523,7 +582,7 @@ pub fn parse_file<S: EdgeSink>(
                         };
                         let Ok((seq, buf)) = msg else { break };
                         let o = if (seq as u64) < stop.load(Ordering::Relaxed) {
-                            parse_chunk(&buf, spec, &mut sink, &stop)
+                            parse_chunk(&buf, spec, ids, &mut sink, &stop)
                         } else {
                             ChunkOutcome::default()
                         };
@@ -633,155 +692,4 @@ pub fn parse_file<S: EdgeSink>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Default)]
-    struct Collect(Vec<(u64, u64, f32)>, Vec<u64>);
-    impl EdgeSink for Collect {
-        fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
-            self.0.push((u, v, w));
-            true
-        }
-        fn vertex(&mut self, u: u64) {
-            self.1.push(u);
-        }
-    }
-
-    #[test]
-    fn swar_digits_reads_every_length() {
-        for k in 0..=8usize {
-            let digits: String = "31415926".chars().take(k).collect();
-            let mut bytes = [b' '; 8];
-            bytes[..k].copy_from_slice(digits.as_bytes());
-            let (n, v) = swar_digits(u64::from_le_bytes(bytes));
-            assert_eq!(n, k);
-            assert_eq!(v, digits.parse::<u64>().unwrap_or(0));
-        }
-        // Bytes next to the digit range are not digits.
-        for c in [b'/', b':', b'0' + 0x10, b'0' | 0x80] {
-            let mut bytes = [b'7'; 8];
-            bytes[3] = c;
-            assert_eq!(swar_digits(u64::from_le_bytes(bytes)), (3, 777));
-        }
-    }
-
-    proptest::proptest! {
-        /// The fast path accepts exactly the plain two-column lines and
-        /// reads the same ids as the general parser.
-        #[test]
-        fn fast_path_agrees_with_the_general_parser(
-            lines in proptest::collection::vec(
-                (0u64..u64::MAX, 0usize..3, 0u32..20, proptest::sample::select(vec![" ", "\t", "  ", ",", " \t"]),
-                 proptest::sample::select(vec!["\n", "\r\n", " \n", "\t1.5\n"])), 1..40)
-        ) {
-            let mut text = String::new();
-            let mut want = Vec::new();
-            for (i, &(x, shift, lead0, sep, eol)) in lines.iter().enumerate() {
-                let u = x >> (shift * 24);
-                let v = (x.rotate_left(17)) >> (lead0 % 64);
-                let zeros = "0".repeat((lead0 % 3) as usize);
-                text.push_str(&format!("{zeros}{u}{sep}{v}{}", if eol.starts_with('\t') && i > 0 { "\n" } else { eol }));
-                want.push((u, v, 1.0f32));
-            }
-            let mut sink = Collect::default();
-            let stop = AtomicU64::new(u64::MAX);
-            let o = parse_chunk(text.as_bytes(), &spec(Format::EdgeList, false), &mut sink, &stop);
-            if lines[0].4.starts_with('\t') {
-                proptest::prop_assert!(o.first_error.is_some());
-            } else {
-                proptest::prop_assert!(o.first_error.is_none(), "{:?}", o.first_error);
-                proptest::prop_assert_eq!(sink.0, want);
-                proptest::prop_assert_eq!(o.lines as usize, lines.len());
-            }
-        }
-    }
-
-    fn spec(format: Format, weighted: bool) -> ParseSpec {
-        ParseSpec {
-            format,
-            weighted,
-            ignore_weights: false,
-            mtx: None,
-            skip_invalid: false,
-        }
-    }
-
-    fn run(text: &str, s: &ParseSpec) -> (Collect, ChunkOutcome) {
-        let mut c = Collect::default();
-        let stop = AtomicU64::new(u64::MAX);
-        let o = parse_chunk(text.as_bytes(), s, &mut c, &stop);
-        (c, o)
-    }
-
-    #[test]
-    fn edge_lists_with_comments_tabs_crlf_and_commas() {
-        let (c, o) = run(
-            "# c\n1 2\r\n\t3\t4  \n\n% x\n5,6\n",
-            &spec(Format::EdgeList, false),
-        );
-        assert!(o.first_error.is_none(), "{:?}", o.first_error);
-        assert_eq!(c.0, vec![(1, 2, 1.0), (3, 4, 1.0), (5, 6, 1.0)]);
-        assert_eq!(o.lines, 6);
-    }
-
-    #[test]
-    fn weights_and_their_absence() {
-        let (c, o) = run("1 2 0.5\n3 4 -2e3\n", &spec(Format::EdgeList, true));
-        assert!(o.first_error.is_none());
-        assert_eq!(c.0, vec![(1, 2, 0.5), (3, 4, -2000.0)]);
-        let (_, o) = run("1 2 0.5\n3 4\n", &spec(Format::EdgeList, true));
-        let e = o.first_error.unwrap();
-        assert_eq!((e.line, e.column), (1, 4));
-        assert!(e.expected.contains("weight"));
-    }
-
-    #[test]
-    fn errors_name_column_and_text() {
-        for (text, col, found) in [
-            ("1 x\n", 3, "x"),
-            ("-1 2\n", 1, "-1"),
-            ("1 2 3\n", 5, "3"),
-            ("1\n", 2, "end of line"),
-            ("99999999999999999999 1\n", 1, "99999999999999999999"),
-            ("1 2x\n", 3, "2x"),
-        ] {
-            let (_, o) = run(text, &spec(Format::EdgeList, false));
-            let e = o
-                .first_error
-                .unwrap_or_else(|| panic!("no error for {text:?}"));
-            assert_eq!(e.column, col, "{text:?}");
-            assert_eq!(e.found, found, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn adjacency_lists() {
-        let (c, o) = run("1 2 3 4\n5\n6 7\n", &spec(Format::AdjList, false));
-        assert!(o.first_error.is_none());
-        assert_eq!(c.0.len(), 4);
-        assert_eq!(c.1, vec![1, 5, 6]);
-    }
-
-    #[test]
-    fn matrix_market_entries() {
-        let h = MtxHeader {
-            n: 3,
-            nnz: 2,
-            field: MtxField::Real,
-            symmetric: false,
-            size_line: 2,
-        };
-        let s = ParseSpec {
-            mtx: Some(h),
-            ..spec(Format::MatrixMarket, true)
-        };
-        let (c, o) = run("1 3 2.5\n3 3 1\n", &s);
-        assert!(o.first_error.is_none());
-        assert_eq!(c.0, vec![(0, 2, 2.5), (2, 2, 1.0)]);
-        let (_, o) = run("4 1 1\n", &s);
-        assert!(o.first_error.unwrap().expected.contains("row index"));
-        let (_, o) = run("0 1 1\n", &s);
-        assert!(o.first_error.is_some());
-    }
-}
+mod tests;

@@ -1,4 +1,4 @@
-//! Byte-level layout of a grotto graph file (format version 2).
+//! Byte-level layout of a grotto graph file (format version 3).
 //!
 //! `docs/format.md` describes the same layout in prose; this module is the
 //! single place in the code that knows offsets and encodings. Everything is
@@ -12,8 +12,12 @@ pub use super::header::{Header, MAX_SECTIONS};
 /// First eight bytes of every grotto file.
 pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
 /// The newest format version this build writes and reads. Version 2 added
-/// the block map sections; version 1 files (without them) still open.
-pub const FORMAT_VERSION: u32 = 2;
+/// the block map sections, version 3 vertex names ([`FLAG_NAMES`]); older
+/// files still open, and a file without names is written as version 2 so
+/// that older builds read it.
+pub const FORMAT_VERSION: u32 = 3;
+/// The version a file without vertex names is written as.
+pub const NAMELESS_VERSION: u32 = 2;
 /// Size of the header and of every edge block, in bytes.
 pub const BLOCK_BYTES: usize = 4096;
 /// Neighbour ids (u32) held by one edge block.
@@ -36,7 +40,10 @@ pub const FLAG_INLINE_SMALL: u64 = 1 << 4;
 pub const FLAG_MULTI: u64 = 1 << 5;
 /// Header flag: self loops were kept.
 pub const FLAG_SELF_LOOPS: u64 = 1 << 6;
-pub(crate) const KNOWN_FLAGS: u64 = (1 << 7) - 1;
+/// Header flag: vertices have string names (a names section exists;
+/// version 3 and later).
+pub const FLAG_NAMES: u64 = 1 << 7;
+pub(crate) const KNOWN_FLAGS: u64 = (1 << 8) - 1;
 
 /// Block encoding tag: 1024 raw little-endian u32 neighbour ids.
 pub const ENCODING_RAW_U32: u8 = 0;
@@ -76,11 +83,15 @@ pub enum SectionKind {
     InBlockMap,
     /// Sorted original ids (u64), one per vertex (present with `FLAG_ID_MAP`).
     IdMap,
+    /// Vertex names in strictly increasing byte order, one per vertex:
+    /// `count + 1` u64 offsets, then the UTF-8 bytes (present with
+    /// `FLAG_NAMES`).
+    Names,
 }
 
 impl SectionKind {
     /// Every kind, in the order sections appear in a file.
-    pub const ALL: [SectionKind; 15] = [
+    pub const ALL: [SectionKind; 16] = [
         SectionKind::OutBlocks,
         SectionKind::OutWeights,
         SectionKind::OutIndex,
@@ -96,6 +107,7 @@ impl SectionKind {
         SectionKind::InHuge,
         SectionKind::InBlockMap,
         SectionKind::IdMap,
+        SectionKind::Names,
     ];
 
     /// The sections of one adjacency, the in-adjacency when `inn`, in the
@@ -144,6 +156,7 @@ impl SectionKind {
             SectionKind::InHuge => 16,
             SectionKind::InBlockMap => 17,
             SectionKind::IdMap => 20,
+            SectionKind::Names => 21,
         }
     }
 
@@ -170,6 +183,7 @@ impl SectionKind {
             SectionKind::InHuge => "in-huge",
             SectionKind::InBlockMap => "in-block-map",
             SectionKind::IdMap => "id-map",
+            SectionKind::Names => "names",
         }
     }
 

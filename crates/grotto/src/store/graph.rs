@@ -6,6 +6,7 @@
 use super::blockmap::{block_span, BlockMap};
 use super::format::*;
 use super::load::{corrupt, load_adjacency, read_checked, required};
+use super::names::Names;
 use crate::error::{Error, Result};
 use crate::{BlockId, VertexId};
 use std::fs::File;
@@ -194,7 +195,8 @@ pub struct Graph {
     header: Header,
     out: Adjacency,
     inn: Option<Adjacency>,
-    id_map: Option<Vec<u64>>,
+    pub(super) id_map: Option<Vec<u64>>,
+    pub(super) names: Option<std::sync::Arc<Names>>,
 }
 
 /// Sizes of the in-memory part of an open graph.
@@ -264,6 +266,7 @@ impl Graph {
             out: load_adjacency(&file, path, &header, Direction::Out)?,
             inn: None,
             id_map: None,
+            names: None,
             file,
             header,
         };
@@ -299,6 +302,15 @@ impl Graph {
                 return Err(corrupt(path, "id map is not strictly increasing".into()));
             }
             g.id_map = Some(ids);
+        }
+        if g.header.has_names() {
+            let s = required(&g.header, SectionKind::Names, path)?;
+            let bytes = read_checked(&g.file, path, &s)?;
+            g.names = Some(std::sync::Arc::new(Names::decode(
+                &bytes[..s.length as usize],
+                s.count,
+                path,
+            )?));
         }
         Ok(g)
     }
@@ -348,25 +360,6 @@ impl Graph {
         }
     }
 
-    /// The user's id of internal vertex `v`.
-    pub fn original_id(&self, v: VertexId) -> u64 {
-        match &self.id_map {
-            Some(m) => m[v as usize],
-            None => v as u64 + self.header.id_base,
-        }
-    }
-
-    /// The internal vertex of the user's id `id`.
-    pub fn vertex_of(&self, id: u64) -> Result<VertexId> {
-        let v = match &self.id_map {
-            Some(m) => m.binary_search(&id).ok().map(|i| i as u64),
-            None => id
-                .checked_sub(self.header.id_base)
-                .filter(|&v| v < self.header.vertex_count),
-        };
-        v.map(|v| v as VertexId).ok_or(Error::NoSuchVertex { id })
-    }
-
     /// Bytes of memory the open graph's metadata takes.
     pub fn memory_footprint(&self) -> MemoryFootprint {
         let adj = |a: &Adjacency| {
@@ -386,7 +379,8 @@ impl Graph {
         MemoryFootprint {
             index_bytes,
             block_meta_bytes,
-            id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8),
+            id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8)
+                + self.names.as_ref().map_or(0, |n| n.bytes()),
         }
     }
 

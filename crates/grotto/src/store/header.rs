@@ -56,6 +56,10 @@ impl Header {
     pub fn has_id_map(&self) -> bool {
         self.flags & FLAG_ID_MAP != 0
     }
+    /// True when vertices have string names.
+    pub fn has_names(&self) -> bool {
+        self.flags & FLAG_NAMES != 0
+    }
 
     /// The section of `kind`, if present.
     pub fn section(&self, kind: SectionKind) -> Option<&Section> {
@@ -337,6 +341,7 @@ impl Header {
                     (reverse, "the graph has no reverse edges")
                 }
                 IdMap => (self.has_id_map(), "the flags say there is no id map"),
+                Names => (self.has_names(), "the flags say vertices have no names"),
                 _ => (true, ""),
             };
             if !allowed {
@@ -425,6 +430,28 @@ impl Header {
         }
         if self.has_id_map() {
             size(&need(IdMap)?, n, 8)?;
+        }
+        if self.has_names() {
+            if self.version < 3 {
+                return Err(format!(
+                    "a version {} file has vertex names (names came in version 3)",
+                    self.version
+                ));
+            }
+            if self.has_id_map() || self.id_base != 0 {
+                return Err("vertex names exclude an id map and an id base".into());
+            }
+            let s = need(Names)?;
+            let head = n.checked_add(1).and_then(|c| c.checked_mul(8));
+            if s.count != n || head.is_none_or(|h| s.length < h) {
+                return Err(format!(
+                    "section names holds {} names in {} bytes; {n} vertices need {n} names \
+                     and {} bytes of offsets",
+                    s.count,
+                    s.length,
+                    (n as u128 + 1) * 8
+                ));
+            }
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! the header block and its checks ([`header`]),
 //! block packing ([`layout`]), the block-to-vertices map ([`blockmap`]), crash-safe writing ([`writer`]), and
 //! opening a file with a synchronous reader ([`graph`], its sections loaded
-//! and checked by `load.rs`).
+//! and checked by `load.rs`), and the user's ids and names ([`names`]).
 
 pub mod blockmap;
 pub mod format;
@@ -10,6 +10,7 @@ pub mod graph;
 pub mod header;
 pub mod layout;
 mod load;
+pub mod names;
 pub mod stats;
 pub mod writer;
 

@@ -93,6 +93,8 @@ pub struct GraphInfo {
     pub reverse: bool,
     /// Ids compacted with an id map.
     pub id_map: bool,
+    /// Vertices have names: bytes of the names section, when they do.
+    pub names_bytes: Option<u64>,
     /// Format version of the file.
     pub format_version: u32,
     /// File size in bytes.
@@ -126,6 +128,7 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         weighted: h.weighted(),
         reverse: h.has_reverse(),
         id_map: h.has_id_map(),
+        names_bytes: h.section(super::format::SectionKind::Names).map(|s| s.length),
         format_version: h.version,
         file_bytes: std::fs::metadata(g.path()).map(|m| m.len()).unwrap_or(0),
         index_bytes_per_vertex: if n == 0 {

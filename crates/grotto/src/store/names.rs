@@ -1,0 +1,294 @@
+//! Vertex names: the strings a user's vertices are called by when their
+//! ids are not integers (`--ids string`, Arrow string columns).
+//!
+//! Names are kept sorted by their bytes and distinct, and a vertex's
+//! internal id is the rank of its name. So the name order is the id
+//! order (the smallest name of a component is its smallest internal id),
+//! a name is found by binary search with no hash table in memory, and the
+//! file's bytes do not depend on the order edges were read in.
+//!
+//! In memory and in the names section alike the table is `n + 1` u64
+//! offsets followed by the concatenated UTF-8 bytes.
+
+use super::graph::Graph;
+use crate::error::{Error, Result};
+use crate::VertexId;
+use std::path::Path;
+use std::sync::Arc;
+
+/// A sorted, duplicate-free table of vertex names; the name of internal
+/// vertex `v` is entry `v`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names {
+    offsets: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl Names {
+    /// The table of `names`, which are sorted and deduplicated here.
+    pub fn from_unsorted<S: AsRef<[u8]>>(names: Vec<S>) -> Result<Names> {
+        let mut refs: Vec<&[u8]> = names.iter().map(|s| s.as_ref()).collect();
+        refs.sort_unstable();
+        refs.dedup();
+        Names::from_sorted(&refs)
+    }
+
+    /// The table of names already sorted and distinct.
+    pub fn from_sorted(names: &[&[u8]]) -> Result<Names> {
+        let total: usize = names.iter().map(|n| n.len()).sum();
+        let mut t = Names {
+            offsets: Vec::with_capacity(names.len() + 1),
+            bytes: Vec::with_capacity(total),
+        };
+        t.offsets.push(0);
+        for (i, n) in names.iter().enumerate() {
+            if i > 0 && names[i - 1] >= *n {
+                return Err(Error::Invalid(
+                    "vertex names must be sorted and distinct".into(),
+                ));
+            }
+            if std::str::from_utf8(n).is_err() {
+                return Err(Error::Invalid(format!(
+                    "vertex name {} is not UTF-8 text",
+                    crate::error::quote_bytes(n)
+                )));
+            }
+            t.bytes.extend_from_slice(n);
+            t.offsets.push(t.bytes.len() as u64);
+        }
+        Ok(t)
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> u64 {
+        self.offsets.len().saturating_sub(1) as u64
+    }
+
+    /// True when the table holds no name.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The name of vertex `v` (`v` below [`Names::len`]).
+    pub fn get(&self, v: VertexId) -> &str {
+        let (a, b) = (
+            self.offsets[v as usize] as usize,
+            self.offsets[v as usize + 1] as usize,
+        );
+        // Checked to be UTF-8 when built or read.
+        std::str::from_utf8(&self.bytes[a..b]).unwrap_or("")
+    }
+
+    /// The bytes of the name of vertex `v`.
+    fn raw(&self, v: usize) -> &[u8] {
+        &self.bytes[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+
+    /// The vertex called `name`, if any.
+    pub fn find(&self, name: &[u8]) -> Option<VertexId> {
+        let (mut lo, mut hi) = (0usize, self.len() as usize);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.raw(mid).cmp(name) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid as VertexId),
+            }
+        }
+        None
+    }
+
+    /// Bytes of memory held.
+    pub fn bytes(&self) -> u64 {
+        self.offsets.len() as u64 * 8 + self.bytes.len() as u64
+    }
+
+    /// The section's bytes: offsets, then names.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.offsets.len() * 8 + self.bytes.len());
+        for o in &self.offsets {
+            out.extend_from_slice(&o.to_le_bytes());
+        }
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+
+    /// Reads a names section of `n` names from `b`, checking that the
+    /// offsets are in order and end where the bytes do, that every name
+    /// is UTF-8, and that the names increase strictly.
+    pub fn decode(b: &[u8], n: u64, path: &Path) -> Result<Names> {
+        let corrupt = |what: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            what: format!("names section: {what}"),
+        };
+        let head = (n as usize)
+            .checked_add(1)
+            .and_then(|c| c.checked_mul(8))
+            .filter(|&h| h <= b.len())
+            .ok_or_else(|| corrupt(format!("{} bytes cannot hold {n} offsets", b.len())))?;
+        let offsets: Vec<u64> = b[..head]
+            .chunks_exact(8)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(c);
+                u64::from_le_bytes(a)
+            })
+            .collect();
+        let bytes = b[head..].to_vec();
+        if offsets[0] != 0 || offsets[n as usize] != bytes.len() as u64 {
+            return Err(corrupt(format!(
+                "offsets run from {} to {}, the names take {} bytes",
+                offsets[0],
+                offsets[n as usize],
+                bytes.len()
+            )));
+        }
+        if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+            return Err(corrupt(format!("offset {} decreases", i + 1)));
+        }
+        let t = Names { offsets, bytes };
+        for v in 0..t.len() as usize {
+            if std::str::from_utf8(t.raw(v)).is_err() {
+                return Err(corrupt(format!("name {v} is not UTF-8")));
+            }
+            if v > 0 && t.raw(v - 1) >= t.raw(v) {
+                return Err(corrupt(format!(
+                    "names {} and {v} are not in increasing order",
+                    v - 1
+                )));
+            }
+        }
+        Ok(t)
+    }
+}
+
+/// How an open graph speaks the user's ids: integers (through the id
+/// map or the id base) or names.
+impl Graph {
+    /// The user's integer id of internal vertex `v`; for a graph with
+    /// names, the rank of its name (which orders vertices as the names do;
+    /// [`Graph::label`] gives the name).
+    pub fn original_id(&self, v: VertexId) -> u64 {
+        match (&self.id_map, &self.names) {
+            (Some(m), _) => m[v as usize],
+            (None, Some(_)) => v as u64,
+            (None, None) => v as u64 + self.header().id_base,
+        }
+    }
+
+    /// The vertex names, when the graph has them.
+    pub fn names(&self) -> Option<&Arc<Names>> {
+        self.names.as_ref()
+    }
+
+    /// The internal vertex of the user's integer id `id` (an error for a
+    /// graph with names: use [`Graph::vertex_named`]).
+    pub fn vertex_of(&self, id: u64) -> Result<VertexId> {
+        if self.names.is_some() {
+            return self.vertex_named(&id.to_string());
+        }
+        let v = match &self.id_map {
+            Some(m) => m.binary_search(&id).ok().map(|i| i as u64),
+            None => id
+                .checked_sub(self.header().id_base)
+                .filter(|&v| v < self.vertex_count()),
+        };
+        v.map(|v| v as VertexId).ok_or(Error::NoSuchVertex {
+            id: id.to_string(),
+        })
+    }
+
+    /// The internal vertex a user typed: a name when the graph has names,
+    /// else an integer id.
+    pub fn vertex_named(&self, text: &str) -> Result<VertexId> {
+        match &self.names {
+            Some(t) => t.find(text.as_bytes()).ok_or_else(|| Error::NoSuchVertex {
+                id: format!("{text:?}"),
+            }),
+            None => match text.trim().parse::<u64>() {
+                Ok(id) => self.vertex_of(id),
+                Err(_) => Err(Error::Invalid(format!(
+                    "vertex {text:?}: this graph's vertex ids are integers"
+                ))),
+            },
+        }
+    }
+
+    /// The user's id of `v` as a JSON value: its name, or its integer id.
+    pub fn label(&self, v: VertexId) -> serde_json::Value {
+        match &self.names {
+            Some(t) => t.get(v).into(),
+            None => self.original_id(v).into(),
+        }
+    }
+
+    /// The user's id of `v` as text.
+    pub fn label_text(&self, v: VertexId) -> String {
+        match &self.names {
+            Some(t) => t.get(v).to_string(),
+            None => self.original_id(v).to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn sorted_table_finds_every_name_and_no_other() {
+        let t = Names::from_unsorted(vec!["carol", "alice", "bob", "alice", "é", ""]).unwrap();
+        assert_eq!(t.len(), 5);
+        let all: Vec<&str> = (0..5).map(|v| t.get(v)).collect();
+        assert_eq!(all, ["", "alice", "bob", "carol", "é"]);
+        for v in 0..5 {
+            assert_eq!(t.find(t.get(v).as_bytes()), Some(v));
+        }
+        assert_eq!(t.find(b"dave"), None);
+        assert_eq!(t.find(b"alic"), None);
+    }
+
+    #[test]
+    fn non_utf8_names_are_refused() {
+        assert!(Names::from_unsorted(vec![&b"ok"[..], &b"\xff"[..]]).is_err());
+    }
+
+    #[test]
+    fn corrupt_sections_are_named() {
+        let t = Names::from_unsorted(vec!["a", "b", "c"]).unwrap();
+        let p = Path::new("g.grotto");
+        let good = t.encode();
+        assert_eq!(Names::decode(&good, 3, p).unwrap(), t);
+        // Swap two names: no longer increasing.
+        let mut bad = good.clone();
+        let at = bad.len() - 3;
+        bad.swap(at, at + 1);
+        let e = Names::decode(&bad, 3, p).unwrap_err().to_string();
+        assert!(e.contains("increasing"), "{e}");
+        // An offset past the end.
+        let mut bad = good.clone();
+        bad[8] = 200;
+        assert!(Names::decode(&bad, 3, p).is_err());
+        // Too short for the offsets.
+        assert!(Names::decode(&good[..20], 3, p).is_err());
+        // Not UTF-8.
+        let mut bad = good;
+        let at = bad.len() - 1;
+        bad[at] = 0xff;
+        assert!(Names::decode(&bad, 3, p).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn encode_decode_round_trip(names in proptest::collection::vec(".{0,12}", 0..60)) {
+            let t = Names::from_unsorted(names.clone()).unwrap();
+            let back = Names::decode(&t.encode(), t.len(), Path::new("x")).unwrap();
+            prop_assert_eq!(&back, &t);
+            for n in &names {
+                let v = t.find(n.as_bytes()).unwrap();
+                prop_assert_eq!(t.get(v), n.as_str());
+            }
+        }
+    }
+}
