@@ -20,6 +20,8 @@ pub(crate) enum FormatArg {
     Adjacency,
     /// Matrix Market coordinate.
     Mtx,
+    /// Comma-separated values with a header line; --columns names the edge columns (default src,dst[,weight]).
+    Csv,
     /// An edge table in Parquet: a file or a directory of files (detected from the .parquet extension).
     Parquet,
 }
@@ -97,7 +99,7 @@ pub(crate) struct ConvertArgs {
     /// Skip malformed lines with a counted warning instead of failing.
     #[arg(long)]
     pub(crate) skip_invalid: bool,
-    /// Parquet input: the source, destination and (optional) weight columns [default: src,dst,weight].
+    /// Parquet or CSV (--format csv) input: the source, destination and (optional) weight columns [default: src,dst,weight].
     #[arg(long, value_name = "SRC,DST[,WEIGHT]")]
     pub(crate) columns: Option<EdgeColumns>,
     #[command(flatten)]
@@ -291,14 +293,16 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
         FormatArg::Edgelist => Some(Format::EdgeList),
         FormatArg::Adjacency => Some(Format::AdjList),
         FormatArg::Mtx => Some(Format::MatrixMarket),
+        FormatArg::Csv => Some(Format::Csv),
         FormatArg::Parquet => None,
     });
-    if !parquet && a.columns.is_some() {
+    if !parquet && a.columns.is_some() && opts.format != Some(Format::Csv) {
         return Err(grotto::Error::Invalid(
-            "--columns names the columns of a Parquet input, and this input is text".into(),
+            "--columns names the columns of a Parquet input or of CSV with a header (--format csv), and this input is text without one".into(),
         )
         .into());
     }
+    opts.columns = a.columns.clone();
     if parquet && (a.skip_invalid || a.vertices.is_some()) {
         return Err(grotto::Error::Invalid(
             "--skip-invalid and --vertices apply to text input, not to Parquet".into(),

@@ -183,7 +183,11 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         return Err(grotto::Error::Invalid(format!(
             "{}'s vertices have names, and --format {} holds numbers only; write csv or parquet",
             c.graph.display(),
-            if out_format == Format::Npy { "npy" } else { "bin" }
+            if out_format == Format::Npy {
+                "npy"
+            } else {
+                "bin"
+            }
         ))
         .into());
     }

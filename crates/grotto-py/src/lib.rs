@@ -201,8 +201,11 @@ fn name_buffers(names: &Names, vs: &[u32]) -> (Vec<i64>, Vec<u8>, Option<Vec<boo
     (offsets, data, valid)
 }
 
+/// A list's weights as an array, when the graph is weighted.
+type Weights<'py> = Option<Bound<'py, PyArray1<f32>>>;
+
 /// A vertex's neighbours (user ids) and their weights, if any.
-type Neighbours<'py> = (Bound<'py, PyArray1<u64>>, Option<Bound<'py, PyArray1<f32>>>);
+type Neighbours<'py> = (Bound<'py, PyArray1<u64>>, Weights<'py>);
 
 /// A graph file opened for reading and for runs.
 #[pyclass(module = "grotto._grotto", name = "Graph", frozen)]
@@ -290,12 +293,11 @@ impl PyGraph {
 
     /// Out-neighbours of the vertex called `name` (their names) and their
     /// weights (None for an unweighted graph), read from disk.
-    #[allow(clippy::type_complexity)]
     fn neighbors_named<'py>(
         &self,
         py: Python<'py>,
         name: &str,
-    ) -> PyResult<(Vec<String>, Option<Bound<'py, PyArray1<f32>>>)> {
+    ) -> PyResult<(Vec<String>, Weights<'py>)> {
         let g = &self.graph;
         let v = g.vertex_named(name).map_err(py_err)?;
         let (ids, weights) = self.read_list(py, v)?;
@@ -499,9 +501,10 @@ fn convert_file(
         Some("edgelist") => Some(Format::EdgeList),
         Some("adjacency") | Some("adjlist") => Some(Format::AdjList),
         Some("mtx") => Some(Format::MatrixMarket),
+        Some("csv") => Some(Format::Csv),
         Some(f) => {
             return Err(invalid(format!(
-                "format={f:?}: expected \"edgelist\", \"adjacency\" or \"mtx\""
+                "format={f:?}: expected \"edgelist\", \"adjacency\", \"mtx\" or \"csv\""
             )))
         }
     };
@@ -610,11 +613,7 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 impl PyGraph {
     /// The list of internal vertex `v` and its weights (None when the
     /// graph is unweighted).
-    fn read_list<'py>(
-        &self,
-        py: Python<'py>,
-        v: u32,
-    ) -> PyResult<(Vec<u32>, Option<Bound<'py, PyArray1<f32>>>)> {
+    fn read_list<'py>(&self, py: Python<'py>, v: u32) -> PyResult<(Vec<u32>, Weights<'py>)> {
         let g = &self.graph;
         let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
         let (mut ids, mut ws) = (Vec::new(), Vec::new());

@@ -105,9 +105,7 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
                     let (a, b) = match format {
                         ExportFormat::EdgeList => (g.original_id(v), g.original_id(u)),
                         // Symmetric Matrix Market stores the lower triangle (row >= column).
-                        ExportFormat::MatrixMarket if !g.directed() => {
-                            (u as u64 + 1, v as u64 + 1)
-                        }
+                        ExportFormat::MatrixMarket if !g.directed() => (u as u64 + 1, v as u64 + 1),
                         ExportFormat::MatrixMarket => (v as u64 + 1, u as u64 + 1),
                     };
                     line.extend_from_slice(ib.format(a).as_bytes());

@@ -515,7 +515,8 @@ def convert(
     default half the available memory); ``ids``: "auto", "dense",
     "compact" (integers) or "string" (names); ``vertices``: the vertex count, isolated trailing vertices
     included; ``format``: force a text format ("edgelist", "adjacency",
-    "mtx"). ``progress``: None shows a tqdm bar when tqdm is installed
+    "mtx", or "csv": comma-separated with a header line, whose edge
+    columns ``columns`` names). ``progress``: None shows a tqdm bar when tqdm is installed
     and standard error is a terminal, True always (needs tqdm), False
     never, and a callable is called as ``progress(stage, total, done)``
     about ten times a second and once at the end. The file appears only

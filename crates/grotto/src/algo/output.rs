@@ -74,7 +74,9 @@ fn csv_field(text: &str, out: &mut Vec<u8>) {
     let plain = !text.is_empty()
         && !text.starts_with(' ')
         && !text.ends_with(' ')
-        && !text.bytes().any(|c| matches!(c, b',' | b'"' | b'\n' | b'\r'));
+        && !text
+            .bytes()
+            .any(|c| matches!(c, b',' | b'"' | b'\n' | b'\r'));
     if plain {
         out.extend_from_slice(text.as_bytes());
     } else {
@@ -185,7 +187,10 @@ impl Table {
         }
         let path = out.path().to_path_buf();
         if matches!(format, Format::Bin | Format::Npy)
-            && self.columns.iter().any(|c| matches!(c.values, Values::Name(..)))
+            && self
+                .columns
+                .iter()
+                .any(|c| matches!(c.values, Values::Name(..)))
         {
             return Err(Error::Invalid(format!(
                 "{}: this graph's vertices have names, and {} files hold numbers only; write csv or parquet",

@@ -22,6 +22,7 @@
 pub mod arrays;
 pub mod build;
 pub mod checks;
+pub mod csv;
 mod external;
 pub mod ids;
 mod memory;
@@ -29,6 +30,7 @@ pub mod names;
 pub mod options;
 pub mod parquet;
 pub mod parse;
+mod plan;
 pub mod records;
 pub mod sniff;
 pub mod source;
@@ -46,156 +48,15 @@ use checks::{
     check_input, check_vertex_memory, memory_floor_bytes, with_detection, MIN_PARTITION_BYTES,
 };
 
-use crate::store::names::Names;
 use ids::{CompactMap, IdMapper, SeenIds};
 use parse::{EdgeSink, ParseCounts, ParseSpec};
+use plan::{default_threads, estimate_lines, Plan};
 use rayon::prelude::*;
 use records::{CellSink, Destination, Page, RecordRules, SpillSet, StatsSink, CELL_SHIFT};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
 use std::time::Instant;
-
-struct Plan<'a> {
-    source: &'a Source<'a>,
-    spec: ParseSpec,
-    skip_lines: u64,
-    threads: usize,
-    rules: RecordRules,
-    id_base: u64,
-    /// Vertex count fixed by the input (Matrix Market size line, generator,
-    /// `--vertices`, a `# vertices N` comment).
-    fixed_n: Option<u64>,
-    /// What fixed it, for messages.
-    fixed_from: String,
-    format: Option<Format>,
-    /// Why that format (file inputs).
-    evidence: Option<String>,
-    compression: Option<Compression>,
-    /// Vertex names, once learnt: tokens are then resolved to their ranks.
-    names: Option<Arc<Names>>,
-}
-
-impl Plan<'_> {
-    /// How the parser reads vertex tokens.
-    fn ids(&self) -> parse::Ids<'_> {
-        match &self.names {
-            Some(n) => parse::Ids::Resolve(n),
-            None => parse::Ids::Integer,
-        }
-    }
-
-    /// The first pass of a text conversion with `--ids string`: every
-    /// distinct vertex name, sorted.
-    fn collect_names(&self, progress: &dyn Progress) -> Result<Names> {
-        let Source::File(input) = self.source else {
-            return Err(Error::Invalid("names are collected from text input".into()));
-        };
-        let set = Arc::new(names::NameSet::default());
-        let total = if self.compression == Some(Compression::None) {
-            source::input_bytes(&input.path).ok()
-        } else {
-            None
-        };
-        progress.stage("names", total);
-        parse::parse_file(
-            &input.path,
-            &self.spec,
-            parse::Ids::Collect,
-            self.skip_lines,
-            self.threads,
-            &|| names::NameCollector::new(set.clone()),
-            &|b| progress.set(b),
-        )?;
-        let set = Arc::try_unwrap(set)
-            .map_err(|_| Error::Invalid("a name collector outlived its pass".into()))?;
-        set.into_names()
-    }
-
-    fn pass<S: EdgeSink>(
-        &self,
-        make: &(dyn Fn() -> S + Sync),
-        progress: &dyn Progress,
-        stage: &str,
-    ) -> Result<(Vec<S>, ParseCounts)> {
-        match self.source {
-            Source::File(input) => {
-                let total = if self.compression == Some(Compression::None) {
-                    source::input_bytes(&input.path).ok()
-                } else {
-                    None
-                };
-                progress.stage(stage, total);
-                parse::parse_file(
-                    &input.path,
-                    &self.spec,
-                    self.ids(),
-                    self.skip_lines,
-                    self.threads,
-                    make,
-                    &|b| progress.set(b),
-                )
-            }
-            Source::Generated(g) => {
-                progress.stage(stage, Some(g.chunks() as u64));
-                let next = AtomicUsize::new(0);
-                let stopped = std::sync::atomic::AtomicBool::new(false);
-                let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
-                let sinks = std::thread::scope(|s| {
-                    let hs: Vec<_> = (0..self.threads)
-                        .map(|_| {
-                            s.spawn(|| {
-                                let mut sink = make();
-                                loop {
-                                    let c = next.fetch_add(1, Ordering::Relaxed);
-                                    if c >= g.chunks()
-                                        || stopped.load(Ordering::Relaxed)
-                                        || crate::interrupt::requested()
-                                    {
-                                        break;
-                                    }
-                                    match g.emit(c, &mut sink) {
-                                        Ok(true) => {}
-                                        Ok(false) => stopped.store(true, Ordering::Relaxed),
-                                        Err(e) => {
-                                            stopped.store(true, Ordering::Relaxed);
-                                            if let Ok(mut f) = failed.lock() {
-                                                f.get_or_insert(e);
-                                            }
-                                        }
-                                    }
-                                    progress.set(c as u64 + 1);
-                                }
-                                sink
-                            })
-                        })
-                        .collect();
-                    hs.into_iter().map(|h| h.join()).collect::<Vec<_>>()
-                });
-                let mut out = Vec::new();
-                for s in sinks {
-                    match s {
-                        Ok(s) => out.push(s),
-                        Err(p) => std::panic::resume_unwind(p),
-                    }
-                }
-                if let Some(e) = failed.into_inner().ok().flatten() {
-                    return Err(e);
-                }
-                crate::interrupt::check()?;
-                let edges = g.edges();
-                Ok((
-                    out,
-                    ParseCounts {
-                        lines: edges,
-                        data_lines: edges,
-                        ..ParseCounts::default()
-                    },
-                ))
-            }
-        }
-    }
-}
 
 /// Converts `input` into the graph file `output`: a Parquet file or a
 /// directory of them (edge columns named by `columns`), or else a text
@@ -210,6 +71,12 @@ pub fn convert_path(
     if parquet::is_parquet(input) {
         let edges = parquet::ParquetEdges::for_options(input, columns, opts)?;
         convert_from(&Source::Generated(&edges), output, opts, progress)
+    } else if opts.format == Some(Format::Csv) {
+        let opts = ConvertOptions {
+            columns: Some(columns.clone()),
+            ..opts.clone()
+        };
+        convert_from(&Source::File(&Input::path(input)), output, &opts, progress)
     } else {
         convert_from(&Source::File(&Input::path(input)), output, opts, progress)
     }
@@ -218,37 +85,6 @@ pub fn convert_path(
 /// Converts the text file `input` into the graph file `output`.
 pub fn convert(input: &Input, output: &Path, opts: &ConvertOptions) -> Result<ConvertReport> {
     convert_from(&Source::File(input), output, opts, &NoProgress)
-}
-
-fn default_threads(t: usize) -> usize {
-    if t > 0 {
-        t
-    } else {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    }
-}
-
-/// Estimates data lines of a plain text file from a sample of its start.
-fn estimate_lines(path: &Path, compression: Compression) -> Result<u64> {
-    use std::os::unix::fs::FileExt;
-    let size = source::input_bytes(path)?;
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open input", e))?;
-    let mut buf = vec![0u8; (1 << 20).min(size as usize)];
-    let n = f
-        .read_at(&mut buf, 0)
-        .map_err(|e| Error::io(path, "read input", e))?;
-    let lines = buf[..n].iter().filter(|&&c| c == b'\n').count().max(1) as u64;
-    let per_line = (n as u64 / lines).max(4);
-    // Compressed text: assume it expands 8x (the memory path checks the
-    // budget as it goes and falls back if the guess was low).
-    let text = if compression == Compression::None {
-        size
-    } else {
-        size.saturating_mul(8)
-    };
-    Ok(text / per_line + 1)
 }
 
 /// Converts edges from `source` into `output`, reporting progress.
@@ -303,7 +139,32 @@ pub fn convert_from(
                         || (opts.ignore_weights && has_w),
                     mtx: sn.mtx,
                     skip_invalid: opts.skip_invalid,
+                    csv: None,
                 };
+                let mut spec = spec;
+                let mut sn = sn;
+                if sn.format == Format::Csv {
+                    let (text, _) = sniff::sample(&input.path)?;
+                    let weights = if opts.ignore_weights {
+                        Some(false)
+                    } else {
+                        opts.weighted
+                    };
+                    let columns = opts.columns.clone().unwrap_or_default();
+                    let h = csv::header(&input.path, &text, &columns, weights)?;
+                    spec.csv = Some(h.columns);
+                    spec.weighted = h.columns.weight.is_some();
+                    spec.ignore_weights = false;
+                    sn.skip_lines = h.skip_lines;
+                    evidence = Some(h.evidence);
+                } else if opts.columns.is_some() {
+                    return Err(Error::Invalid(format!(
+                        "column names are given, and {} reads as {} (no header): column names apply to \
+                         Parquet and to CSV with a header (--format csv)",
+                        input.path.display(),
+                        sn.format.name()
+                    )));
+                }
                 let (fixed, base, und) = match (sn.mtx, opts.vertices, sn.declared_vertices) {
                     (Some(h), Some(v), _) if v != h.n => {
                         return Err(Error::Invalid(format!(
@@ -350,6 +211,7 @@ pub fn convert_from(
                     ignore_weights: false,
                     mtx: None,
                     skip_invalid: false,
+                    csv: None,
                 };
                 let fixed = match opts.vertices {
                     Some(v) => {

@@ -64,14 +64,16 @@ impl NameSet {
         let n = self.len();
         if n > MAX_VERTICES {
             return Err(Error::Limit {
-                what: format!("{n} distinct vertex names exceed the format's limit of {MAX_VERTICES}"),
+                what: format!(
+                    "{n} distinct vertex names exceed the format's limit of {MAX_VERTICES}"
+                ),
             });
         }
         let mut all: Vec<Box<[u8]>> = Vec::with_capacity(n as usize);
         for s in self.shards {
-            let set = s
-                .into_inner()
-                .map_err(|_| Error::Invalid("a worker failed while collecting vertex names".into()))?;
+            let set = s.into_inner().map_err(|_| {
+                Error::Invalid("a worker failed while collecting vertex names".into())
+            })?;
             all.extend(set);
         }
         Names::from_unsorted(all)

@@ -27,8 +27,12 @@ pub enum IdMode {
 /// Options of a conversion; the CLI flattens these.
 #[derive(Clone, Debug)]
 pub struct ConvertOptions {
-    /// Force the input format (default: detected from the first lines).
+    /// Force the input format (default: detected from the first lines;
+    /// CSV with a header only when forced).
     pub format: Option<Format>,
+    /// Names of the edge columns of CSV with a header (default `src`,
+    /// `dst`, `weight`); refused for text without a header.
+    pub columns: Option<super::parquet::EdgeColumns>,
     /// Treat every edge as undirected (store it in both lists).
     pub undirected: bool,
     /// Read a weight column: `None` detects it from the first data line.
@@ -70,6 +74,7 @@ impl Default for ConvertOptions {
     fn default() -> Self {
         ConvertOptions {
             format: None,
+            columns: None,
             undirected: false,
             weighted: None,
             ignore_weights: false,

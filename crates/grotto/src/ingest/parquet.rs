@@ -10,22 +10,22 @@
 //! negative ids, string ids and unreadable files are errors naming the
 //! file, the row and the column, and nothing is written.
 
+use super::names::NameSet;
 use super::{EdgeGenerator, EdgeSink};
 use crate::error::{Error, Result};
+use crate::store::names::Names;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
-use super::names::NameSet;
-use crate::store::names::Names;
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use std::sync::Arc;
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Rows decoded at a time.
 const BATCH_ROWS: usize = 64 * 1024;
@@ -217,7 +217,9 @@ impl ParquetEdges {
                 if is_id && !is_id_type(t) && !is_string_type(t) {
                     return Err(bad(
                         p,
-                        format!("column {name:?} holds {t}; vertex ids must be integers or strings"),
+                        format!(
+                            "column {name:?} holds {t}; vertex ids must be integers or strings"
+                        ),
                     ));
                 }
                 if is_id {
@@ -510,10 +512,15 @@ fn for_each_name(
             let dict = col.as_any_dictionary();
             let keys = dict.normalized_keys();
             let mut values: Vec<Vec<u8>> = Vec::new();
-            for_each_name(dict.values(), name, path, 0, &mut |_, t| values.push(t.to_vec()))?;
+            for_each_name(dict.values(), name, path, 0, &mut |_, t| {
+                values.push(t.to_vec())
+            })?;
             for (i, k) in keys.into_iter().enumerate() {
                 let t = values.get(k).ok_or_else(|| {
-                    bad(path, format!("row {}: a dictionary key past its values", row0 + i as u64))
+                    bad(
+                        path,
+                        format!("row {}: a dictionary key past its values", row0 + i as u64),
+                    )
                 })?;
                 f(i, t);
             }

@@ -23,6 +23,9 @@ pub enum Format {
     AdjList,
     /// Matrix Market coordinate format.
     MatrixMarket,
+    /// Comma-separated values with a header line naming the columns
+    /// (only when asked for with `--format csv`).
+    Csv,
 }
 
 impl Format {
@@ -32,6 +35,7 @@ impl Format {
             Format::EdgeList => "edgelist",
             Format::AdjList => "adjlist",
             Format::MatrixMarket => "mtx",
+            Format::Csv => "csv",
         }
     }
 }
@@ -76,6 +80,8 @@ pub struct ParseSpec {
     pub mtx: Option<MtxHeader>,
     /// Turn malformed lines into counted warnings.
     pub skip_invalid: bool,
+    /// Where the edge columns are, for CSV.
+    pub csv: Option<super::csv::CsvColumns>,
 }
 
 /// How the parser turns a vertex token into an id.
@@ -187,19 +193,22 @@ impl Cursor<'_> {
             };
             self.p += 1;
         }
-        if self.p == start {
+        let c = self.b[self.p];
+        let token_ends = is_sep(c) || c == b'\n' || c == b'\r';
+        if self.p == start && self.b[start] == b'-' {
+            return Err((start, "a non-negative vertex id"));
+        }
+        if self.p == start || !token_ends {
+            // A word where an id belongs: say how names are read.
+            let word = self.p > start || !(is_sep(c) || c == b'\n' || c == b'\r');
             return Err((
                 start,
-                if self.b[start] == b'-' {
-                    "a non-negative vertex id"
+                if word && what == "a vertex id" {
+                    "a vertex id (an integer; vertex names need --ids string)"
                 } else {
                     what
                 },
             ));
-        }
-        let c = self.b[self.p];
-        if !(is_sep(c) || c == b'\n' || c == b'\r') {
-            return Err((start, what));
         }
         Ok(acc)
     }
@@ -235,7 +244,10 @@ impl Cursor<'_> {
                 let t = token(self);
                 match names.find(t) {
                     Some(v) => Ok(v as u64),
-                    None => Err((start, "a vertex name read in the first pass (did the file change?)")),
+                    None => Err((
+                        start,
+                        "a vertex name read in the first pass (did the file change?)",
+                    )),
                 }
             }
         }
@@ -475,7 +487,14 @@ fn parse_chunk<S: EdgeSink>(
                 continue;
             }
         }
-        if data_line(&mut c) {
+        let is_data = if spec.format == Format::Csv {
+            // Commas and spaces are data in CSV: only `#` lines and blank
+            // lines are not.
+            !matches!(data[c.p], b'\n' | b'#') && !data[c.p..].starts_with(b"\r\n")
+        } else {
+            data_line(&mut c)
+        };
+        if is_data {
             out.data_lines += 1;
             let r = match spec.format {
                 Format::EdgeList => parse_edge_line(&mut c, spec, ids, sink),
@@ -483,6 +502,15 @@ fn parse_chunk<S: EdgeSink>(
                 Format::MatrixMarket => match &spec.mtx {
                     Some(h) => parse_mtx_line(&mut c, h, spec.weighted, sink),
                     None => Err((c.p, "a Matrix Market header")),
+                },
+                Format::Csv => match &spec.csv {
+                    Some(cols) => super::csv::line(data, c.p, cols, spec.weighted, ids, sink).map(
+                        |(go, end)| {
+                            c.p = end;
+                            go
+                        },
+                    ),
+                    None => Err((c.p, "a CSV header")),
                 },
             };
             match r {

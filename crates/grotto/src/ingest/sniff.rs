@@ -54,7 +54,7 @@ pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Reads up to [`SNIFF_BYTES`] of text (decompressed, without a
 /// byte-order mark); the flag says whether that is the whole input.
-fn sample(path: &Path) -> Result<(Vec<u8>, bool)> {
+pub(crate) fn sample(path: &Path) -> Result<(Vec<u8>, bool)> {
     let mut r = TextReader::open(path)?;
     let mut buf = vec![0u8; SNIFF_BYTES];
     let mut len = 0;

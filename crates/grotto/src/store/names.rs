@@ -193,9 +193,8 @@ impl Graph {
                 .checked_sub(self.header().id_base)
                 .filter(|&v| v < self.vertex_count()),
         };
-        v.map(|v| v as VertexId).ok_or(Error::NoSuchVertex {
-            id: id.to_string(),
-        })
+        v.map(|v| v as VertexId)
+            .ok_or(Error::NoSuchVertex { id: id.to_string() })
     }
 
     /// The internal vertex a user typed: a name when the graph has names,

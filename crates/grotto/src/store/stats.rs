@@ -128,7 +128,9 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         weighted: h.weighted(),
         reverse: h.has_reverse(),
         id_map: h.has_id_map(),
-        names_bytes: h.section(super::format::SectionKind::Names).map(|s| s.length),
+        names_bytes: h
+            .section(super::format::SectionKind::Names)
+            .map(|s| s.length),
         format_version: h.version,
         file_bytes: std::fs::metadata(g.path()).map(|m| m.len()).unwrap_or(0),
         index_bytes_per_vertex: if n == 0 {

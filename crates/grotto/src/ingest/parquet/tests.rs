@@ -2,9 +2,7 @@
 use super::*;
 use crate::ingest::{convert, convert_path, ConvertOptions, Input, NoProgress};
 use crate::store::{BlockReader, Direction, Graph};
-use arrow_array::{
-    Float64Array, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array,
-};
+use arrow_array::{Float64Array, Int32Array, Int64Array, RecordBatch, StringArray, UInt64Array};
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use std::sync::Arc;
@@ -107,8 +105,7 @@ fn parquet_files_and_text_give_the_same_graph() {
         let out = dir.path().join("p.grotto");
         let e = ParquetEdges::open(src_path, &EdgeColumns::default(), None).unwrap();
         assert_eq!((e.chunks(), e.rows()), (groups, n as u64));
-        let r =
-            convert_path(src_path, &out, &opts, &EdgeColumns::default(), &NoProgress).unwrap();
+        let r = convert_path(src_path, &out, &opts, &EdgeColumns::default(), &NoProgress).unwrap();
         assert!(r.weighted && r.ids_compacted);
         assert_eq!(lists(&out), want, "{}", src_path.display());
     }
@@ -126,8 +123,7 @@ fn bad_tables_are_refused_with_file_row_and_column() {
         write(&p, cols, 1 << 20);
         let out = dir.path().join(format!("{name}.grotto"));
         let c: EdgeColumns = columns.parse().unwrap();
-        let e =
-            convert_path(&p, &out, &ConvertOptions::default(), &c, &NoProgress).unwrap_err();
+        let e = convert_path(&p, &out, &ConvertOptions::default(), &c, &NoProgress).unwrap_err();
         assert!(!out.exists());
         e.to_string()
     };
@@ -146,7 +142,11 @@ fn bad_tables_are_refused_with_file_row_and_column() {
     assert!(e.contains("row 1 has no \"a\""), "{e}");
     let s = Arc::new(StringArray::from(vec!["x", "y"])) as ArrayRef;
     let e = case("str", vec![("src", s), ("dst", ids(vec![2, 3]))], "src,dst");
-    assert!(e.contains("not supported yet"), "{e}");
+    assert!(e.contains("both id columns"), "{e}");
+    let s = Arc::new(StringArray::from(vec![Some("x"), Some("y")])) as ArrayRef;
+    let t = Arc::new(StringArray::from(vec![Some("y"), None])) as ArrayRef;
+    let e = case("strnull", vec![("src", s), ("dst", t)], "src,dst");
+    assert!(e.contains("row 1 has no \"dst\""), "{e}");
     let e = case(
         "missing",
         vec![("from", ids(vec![1])), ("to", ids(vec![2]))],

@@ -69,6 +69,7 @@ fn spec(format: Format, weighted: bool) -> ParseSpec {
         ignore_weights: false,
         mtx: None,
         skip_invalid: false,
+        csv: None,
     }
 }
 
