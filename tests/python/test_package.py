@@ -246,6 +246,17 @@ def test_progress_reaches_a_callable(tmp_path):
     # And none when asked for none.
     grotto.convert((src[:10], dst[:10]), tmp_path / "q.grotto", progress=False)
 
+    # Runs report the edges handed to the algorithm, ending at the total.
+    g = grotto.open(tmp_path / "p.grotto")
+    for engine in ("sync", "async"):
+        calls = []
+        r = g.bfs(0, engine=engine, progress=lambda *a: calls.append(a))
+        assert calls and all(c[0] == "bfs" and c[1] is None for c in calls), engine
+        done = [c[2] for c in calls]
+        assert done == sorted(done), engine
+        assert done[-1] == r.metrics["traversed_edges"] > 0, engine
+    g.pagerank(progress=False)
+
 
 INTERRUPTED = textwrap.dedent(
     """

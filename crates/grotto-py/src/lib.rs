@@ -90,18 +90,19 @@ fn off_thread<T: Send>(
     off_thread_with(py, work, None)
 }
 
-/// [`off_thread`] that also reports `tracker`'s progress to the Python
-/// callable `progress(stage, total, done)` at each check and once at the
-/// end.
+/// What a progress callable is told: (stage, total if known, done).
+type Report = (String, Option<u64>, u64);
+
+/// [`off_thread`] that also calls the Python callable `f` with what
+/// `read()` says (stage, total, done) at each check and once at the end.
 fn off_thread_with<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> grotto::Result<T> + Send,
-    progress: Option<(&Tracker, &Bound<'_, PyAny>)>,
+    progress: Option<(&dyn Fn() -> Option<Report>, &Bound<'_, PyAny>)>,
 ) -> PyResult<T> {
     let report = || -> PyResult<()> {
-        if let Some((t, f)) = progress {
-            if let Some((stage, total)) = t.stage.lock().ok().and_then(|s| s.clone()) {
-                let done = t.done.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some((read, f)) = progress {
+            if let Some((stage, total, done)) = read() {
                 f.call1((stage, total, done))?;
             }
         }
@@ -146,6 +147,18 @@ fn off_thread_with<T: Send>(
 struct Tracker {
     stage: std::sync::Mutex<Option<(String, Option<u64>)>>,
     done: std::sync::atomic::AtomicU64,
+}
+
+impl Tracker {
+    /// What to tell a progress callable now.
+    fn read(&self) -> Option<Report> {
+        let (stage, total) = self.stage.lock().ok().and_then(|s| s.clone())?;
+        Some((
+            stage,
+            total,
+            self.done.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
 }
 
 impl grotto::ingest::Progress for Tracker {
@@ -313,7 +326,7 @@ impl PyGraph {
     /// Runs algorithm `name` with `params` (name, text value pairs) and
     /// returns a dict: `columns` (name, array) pairs, `summary`,
     /// `config` and `metrics` as JSON text, `engine`.
-    #[pyo3(signature = (name, params, engine=None, cache="3%", concurrency=None, threads=None, io="auto", mode=None, verify=false))]
+    #[pyo3(signature = (name, params, engine=None, cache="3%", concurrency=None, threads=None, io="auto", mode=None, verify=false, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -327,6 +340,7 @@ impl PyGraph {
         io: &str,
         mode: Option<&str>,
         verify: bool,
+        progress: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let algo = registry::find(name).ok_or_else(|| {
             let names: Vec<&str> = ALGORITHMS.iter().map(|a| a.name()).collect();
@@ -391,7 +405,24 @@ impl PyGraph {
             &format!("the buffer pool (cache={cache})"),
         )
         .map_err(py_err)?;
-        let outcome = off_thread(py, || algo.execute(&eng, &plan, &p, verify))?;
+        // Progress: edges handed to the algorithm so far, per level or
+        // pass ("bfs", no total, edges).
+        let live = eng.progress();
+        let stage = name.to_string();
+        let read = || {
+            Some((
+                stage.clone(),
+                None,
+                live.edges.load(std::sync::atomic::Ordering::Relaxed),
+            ))
+        };
+        let outcome = off_thread_with(
+            py,
+            || algo.execute(&eng, &plan, &p, verify),
+            progress
+                .as_ref()
+                .map(|f| (&read as &dyn Fn() -> Option<Report>, f)),
+        )?;
         if let Some(Err(m)) = &outcome.verdict {
             return Err(VerifyError::new_err(format!("verification failed: {m}")));
         }
@@ -514,10 +545,13 @@ fn convert_file(
         weight,
     });
     let tracker = Tracker::default();
+    let read = || tracker.read();
     let report = off_thread_with(
         py,
         || convert_path(&input, &output, &opts, &columns, &tracker),
-        progress.as_ref().map(|f| (&tracker, f)),
+        progress
+            .as_ref()
+            .map(|f| (&read as &dyn Fn() -> Option<Report>, f)),
     )?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }
@@ -566,10 +600,13 @@ fn convert_arrays(
         arrays = arrays.with_names(table).map_err(py_err)?;
     }
     let tracker = Tracker::default();
+    let read = || tracker.read();
     let report = off_thread_with(
         py,
         || convert_from(&Source::Generated(&arrays), &output, &opts, &tracker),
-        progress.as_ref().map(|f| (&tracker, f)),
+        progress
+            .as_ref()
+            .map(|f| (&read as &dyn Fn() -> Option<Report>, f)),
     )?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }

@@ -217,6 +217,7 @@ class Graph:
         io: str = "auto",
         mode: Optional[str] = None,
         verify: bool = False,
+        progress: Any = None,
         **params: Any,
     ) -> Result:
         """Runs ``algorithm`` (a name from :func:`algorithms`) with its
@@ -230,20 +231,29 @@ class Graph:
         (default: one per core); ``io``: "auto", "uring", "pread" or
         "memory"; ``mode``: "block" or "vertex" (sync engine);
         ``verify``: check the result with a serial verifier and raise
-        :class:`VerifyError` if it is wrong.
+        :class:`VerifyError` if it is wrong; ``progress``: as for
+        :func:`convert` (a tqdm bar counting the edges handed to the
+        algorithm, when tqdm is installed and standard error is a
+        terminal; a callable gets ``(algorithm, None, edges)``).
         """
         pairs = [(k, _text(v)) for k, v in params.items() if v is not None]
-        raw = self._g.run(
-            algorithm,
-            pairs,
-            engine=engine,
-            cache=str(cache),
-            concurrency=concurrency,
-            threads=threads,
-            io=io,
-            mode=mode,
-            verify=verify,
-        )
+        report_to = _progress(progress, unit="edges")
+        try:
+            raw = self._g.run(
+                algorithm,
+                pairs,
+                engine=engine,
+                cache=str(cache),
+                concurrency=concurrency,
+                threads=threads,
+                io=io,
+                mode=mode,
+                verify=verify,
+                progress=report_to,
+            )
+        finally:
+            if isinstance(report_to, _Bars):
+                report_to.close()
         return Result(algorithm, raw)
 
     def bfs(self, source: Optional[Vertex] = None, *, seed: int = 1, **options: Any) -> Result:
@@ -437,18 +447,21 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
 class _Bars:
     """tqdm bars for a conversion's stages (progress=None or True)."""
 
-    def __init__(self):
+    def __init__(self, unit: str = "it"):
         from tqdm.auto import tqdm
 
         self._tqdm = tqdm
         self._bar = None
         self._stage = None
+        self._unit = unit
 
     def __call__(self, stage: str, total: Optional[int], done: int) -> None:
         if stage != self._stage:
             self.close()
             self._stage = stage
-            self._bar = self._tqdm(total=total, desc=f"grotto {stage}", unit_scale=True, leave=False)
+            self._bar = self._tqdm(
+                total=total, desc=f"grotto {stage}", unit=self._unit, unit_scale=True, leave=False
+            )
         self._bar.n = done
         self._bar.refresh()
 
@@ -458,8 +471,8 @@ class _Bars:
             self._bar = None
 
 
-def _progress(progress: Any):
-    """The callable a conversion reports to, or None."""
+def _progress(progress: Any, unit: str = "it"):
+    """The callable a conversion or a run reports to, or None."""
     if callable(progress):
         return progress
     if progress is False:
@@ -474,7 +487,7 @@ def _progress(progress: Any):
         return None
     if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
-    return _Bars()
+    return _Bars(unit)
 
 
 def convert(

@@ -1,6 +1,6 @@
 # Type hints of the native module (crates/grotto-py/src/lib.rs).
 from os import PathLike
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class Graph:
         io: str = ...,
         mode: Optional[str] = ...,
         verify: bool = ...,
+        progress: Optional[Callable[[str, Optional[int], int], None]] = ...,
     ) -> Dict[str, Any]: ...
 
 def open(path: Union[str, PathLike]) -> Graph: ...

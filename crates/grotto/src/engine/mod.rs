@@ -96,7 +96,7 @@ pub use async_engine::{Activate, AsyncEngine, AsyncRun, Edge, Flow, Neighbours, 
 pub use frontier::{AtomicBitmap, Frontier};
 pub use metrics::RunMetrics;
 pub use schedule::Priority;
-pub use session::{Engine, EngineKind, RunBase, Session};
+pub use session::{Engine, EngineKind, RunBase, RunProgress, Session};
 pub use sync::{Run, SyncEngine};
 
 use crate::cache::CacheSize;

@@ -45,6 +45,20 @@ pub struct Session {
     io: Arc<IoFile>,
     cfg: EngineConfig,
     file_bytes: u64,
+    live: Arc<RunProgress>,
+}
+
+/// How far the current run is, readable from another thread while it
+/// goes (for progress bars): levels or passes started, and edges handed
+/// to the algorithm so far (updated at least once per level, and every
+/// 64 blocks per thread within an asynchronous pass). Reset when a run
+/// starts.
+#[derive(Debug, Default)]
+pub struct RunProgress {
+    /// Levels (sync) or passes (async) started.
+    pub steps: std::sync::atomic::AtomicU64,
+    /// Edges handed to the algorithm.
+    pub edges: std::sync::atomic::AtomicU64,
 }
 
 impl Session {
@@ -69,7 +83,13 @@ impl Session {
             io,
             cfg,
             file_bytes,
+            live: Arc::default(),
         })
+    }
+
+    /// The live progress of this engine's runs.
+    pub fn progress(&self) -> Arc<RunProgress> {
+        Arc::clone(&self.live)
     }
 
     /// The graph.
@@ -111,6 +131,12 @@ impl Session {
         readers: usize,
         t0: Instant,
     ) -> Result<RunBase<'c>> {
+        self.live
+            .steps
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        self.live
+            .edges
+            .store(0, std::sync::atomic::Ordering::Relaxed);
         let conc = self.cfg.concurrency;
         let count = readers.max(1);
         let mut rs = Vec::with_capacity(count);
@@ -127,6 +153,7 @@ impl Session {
             readers: rs,
             n: self.graph.vertex_count(),
             tally: Tally::default(),
+            live: &self.live,
         })
     }
 
@@ -205,6 +232,7 @@ pub struct RunBase<'c> {
     pub(super) readers: Vec<CacheReader<'c>>,
     pub(super) n: u64,
     pub(super) tally: Tally,
+    pub(super) live: &'c RunProgress,
 }
 
 impl<'c> RunBase<'c> {

@@ -56,7 +56,7 @@ use crate::VertexId;
 use flow::{PerEdge, PerRun, Spread};
 use pass::{Pass, CONT_SHARDS};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -280,6 +280,7 @@ impl AsyncRun<'_> {
                 None => Seeds::List(&owned),
             };
             self.base.tally.steps += 1;
+            self.base.live.steps.fetch_add(1, Ordering::Relaxed);
             let mut pass = Pass {
                 graph: self.base.graph,
                 adj,
@@ -305,6 +306,7 @@ impl AsyncRun<'_> {
                 spread: &spread,
                 reuse: flow.reuse,
                 run_blocks: self.base.cache.merge_blocks() as u64,
+                live: self.base.live,
             };
             pass.seed(seeds, self.base.cfg.threads);
             let pass = &pass;
@@ -316,6 +318,10 @@ impl AsyncRun<'_> {
             for t in &tallies {
                 self.base.tally.add(t);
             }
+            self.base
+                .live
+                .edges
+                .store(self.base.tally.edges, Ordering::Relaxed);
             if let Some(e) = first_err {
                 st.reset();
                 let (a, b) = (self.active.word_count(), self.next.word_count());

@@ -9,7 +9,7 @@ use super::super::par::fan_out;
 use super::super::schedule::{
     BlockQueue, BlockStates, Cursor, Gate, Priority, AGAIN, IDLE, LOADING, PROCESSING, QUEUED,
 };
-use super::super::session::Tally;
+use super::super::session::{RunProgress, Tally};
 use super::flow::{Neighbours, Seeds, Spread};
 use crate::cache::{BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
@@ -59,6 +59,8 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) reuse: u32,
     /// Blocks one merged read holds (the device profile's merge size).
     pub(super) run_blocks: u64,
+    /// The engine's live progress, told of edges every 64 blocks.
+    pub(super) live: &'p RunProgress,
 }
 
 /// One executor's private state.
@@ -70,6 +72,8 @@ struct Exec<'c> {
     held: bool,
     halves: HashMap<u64, (Option<Pinned<'c>>, Option<Pinned<'c>>)>,
     counts: Tally,
+    /// `counts.edges` when last added to the live progress.
+    told: u64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -336,6 +340,12 @@ where
     /// every continuation queued for it.
     fn scan(&self, b: u64, eb: &[u8], wb: Option<&[u8]>, bp: u32, x: &mut Exec<'_>) -> Result<()> {
         x.counts.blocks += 1;
+        if x.counts.blocks.is_multiple_of(64) {
+            self.live
+                .edges
+                .fetch_add(x.counts.edges - x.told, Ordering::Relaxed);
+            x.told = x.counts.edges;
+        }
         if self.conts_len.load(Ordering::Acquire) > 0 {
             let taken = lock(&self.conts[b as usize % CONT_SHARDS]).remove(&b);
             if let Some(list) = taken {
@@ -435,6 +445,7 @@ where
             held: false,
             halves: HashMap::new(),
             counts: Tally::default(),
+            told: 0,
         };
         let r = self.executor_loop(reader, seed, &mut x);
         if r.is_err() {

@@ -185,6 +185,7 @@ impl Run<'_> {
         crate::interrupt::check()?;
         let adj = self.base.graph.adjacency(dir)?;
         self.base.tally.steps += 1;
+        self.base.live.steps.fetch_add(1, Ordering::Relaxed);
         if frontier.is_empty() {
             return Ok(Frontier::empty());
         }
@@ -262,6 +263,10 @@ impl Run<'_> {
         for l in &locals {
             self.base.tally.visits += l.visits;
             self.base.tally.edges += l.edges;
+            self.base
+                .live
+                .edges
+                .store(self.base.tally.edges, Ordering::Relaxed);
         }
         // Between two levels no read is in flight: a large result is
         // built by all threads.
