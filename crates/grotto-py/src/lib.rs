@@ -93,12 +93,16 @@ fn off_thread<T: Send>(
 /// What a progress callable is told: (stage, total if known, done).
 type Report = (String, Option<u64>, u64);
 
+/// Where progress comes from (read on the calling thread) and the Python
+/// callable it goes to.
+type ProgressTo<'a, 'py> = (&'a dyn Fn() -> Option<Report>, &'a Bound<'py, PyAny>);
+
 /// [`off_thread`] that also calls the Python callable `f` with what
 /// `read()` says (stage, total, done) at each check and once at the end.
 fn off_thread_with<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> grotto::Result<T> + Send,
-    progress: Option<(&dyn Fn() -> Option<Report>, &Bound<'_, PyAny>)>,
+    progress: Option<ProgressTo<'_, '_>>,
 ) -> PyResult<T> {
     let report = || -> PyResult<()> {
         if let Some((read, f)) = progress {
