@@ -82,6 +82,34 @@ def test_from_networkx_keeps_ids_weights_and_isolated_nodes(tmp_path, weighted):
     for u, x in zip(ids.tolist(), w.tolist()):
         assert x == pytest.approx(weighted[11][u]["weight"], rel=1e-6)
     assert g.degree(404) == 0
-    with pytest.raises(grotto.InputError, match="integer nodes"):
-        grotto.from_networkx(nx.path_graph(["a", "b"]), tmp_path / "s.grotto")
+    with pytest.raises(grotto.InputError, match="all non-negative integers or all strings"):
+        grotto.from_networkx(nx.path_graph([("a", 1), ("b", 2)]), tmp_path / "t.grotto")
+    with pytest.raises(grotto.InputError, match="all non-negative integers or all strings"):
+        grotto.from_networkx(nx.path_graph(["a", 3]), tmp_path / "t.grotto")
+    with pytest.raises(grotto.InputError, match="not a number"):
+        H = nx.Graph()
+        H.add_edge(1, 2, weight="heavy")
+        grotto.from_networkx(H, tmp_path / "t.grotto", weight="weight")
     assert sorted(os.listdir(tmp_path)) == ["w.grotto"]
+
+
+def test_from_networkx_with_string_nodes_keeps_names_and_isolated_nodes(tmp_path):
+    G = nx.relabel_nodes(nx.les_miserables_graph(), lambda v: v + " ✓")
+    G.add_node("alone")
+    for directed in (False, True):
+        H = G.to_directed() if directed else G
+        p = tmp_path / f"lm{directed}.grotto"
+        r = grotto.from_networkx(H, p, weight="weight")
+        g = grotto.open(p)
+        assert r["names"] and g.has_names and g.directed == directed
+        assert (g.num_vertices, g.num_edges) == (H.number_of_nodes(), H.number_of_edges())
+        assert g.degree("alone") == 0
+        v = "Valjean ✓"
+        ids, w = g.neighbors(v, weights=True)
+        assert sorted(ids) == sorted(H.neighbors(v))
+        assert all(x == H[v][u]["weight"] for u, x in zip(ids, w))
+    dist = grotto.open(tmp_path / "lmFalse.grotto").sssp("Valjean ✓").to_pandas()
+    want = nx.single_source_dijkstra_path_length(G, "Valjean ✓")
+    got = dict(zip(dist["id"], dist["distance"]))
+    assert all(abs(got[u] - d) < 1e-5 for u, d in want.items())
+    assert got["alone"] == float("inf")

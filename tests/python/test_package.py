@@ -194,7 +194,7 @@ def test_other_column_names_and_unweighted(tmp_path):
         (pd.DataFrame({"src": pd.array([1, None], dtype="Int64"), "dst": [2, 3]}), "1 nulls"),
         (pd.DataFrame({"src": [1, -2], "dst": [2, 3]}), "row 1 has id -2"),
         (pd.DataFrame({"src": [1.5, 2.0], "dst": [2, 3]}), "floats"),
-        (pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), "object"),
+        (pd.DataFrame({"src": ["a", 2], "dst": ["b", "c"]}), "row 1 has 2"),
         (pa.table({"src": pa.array([1, None]), "dst": [2, 3]}), "1 nulls"),
         (pd.DataFrame({"src": [1, 2], "dst": [2, 3], "weight": [1.0, float("nan")]}), "weight"),
     ],

@@ -96,9 +96,10 @@ def test_a_spark_style_directory_and_other_column_names(tmp_path, edges):
     [
         (pa.table({"src": pa.array([1, None, 3], pa.int64()), "dst": [2, 3, 4]}), "row 1 has no \"src\""),
         (pa.table({"src": [1, -2], "dst": [2, 3]}), "row 1 has src -2"),
-        (pa.table({"src": ["a", "b"], "dst": ["b", "c"]}), "not supported yet"),
+        (pa.table({"src": ["a", "b"], "dst": [2, 3]}), "both id columns"),
+        (pa.table({"src": ["a", None], "dst": ["b", "c"]}), "row 1 has no \"src\""),
         (pa.table({"from": [1], "to": [2]}), "no column \"src\""),
-        (pa.table({"src": [1.5], "dst": [2.0]}), "vertex ids must be integers"),
+        (pa.table({"src": [1.5], "dst": [2.0]}), "vertex ids must be integers or strings"),
     ],
 )
 def test_bad_tables_exit_2_and_write_nothing(tmp_path, table, message):

@@ -31,6 +31,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod nx;
+
 create_exception!(
     _grotto,
     Error,
@@ -76,7 +78,7 @@ fn py_err(e: grotto::Error) -> PyErr {
     }
 }
 
-fn invalid(msg: String) -> PyErr {
+pub(crate) fn invalid(msg: String) -> PyErr {
     InputError::new_err(msg)
 }
 
@@ -677,6 +679,7 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     m.add_function(wrap_pyfunction!(convert_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

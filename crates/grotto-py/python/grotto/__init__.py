@@ -559,6 +559,12 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
         return json.loads(report)
     if format is not None:
         raise InputError("format= applies to text files; tables and arrays need none")
+    if isinstance(source, _Ranked):
+        common["ids"] = "auto"
+        report = _grotto.convert_arrays(
+            source.src, source.dst, source.weight, out, source.what, names=source.names, **common
+        )
+        return json.loads(report)
     if type(source).__module__.split(".")[0] == "pyarrow" and hasattr(source, "read_next_batch"):
         return _convert_stream(source, out, weighted, columns, common)
     src, dst, w, what = _columns(source, columns)
@@ -578,6 +584,14 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
     weights = None if w is None else _weights(w, columns[2])
     report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, names=names, **common)
     return json.loads(report)
+
+
+class _Ranked:
+    """Edge columns of ranks in sorted, distinct vertex names (made by
+    the networkx conversion, which has them at hand)."""
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, weight: Optional[np.ndarray], names: List[str], what: str):
+        self.src, self.dst, self.weight, self.names, self.what = src, dst, weight, names, what
 
 
 def _is_text(col: Any) -> bool:

@@ -28,22 +28,17 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 import numpy as np
 
-from . import Graph, InputError, convert, open as _open
+from . import Graph, InputError, _grotto, _Ranked, convert, open as _open
 
 
-def _edge_arrays(G: Any, weight: Optional[str], default: float = 1.0):
-    """(src, dst, weight or None) of G's edges as arrays, ids being
-    positions in ``nodes``; and the node list."""
+def _edge_arrays(G: Any, weight: Optional[str]):
+    """(src, dst, weight or None) of G's edges (an undirected edge once)
+    as arrays of positions in ``nodes``, walked natively; and the node
+    list."""
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    m = G.number_of_edges()
-    src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.uint64, count=m)
-    dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.uint64, count=m)
-    w = None
-    if weight is not None:
-        w = np.fromiter(
-            (d.get(weight, default) for _, _, d in G.edges(data=True)), dtype=np.float32, count=m
-        )
+    adj = G._succ if G.is_directed() else G._adj
+    src, dst, w = _grotto.adjacency_columns(adj, G.is_directed(), index, weight)
     return src, dst, w, nodes
 
 
@@ -55,58 +50,46 @@ def _check_plain(G: Any) -> None:
 def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
     """Writes networkx graph ``G`` as the grotto file ``path`` (undirected
     unless ``G`` is directed; with ``weight``, that edge attribute as the
-    weights, 1 where an edge has none). Nodes must be non-negative
-    integers, kept as the file's vertex ids. Isolated nodes are kept
-    when every id is below 2^32 - 1 (ids are then dense: ids between the
-    nodes become isolated vertices too); with larger ids they are
-    dropped, as for a text edge list. Returns the conversion report."""
+    weights, 1 where an edge has none) and returns the conversion report.
+
+    Nodes that are non-negative integers are kept as the file's vertex
+    ids; isolated nodes are kept when every id is below 2^32 - 1 (ids are
+    then dense: ids between the nodes become isolated vertices too), and
+    dropped with larger ids, as for a text edge list. Nodes that are all
+    strings become vertex names, isolated ones included. Other nodes
+    (tuples, mixed types) are refused: relabel them first. The adjacency
+    dicts are walked natively, with no Python loop over the edges."""
     _check_plain(G)
-    nodes = list(G.nodes)
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in nodes):
-        raise InputError(
-            "from_networkx needs non-negative integer nodes (string and other node ids are not supported yet); "
-            "relabel with nx.convert_node_labels_to_integers(G, label_attribute='name')"
-        )
-    src, dst, keep = _edges_of_int_graph(G)
-    cols = [src, dst]
-    if weight is not None:
-        # Per-edge attribute lookups, in the order of the adjacency walk.
-        adj = G._succ if G.is_directed() else G._adj
-        w = np.fromiter(
-            (d.get(weight, 1.0) for u, nbrs in adj.items() for v, d in nbrs.items()),
-            dtype=np.float32,
-            count=sum(len(n) for n in adj.values()),
-        )
-        cols.append(w if keep is None else w[keep])
-    top = max(nodes, default=0)
-    if top < (1 << 32) - 1:
-        # Dense ids up to the largest node: isolated nodes are kept (as
-        # are the ids between nodes, as isolated vertices).
-        options.setdefault("ids", "dense")
-        options.setdefault("vertices", int(top) + 1)
-    undirected = not G.is_directed()
-    return convert(tuple(cols), path, undirected=undirected, **options)
-
-
-def _edges_of_int_graph(G: Any):
-    """(src, dst, keep) of an integer-labelled graph: every entry of the
-    adjacency dicts, walked at C speed (itertools over dict keys) rather
-    than through ``G.edges()``, a Python generator that was most of the
-    time; for an undirected graph, ``keep`` selects each edge once
-    (``src <= dst``), else it is None."""
-    import itertools
-
     adj = G._succ if G.is_directed() else G._adj
-    nodes = np.fromiter(adj.keys(), dtype=np.uint64, count=len(adj))
-    degree = np.fromiter((len(n) for n in adj.values()), dtype=np.int64, count=len(adj))
-    total = int(degree.sum())
-    dst = np.fromiter(itertools.chain.from_iterable(adj.values()), dtype=np.uint64, count=total)
-    src = np.repeat(nodes, degree)
-    if G.is_directed():
-        return src, dst, None
-    # Both directions are listed: keep u <= v (a loop once).
-    keep = src <= dst
-    return src[keep], dst[keep], keep
+    directed = G.is_directed()
+    try:
+        # Integer nodes, the common case: the native walk checks each one.
+        src, dst, w = _grotto.adjacency_columns(adj, directed, None, weight)
+        ints = True
+    except InputError as e:
+        if "is not a non-negative integer" not in str(e):
+            raise
+        ints = False
+    if ints:
+        top = max(adj, default=0)
+        if top < (1 << 32) - 1:
+            # Dense ids up to the largest node: isolated nodes are kept (as
+            # are the ids between nodes, as isolated vertices).
+            options.setdefault("ids", "dense")
+            options.setdefault("vertices", int(top) + 1)
+        cols = (src, dst) if w is None else (src, dst, w)
+        return convert(cols, path, undirected=not directed, **options)
+    nodes = list(adj)
+    if nodes and all(type(v) is str for v in nodes):
+        names = sorted(nodes)
+        index = {v: i for i, v in enumerate(names)}
+        src, dst, w = _grotto.adjacency_columns(adj, directed, index, weight)
+        what = f"a networkx {type(G).__name__} with string nodes"
+        return convert(_Ranked(src, dst, w, names, what), path, undirected=not directed, **options)
+    raise InputError(
+        "from_networkx needs nodes that are all non-negative integers or all strings; "
+        "relabel others with nx.convert_node_labels_to_integers(G, label_attribute='name')"
+    )
 
 
 class GrottoGraph:
@@ -123,7 +106,7 @@ class GrottoGraph:
         self.weighted = w is not None
         path = os.path.join(self._dir.name, "g.grotto")
         n = len(self.nodes)
-        loops = sum(1 for u, v in G.edges() if u == v)
+        loops = int(np.count_nonzero(src == dst))
         convert(
             (src, dst) if w is None else (src, dst, w),
             path,
