@@ -84,13 +84,11 @@ impl EdgeGenerator for EdgeArrays<'_> {
     fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> Result<bool> {
         let lo = chunk * CHUNK_ROWS;
         let hi = (lo + CHUNK_ROWS).min(self.src.len());
-        for i in lo..hi {
-            let w = self.weights.map_or(1.0, |w| w[i]);
-            if !sink.edge(self.src[i], self.dst[i], w) {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        Ok(sink.edges(
+            &self.src[lo..hi],
+            &self.dst[lo..hi],
+            self.weights.map(|w| &w[lo..hi]),
+        ))
     }
 
     fn edges(&self) -> u64 {

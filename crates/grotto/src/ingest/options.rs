@@ -234,6 +234,12 @@ impl<S: EdgeSink + ?Sized> EdgeSink for &mut S {
     fn vertex(&mut self, u: u64) {
         (**self).vertex(u)
     }
+    fn name(&mut self, token: &[u8]) {
+        (**self).name(token)
+    }
+    fn edges(&mut self, u: &[u64], v: &[u64], w: Option<&[f32]>) -> bool {
+        (**self).edges(u, v, w)
+    }
 }
 
 /// Where edges come from.

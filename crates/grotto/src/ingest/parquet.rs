@@ -636,13 +636,7 @@ impl EdgeGenerator for ParquetEdges {
             if self.weighted {
                 weights(&column(batch, &c.weight, p)?, &c.weight, p, row, &mut w)?;
             }
-            for i in 0..s.len() {
-                let wi = if self.weighted { w[i] } else { 1.0 };
-                if !sink.edge(s[i], d[i], wi) {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
+            Ok(sink.edges(&s, &d, self.weighted.then_some(&w[..])))
         })
     }
 

@@ -107,6 +107,16 @@ pub trait EdgeSink: Send {
     fn vertex(&mut self, u: u64);
     /// A vertex name read in [`Ids::Collect`] mode (default: ignored).
     fn name(&mut self, _token: &[u8]) {}
+    /// The edges `u[i] -> v[i]` with weights `w[i]` (1.0 when `None`), in
+    /// order; stops early as [`EdgeSink::edge`] does. One call per batch,
+    /// so a source behind `dyn EdgeSink` pays one dynamic call per batch
+    /// rather than per edge.
+    fn edges(&mut self, u: &[u64], v: &[u64], w: Option<&[f32]>) -> bool {
+        match w {
+            Some(w) => (0..u.len()).all(|i| self.edge(u[i], v[i], w[i])),
+            None => (0..u.len()).all(|i| self.edge(u[i], v[i], 1.0)),
+        }
+    }
 }
 
 /// A parse error inside a chunk, before line numbers are known.
