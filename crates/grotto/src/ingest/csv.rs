@@ -9,7 +9,7 @@
 //! have as many fields as the header. `#` at the start of a line is a
 //! comment, and blank lines are skipped, as in the other formats.
 
-use super::parquet::EdgeColumns;
+use super::options::EdgeColumns;
 use super::parse::{EdgeSink, Ids};
 use crate::error::{quote_bytes, Error, Result};
 use std::path::Path;

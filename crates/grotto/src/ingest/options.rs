@@ -32,7 +32,7 @@ pub struct ConvertOptions {
     pub format: Option<Format>,
     /// Names of the edge columns of CSV with a header (default `src`,
     /// `dst`, `weight`); refused for text without a header.
-    pub columns: Option<super::parquet::EdgeColumns>,
+    pub columns: Option<EdgeColumns>,
     /// Treat every edge as undirected (store it in both lists).
     pub undirected: bool,
     /// Read a weight column: `None` detects it from the first data line.
@@ -248,4 +248,49 @@ pub enum Source<'a> {
     File(&'a Input),
     /// A generator.
     Generated(&'a dyn EdgeGenerator),
+}
+
+/// Which columns of a table hold an edge (Parquet, Arrow, CSV with a
+/// header).
+#[derive(Clone, Debug)]
+pub struct EdgeColumns {
+    /// Source ids (default `src`).
+    pub src: String,
+    /// Destination ids (default `dst`).
+    pub dst: String,
+    /// Weights (default `weight`, used when present).
+    pub weight: String,
+}
+
+impl Default for EdgeColumns {
+    fn default() -> EdgeColumns {
+        EdgeColumns {
+            src: "src".into(),
+            dst: "dst".into(),
+            weight: "weight".into(),
+        }
+    }
+}
+
+impl std::str::FromStr for EdgeColumns {
+    type Err = String;
+    /// `src,dst` or `src,dst,weight`.
+    fn from_str(s: &str) -> std::result::Result<EdgeColumns, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        match parts.as_slice() {
+            [a, b] if !a.is_empty() && !b.is_empty() => Ok(EdgeColumns {
+                src: a.to_string(),
+                dst: b.to_string(),
+                weight: "weight".into(),
+            }),
+            [a, b, c] if !a.is_empty() && !b.is_empty() && !c.is_empty() => Ok(EdgeColumns {
+                src: a.to_string(),
+                dst: b.to_string(),
+                weight: c.to_string(),
+            }),
+            _ => Err(format!(
+                "columns {s:?}: expected SRC,DST or SRC,DST,WEIGHT (column names)"
+            )),
+        }
+    }
 }

@@ -30,49 +30,7 @@ use std::sync::Arc;
 /// Rows decoded at a time.
 const BATCH_ROWS: usize = 64 * 1024;
 
-/// Which columns hold an edge.
-#[derive(Clone, Debug)]
-pub struct EdgeColumns {
-    /// Source ids (default `src`).
-    pub src: String,
-    /// Destination ids (default `dst`).
-    pub dst: String,
-    /// Weights (default `weight`, used when present).
-    pub weight: String,
-}
-
-impl Default for EdgeColumns {
-    fn default() -> EdgeColumns {
-        EdgeColumns {
-            src: "src".into(),
-            dst: "dst".into(),
-            weight: "weight".into(),
-        }
-    }
-}
-
-impl std::str::FromStr for EdgeColumns {
-    type Err = String;
-    /// `src,dst` or `src,dst,weight`.
-    fn from_str(s: &str) -> std::result::Result<EdgeColumns, String> {
-        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        match parts.as_slice() {
-            [a, b] if !a.is_empty() && !b.is_empty() => Ok(EdgeColumns {
-                src: a.to_string(),
-                dst: b.to_string(),
-                weight: "weight".into(),
-            }),
-            [a, b, c] if !a.is_empty() && !b.is_empty() && !c.is_empty() => Ok(EdgeColumns {
-                src: a.to_string(),
-                dst: b.to_string(),
-                weight: c.to_string(),
-            }),
-            _ => Err(format!(
-                "columns {s:?}: expected SRC,DST or SRC,DST,WEIGHT (column names)"
-            )),
-        }
-    }
-}
+pub use super::options::EdgeColumns;
 
 /// Whether `path` is Parquet: a file ending in `.parquet` (or `.parq`),
 /// or a directory holding such files.
@@ -412,19 +370,25 @@ fn first_null(col: &ArrayRef) -> Option<usize> {
     (0..col.len()).find(|&i| col.is_null(i))
 }
 
-/// Ids of an integer column as u64, or an error naming the first null or
-/// negative value (`row0`: the file row of the column's first entry).
-fn ids(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<u64>) -> Result<()> {
-    out.clear();
-    if let Some(i) = first_null(col) {
-        return Err(bad(
+/// An error naming the first null of id column `name`, if it has one.
+fn no_null_id(col: &ArrayRef, name: &str, path: &Path, row0: u64) -> Result<()> {
+    match first_null(col) {
+        Some(i) => Err(bad(
             path,
             format!(
                 "row {} has no {name:?} (a null); every edge needs both ids",
                 row0 + i as u64
             ),
-        ));
+        )),
+        None => Ok(()),
     }
+}
+
+/// Ids of an integer column as u64, or an error naming the first null or
+/// negative value (`row0`: the file row of the column's first entry).
+fn ids(col: &ArrayRef, name: &str, path: &Path, row0: u64, out: &mut Vec<u64>) -> Result<()> {
+    out.clear();
+    no_null_id(col, name, path, row0)?;
     macro_rules! signed {
         ($t:ty) => {{
             let a = col.as_primitive::<$t>();
@@ -483,15 +447,7 @@ fn for_each_name(
     row0: u64,
     f: &mut dyn FnMut(usize, &[u8]),
 ) -> Result<()> {
-    if let Some(i) = first_null(col) {
-        return Err(bad(
-            path,
-            format!(
-                "row {} has no {name:?} (a null); every edge needs both ids",
-                row0 + i as u64
-            ),
-        ));
-    }
+    no_null_id(col, name, path, row0)?;
     match col.data_type() {
         DataType::Utf8 => {
             for (i, t) in col.as_string::<i32>().iter().enumerate() {
