@@ -22,7 +22,7 @@ use grotto::ingest::{convert_from, convert_path, ConvertOptions, Format, IdMode,
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::names::Names;
 use grotto::store::{BlockReader, Direction, Graph};
-use numpy::{PyArray1, PyReadonlyArray1, PyUntypedArrayMethods};
+use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
@@ -276,12 +276,8 @@ impl PyGraph {
         py: Python<'py>,
         ids: PyReadonlyArray1<'py, u64>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let out = self.graph.out();
-        let mut d = Vec::with_capacity(ids.len());
-        for &id in ids.as_slice()? {
-            let v = self.graph.vertex_of(id).map_err(py_err)?;
-            d.push(out.degree(v));
-        }
+        let g = &self.graph;
+        let d = self.degrees(ids.as_slice()?.iter().map(|&id| g.vertex_of(id)))?;
         Ok(PyArray1::from_vec(py, d))
     }
 
@@ -291,12 +287,8 @@ impl PyGraph {
         py: Python<'py>,
         names: Vec<String>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let out = self.graph.out();
-        let mut d = Vec::with_capacity(names.len());
-        for n in &names {
-            let v = self.graph.vertex_named(n).map_err(py_err)?;
-            d.push(out.degree(v));
-        }
+        let g = &self.graph;
+        let d = self.degrees(names.iter().map(|n| g.vertex_named(n)))?;
         Ok(PyArray1::from_vec(py, d))
     }
 
@@ -654,6 +646,13 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 }
 
 impl PyGraph {
+    /// Out-degrees of vertices found by `vs` (the first lookup error wins).
+    fn degrees(&self, vs: impl Iterator<Item = grotto::Result<u32>>) -> PyResult<Vec<u64>> {
+        let out = self.graph.out();
+        vs.map(|v| v.map(|v| out.degree(v)).map_err(py_err))
+            .collect()
+    }
+
     /// The list of internal vertex `v` and its weights (None when the
     /// graph is unweighted).
     fn read_list<'py>(&self, py: Python<'py>, v: u32) -> PyResult<(Vec<u32>, Weights<'py>)> {

@@ -210,7 +210,7 @@ impl Cursor<'_> {
         }
         if self.p == start || !token_ends {
             // A word where an id belongs: say how names are read.
-            let word = self.p > start || !(is_sep(c) || c == b'\n' || c == b'\r');
+            let word = self.p > start || !token_ends;
             return Err((
                 start,
                 if word && what == "a vertex id" {
