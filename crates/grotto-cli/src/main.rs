@@ -259,9 +259,17 @@ fn print_info(file: &Path, i: &GraphInfo) {
     for (name, a) in [("out", Some(&i.out)), ("in", i.r#in.as_ref())] {
         let Some(a) = a else { continue };
         let label = if i.directed { name } else { "adjacency" };
+        let layout = if a.encoding == "packed" {
+            format!(
+                "packed ({} of whole lists, {} of long-list pieces)",
+                a.packed_blocks, a.span_blocks
+            )
+        } else {
+            format!("raw u32, fill ratio {:.3}", a.fill_ratio)
+        };
         println!(
-            "  {label}: {} entries ({} inline), {} blocks, fill ratio {:.3}",
-            a.entries, a.inline_entries, a.blocks, a.fill_ratio
+            "  {label}: {} entries ({} inline), {} blocks {layout}, {:.2} bytes/entry on disk",
+            a.entries, a.inline_entries, a.blocks, a.bytes_per_entry
         );
         let d = &a.degrees;
         println!(

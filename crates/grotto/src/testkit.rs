@@ -115,6 +115,20 @@ pub fn rmat(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGr
     )
 }
 
+/// [`rmat`] with raw (unpacked) blocks, as `convert --compress none` writes.
+pub fn rmat_raw(scale: u32, edge_factor: u64, seed: u64, undirected: bool) -> TestGraph {
+    let layout = LayoutConfig {
+        packed: false,
+        ..LayoutConfig::default()
+    };
+    from_edges_laid_out(
+        &rmat_edges(scale, edge_factor, seed),
+        undirected,
+        !undirected,
+        layout,
+    )
+}
+
 /// An undirected rmat graph whose lists of at most `short_max` ids
 /// are (or with 0, are not) packed apart.
 pub fn rmat_short(scale: u32, edge_factor: u64, seed: u64, short_max: u32) -> TestGraph {

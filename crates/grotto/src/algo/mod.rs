@@ -28,6 +28,9 @@ pub mod registry;
 pub mod sssp;
 pub mod wcc;
 
+#[cfg(test)]
+mod layouts_tests;
+
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::store::{Direction, Graph};

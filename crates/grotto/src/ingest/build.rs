@@ -1,189 +1,33 @@
-//! From records to edge blocks.
+//! From sorted lists to edge blocks (the lists come from
+//! [`super::cell::build_cell`]).
 //!
-//! 1. [`build_cell`] turns the records of one cell into sorted adjacency
-//!    lists with a counting scatter (counters fit in cache), then sorts each
-//!    list, drops duplicates unless asked to keep them, and notes loops.
-//! 2. [`AdjBuilder`] places the lists of consecutive cells with the
-//!    last-fit packer, copies them into a staging area of blocks in
-//!    parallel, checksums the blocks that can no longer change and streams
-//!    them to the output file. Called once with every cell (in-memory build)
-//!    or once per partition (external build). Short lists are packed apart
-//!    into the short region, spilled to a temporary file as their blocks
-//!    close and appended after the long lists at the end (their index
-//!    offsets are rebased then).
+//! [`AdjBuilder`] places the lists of consecutive cells with the last-fit
+//! packer, copies them into a staging area of blocks in parallel,
+//! checksums the blocks that can no longer change and streams them to the
+//! output file. Called once with every cell (in-memory build) or once per
+//! partition (external build). Short lists are packed apart into the short
+//! region, spilled to a temporary file as their blocks close and appended
+//! after the long lists at the end (their index offsets are rebased then).
+//!
+//! Packed blocks (the default for unweighted graphs) go the same way with
+//! bytes for slots: every list is coded first ([`crate::store::codec`], on
+//! all cores), placed by the size of its coding, and a coding longer than
+//! a block becomes whole span blocks of its own.
 
+use super::cell::LocalCsr;
 use crate::error::Error;
 use crate::error::Result;
+use crate::store::adjacency::{list_blocks, PACKED_LOW_BITS};
 use crate::store::blockmap::BlockMap;
+use crate::store::codec;
 use crate::store::format::{
-    IndexEntry, SectionKind, ENTRY_MAX_DEGREE, ENTRY_MAX_OFFSET, SLOTS_PER_BLOCK,
+    IndexEntry, SectionKind, BLOCK_BYTES, ENTRY_MAX_DEGREE, ENTRY_MAX_OFFSET, SLOTS_PER_BLOCK,
+    TAG_PACKED, TAG_SPAN,
 };
 use crate::store::layout::{LayoutConfig, Packer};
 use crate::store::writer::GraphWriter;
 use rayon::prelude::*;
 use std::io::Write;
-
-/// Sorted adjacency lists of the sources `lo..hi`.
-#[derive(Debug, Default)]
-pub struct LocalCsr {
-    /// First source.
-    pub lo: u64,
-    /// One past the last source.
-    pub hi: u64,
-    /// `offsets[i]..offsets[i+1]` is the list of source `lo + i`.
-    pub offsets: Vec<u32>,
-    /// Targets.
-    pub targets: Vec<u32>,
-    /// Weights (empty when unweighted).
-    pub weights: Vec<f32>,
-    /// Duplicate entries removed (excluding loops).
-    pub dup_entries: u64,
-    /// Duplicate self-loop entries removed.
-    pub dup_loops: u64,
-    /// Self loops kept.
-    pub loops: u64,
-}
-
-impl LocalCsr {
-    /// The list of source `v` (global id).
-    pub fn list(&self, v: u64) -> (&[u32], &[f32]) {
-        let i = (v - self.lo) as usize;
-        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-        let w = if self.weights.is_empty() {
-            &[][..]
-        } else {
-            &self.weights[a..b]
-        };
-        (&self.targets[a..b], w)
-    }
-}
-
-/// Orders f32 bits so that integer order equals numeric order.
-#[inline]
-fn ordered_bits(w: f32) -> u32 {
-    let b = w.to_bits();
-    if b >> 31 == 1 {
-        !b
-    } else {
-        b | (1 << 31)
-    }
-}
-#[inline]
-fn from_ordered_bits(b: u32) -> f32 {
-    f32::from_bits(if b >> 31 == 1 { b & !(1 << 31) } else { !b })
-}
-
-/// Builds the lists of sources `lo..hi` from record slices.
-pub fn build_cell(
-    lo: u64,
-    hi: u64,
-    parts: &[(&[u64], &[f32])],
-    weighted: bool,
-    keep_duplicates: bool,
-) -> LocalCsr {
-    let n = (hi - lo) as usize;
-    let mut offsets = vec![0u32; n + 1];
-    for (keys, _) in parts {
-        for &k in *keys {
-            offsets[((k >> 32) - lo) as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        offsets[i + 1] += offsets[i];
-    }
-    let total = offsets[n] as usize;
-    let mut targets = vec![0u32; total];
-    let mut weights = if weighted {
-        vec![0f32; total]
-    } else {
-        Vec::new()
-    };
-    let mut cur: Vec<u32> = offsets[..n].to_vec();
-    for (keys, ws) in parts {
-        for (i, &k) in keys.iter().enumerate() {
-            let s = ((k >> 32) - lo) as usize;
-            let at = cur[s] as usize;
-            cur[s] += 1;
-            targets[at] = k as u32;
-            if weighted {
-                weights[at] = ws[i];
-            }
-        }
-    }
-    drop(cur);
-    // Sort each list, drop duplicates, compact in place.
-    let mut out = LocalCsr {
-        lo,
-        hi,
-        ..LocalCsr::default()
-    };
-    let mut write = 0usize;
-    let mut scratch: Vec<u64> = Vec::new();
-    let mut start = 0usize;
-    for i in 0..n {
-        let end = offsets[i + 1] as usize;
-        let src = (lo + i as u64) as u32;
-        offsets[i] = write as u32;
-        if weighted {
-            scratch.clear();
-            scratch.extend(
-                (start..end).map(|j| ((targets[j] as u64) << 32) | ordered_bits(weights[j]) as u64),
-            );
-            scratch.sort_unstable();
-            let mut last = u64::MAX;
-            for &x in &scratch {
-                let t = x >> 32;
-                if t == last && !keep_duplicates {
-                    if t as u32 == src {
-                        out.dup_loops += 1
-                    } else {
-                        out.dup_entries += 1
-                    }
-                    continue;
-                }
-                last = t;
-                targets[write] = t as u32;
-                weights[write] = from_ordered_bits(x as u32);
-                if t as u32 == src {
-                    out.loops += 1;
-                }
-                write += 1;
-            }
-        } else {
-            targets[start..end].sort_unstable();
-            let mut last = u64::MAX;
-            for j in start..end {
-                let t = targets[j];
-                if t as u64 == last && !keep_duplicates {
-                    if t == src {
-                        out.dup_loops += 1
-                    } else {
-                        out.dup_entries += 1
-                    }
-                    continue;
-                }
-                last = t as u64;
-                targets[write] = t;
-                if t == src {
-                    out.loops += 1;
-                }
-                write += 1;
-            }
-        }
-        start = end;
-    }
-    offsets[n] = write as u32;
-    targets.truncate(write);
-    targets.shrink_to_fit();
-    if weighted {
-        weights.truncate(write);
-        weights.shrink_to_fit();
-    }
-    out.offsets = offsets;
-    out.targets = targets;
-    out.weights = weights;
-    out
-}
 
 /// Counts of one finished adjacency.
 #[derive(Clone, Debug, Default)]
@@ -202,6 +46,59 @@ pub struct AdjSummary {
     pub dup_loops: u64,
     /// Self loops kept.
     pub loops: u64,
+    /// Whether the blocks hold packed lists.
+    pub packed: bool,
+}
+
+/// The packed codings of one cell's on-disk lists, in vertex order: a
+/// list of at most a block is one coded list, a longer one whole span
+/// blocks (a multiple of 4096 bytes, more than one block).
+struct CellCode {
+    bytes: Vec<u8>,
+    /// `starts[i]..starts[i + 1]` is the coding of source `lo + i`
+    /// (empty for lists kept in the index and empty lists).
+    starts: Vec<usize>,
+}
+
+impl CellCode {
+    fn of(c: &LocalCsr, inline: bool) -> CellCode {
+        let n = (c.hi - c.lo) as usize;
+        let mut code = CellCode {
+            bytes: Vec::with_capacity(c.targets.len() * 2),
+            starts: Vec::with_capacity(n + 1),
+        };
+        let (mut gaps, mut one) = (Vec::new(), Vec::new());
+        code.starts.push(0);
+        for i in 0..n {
+            let v = c.lo + i as u64;
+            let (t, _) = c.list(v);
+            let in_index = inline && fits_inline(t);
+            if !t.is_empty() && !in_index {
+                one.clear();
+                codec::encode_list(t, v as u32, &mut gaps, &mut one);
+                if one.len() <= BLOCK_BYTES {
+                    code.bytes.extend_from_slice(&one);
+                } else {
+                    codec::encode_span(t, &mut gaps, &mut code.bytes);
+                }
+            }
+            code.starts.push(code.bytes.len());
+        }
+        code
+    }
+
+    fn list(&self, i: usize) -> &[u8] {
+        &self.bytes[self.starts[i]..self.starts[i + 1]]
+    }
+}
+
+/// Whether a list goes into the index (degree 1, or 2 with ids below 2^31).
+fn fits_inline(t: &[u32]) -> bool {
+    match t {
+        [_] => true,
+        [a, b] => IndexEntry::fits_two(*a, *b),
+        _ => false,
+    }
 }
 
 /// Streams one adjacency (out or in) into a [`GraphWriter`].
@@ -209,8 +106,14 @@ pub struct AdjBuilder {
     packer: Packer,
     inline: bool,
     weighted: bool,
+    /// Lists are packed: the packers count bytes, offsets are byte addresses.
+    packed: bool,
+    /// Packed: the tag of each block of the long region so far.
+    tags: Vec<u8>,
     index: Vec<u64>,
     huge: Vec<(u64, u64)>,
+    /// Packed: the block count of each huge list.
+    huge_blocks: Vec<u64>,
     staging: Vec<u32>,
     staging_w: Vec<f32>,
     staging_base: u64,
@@ -238,6 +141,20 @@ struct ShortRegion {
 }
 
 impl ShortRegion {
+    /// Places a packed list's coding and returns its byte within the region.
+    fn place_packed(&mut self, code: &[u8]) -> u64 {
+        let bytes = BLOCK_BYTES as u64;
+        let at = self.packer.place(code.len() as u64);
+        let want = ((self.packer.blocks() - self.written) * SLOTS_PER_BLOCK as u64) as usize;
+        if self.staging.len() < want {
+            self.staging.resize(want, 0);
+        }
+        let i = (at - self.written * bytes) as usize;
+        bytemuck::cast_slice_mut::<u32, u8>(&mut self.staging)[i..i + code.len()]
+            .copy_from_slice(code);
+        at
+    }
+
     /// Places `list` and returns its slot within the region.
     fn place(&mut self, list: &[u32]) -> u64 {
         let cap = SLOTS_PER_BLOCK as u64;
@@ -312,12 +229,21 @@ impl AdjBuilder {
         } else {
             None
         };
+        let packed = layout.packed && !weighted;
+        let unit = if packed {
+            BLOCK_BYTES as u64
+        } else {
+            SLOTS_PER_BLOCK as u64
+        };
         Ok(AdjBuilder {
-            packer: Packer::new(layout.window),
+            packer: Packer::with_capacity(layout.window, unit),
             inline: layout.inline_small && !weighted,
             weighted,
+            packed,
+            tags: Vec::new(),
             index: vec![0u64; n as usize],
             huge: Vec::new(),
+            huge_blocks: Vec::new(),
             staging: Vec::new(),
             staging_w: Vec::new(),
             staging_base: 0,
@@ -334,7 +260,7 @@ impl AdjBuilder {
                 } else {
                     layout.short_max.min(SLOTS_PER_BLOCK as u32) as u64
                 },
-                packer: Packer::new(layout.window),
+                packer: Packer::with_capacity(layout.window, unit),
                 staging: Vec::new(),
                 written: 0,
                 crcs: Vec::new(),
@@ -347,6 +273,9 @@ impl AdjBuilder {
     /// writes out every block that no later list can enter.
     pub fn add(&mut self, w: &mut GraphWriter, cells: &[LocalCsr]) -> Result<()> {
         crate::interrupt::check()?;
+        if self.packed {
+            return self.add_packed(w, cells);
+        }
         let cap = SLOTS_PER_BLOCK as u64;
         // Plan: sequential, degrees only.
         let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();
@@ -406,14 +335,6 @@ impl AdjBuilder {
         }
         self.short
             .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
-        // Fill: staging covers blocks staging_base..packer.blocks(); the
-        // base is a multiple of FILL_CHUNK_BLOCKS so chunks line up.
-        debug_assert_eq!(self.staging_base % FILL_CHUNK_BLOCKS, 0);
-        let want = ((self.packer.blocks() - self.staging_base) * cap) as usize;
-        self.staging.resize(want, 0);
-        if self.weighted {
-            self.staging_w.resize(want, 0.0);
-        }
         let chunk_slots = (FILL_CHUNK_BLOCKS * cap) as usize;
         let base_slot = self.staging_base * cap;
         let fill = |ch: usize, dst: &mut [u32], wdst: Option<&mut [f32]>| {
@@ -431,6 +352,132 @@ impl AdjBuilder {
                 }
             }
         };
+        self.fill_and_write(w, fill)
+    }
+
+    /// [`AdjBuilder::add`] for packed lists: codes every list (on all
+    /// cores), places the codings by their size in bytes, then copies them.
+    fn add_packed(&mut self, w: &mut GraphWriter, cells: &[LocalCsr]) -> Result<()> {
+        let unit = BLOCK_BYTES as u64;
+        let inline = self.inline;
+        let codes: Vec<CellCode> = cells.par_iter().map(|c| CellCode::of(c, inline)).collect();
+        // (first byte, cell, source) of the long-region lists, by fill chunk.
+        let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();
+        for (ci, c) in cells.iter().enumerate() {
+            self.summary.dup_entries += c.dup_entries;
+            self.summary.dup_loops += c.dup_loops;
+            self.summary.loops += c.loops;
+            for v in c.lo..c.hi {
+                let i = (v - c.lo) as usize;
+                let (t, _) = c.list(v);
+                let d = t.len() as u64;
+                self.summary.entries += d;
+                let code = codes[ci].list(i);
+                let len = code.len() as u64;
+                let entry = if d == 0 {
+                    IndexEntry::Disk {
+                        offset: 0,
+                        degree: 0,
+                    }
+                } else if inline && fits_inline(t) {
+                    self.summary.inline_entries += d;
+                    match t {
+                        [a] => IndexEntry::One(*a),
+                        _ => IndexEntry::Two(t[0], t[1]),
+                    }
+                } else if d <= self.short.max && len <= unit {
+                    // Rebased past the long lists in `finish`.
+                    IndexEntry::Disk {
+                        offset: self.short.place_packed(code),
+                        degree: d,
+                    }
+                } else {
+                    let span = len > unit;
+                    let at = if span {
+                        self.packer.place_span(len / unit) * unit
+                    } else {
+                        self.packer.place(len)
+                    };
+                    if at + len > ENTRY_MAX_OFFSET {
+                        return Err(too_many_slots());
+                    }
+                    self.tags.resize(self.packer.blocks() as usize, TAG_PACKED);
+                    let first = at / unit / FILL_CHUNK_BLOCKS;
+                    let last = (at + len - 1) / unit / FILL_CHUNK_BLOCKS;
+                    for ch in first..=last {
+                        let ch = (ch - self.staging_base / FILL_CHUNK_BLOCKS) as usize;
+                        if by_chunk.len() <= ch {
+                            by_chunk.resize_with(ch + 1, Vec::new);
+                        }
+                        by_chunk[ch].push((at, ci as u32, v));
+                    }
+                    if !span {
+                        IndexEntry::Disk {
+                            offset: at,
+                            degree: d,
+                        }
+                    } else {
+                        let n = len / unit;
+                        let b = at / unit;
+                        self.tags[b as usize..(b + n) as usize].fill(TAG_SPAN);
+                        if d > ENTRY_MAX_DEGREE {
+                            self.huge.push((v, d));
+                            self.huge_blocks.push(n);
+                            IndexEntry::Huge { offset: at }
+                        } else if n > 1 << PACKED_LOW_BITS {
+                            return Err(Error::Limit {
+                                what: format!(
+                                    "the list of vertex {v} takes {n} packed blocks, more than \
+                                     an index entry counts; convert with --compress none"
+                                ),
+                            });
+                        } else {
+                            IndexEntry::Disk {
+                                offset: at | (n - 1),
+                                degree: d,
+                            }
+                        }
+                    }
+                };
+                self.index[v as usize] = entry.encode();
+            }
+        }
+        self.short
+            .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
+        let chunk_bytes = (FILL_CHUNK_BLOCKS * unit) as usize;
+        let base = self.staging_base * unit;
+        let fill = |ch: usize, dst: &mut [u32], _: Option<&mut [f32]>| {
+            let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
+            let lo = base + (ch * chunk_bytes) as u64;
+            let hi = lo + dst.len() as u64;
+            for &(at, ci, v) in by_chunk.get(ch).map(|v| v.as_slice()).unwrap_or(&[]) {
+                let code = codes[ci as usize].list((v - cells[ci as usize].lo) as usize);
+                let s = at.max(lo);
+                let e = (at + code.len() as u64).min(hi);
+                let (a, b) = ((s - at) as usize, (e - at) as usize);
+                dst[(s - lo) as usize..(e - lo) as usize].copy_from_slice(&code[a..b]);
+            }
+        };
+        self.fill_and_write(w, fill)
+    }
+
+    /// Fills the staging area chunk by chunk with `fill(chunk, slots,
+    /// weight slots)` and writes out every block that no later list can
+    /// enter.
+    fn fill_and_write<F>(&mut self, w: &mut GraphWriter, fill: F) -> Result<()>
+    where
+        F: Fn(usize, &mut [u32], Option<&mut [f32]>) + Sync,
+    {
+        let cap = SLOTS_PER_BLOCK as u64;
+        // Fill: staging covers blocks staging_base..packer.blocks(); the
+        // base is a multiple of FILL_CHUNK_BLOCKS so chunks line up.
+        debug_assert_eq!(self.staging_base % FILL_CHUNK_BLOCKS, 0);
+        let want = ((self.packer.blocks() - self.staging_base) * cap) as usize;
+        self.staging.resize(want, 0);
+        if self.weighted {
+            self.staging_w.resize(want, 0.0);
+        }
+        let chunk_slots = (FILL_CHUNK_BLOCKS * cap) as usize;
         // Fill and write in groups: the writer thread puts one group on
         // the device while the workers fill the next. Only whole fill
         // chunks below the first block still open are written now.
@@ -503,7 +550,11 @@ impl AdjBuilder {
         // The short region follows the long lists.
         let short = self.short.packer.blocks();
         self.short.spill_to(short, &self.spill_dir)?;
-        let cap = SLOTS_PER_BLOCK as u64;
+        let cap = if self.packed {
+            BLOCK_BYTES as u64
+        } else {
+            SLOTS_PER_BLOCK as u64
+        };
         if (long + short) * cap > ENTRY_MAX_OFFSET {
             return Err(too_many_slots());
         }
@@ -544,12 +595,24 @@ impl AdjBuilder {
         let mut all = std::mem::take(&mut self.crcs);
         all.extend_from_slice(&self.wcrcs);
         w.section(kc, bytemuck::cast_slice(&all), all.len() as u64)?;
-        w.section(
-            kt,
-            &vec![crate::store::format::ENCODING_RAW_U32; blocks as usize],
-            blocks,
-        )?;
-        let flat: Vec<u64> = self.huge.iter().flat_map(|&(v, d)| [v, d]).collect();
+        let tags = if self.packed {
+            let mut t = std::mem::take(&mut self.tags);
+            t.resize(long as usize, TAG_PACKED);
+            t.resize(blocks as usize, TAG_PACKED);
+            t
+        } else {
+            vec![crate::store::format::ENCODING_RAW_U32; blocks as usize]
+        };
+        w.section(kt, &tags, blocks)?;
+        let flat: Vec<u64> = if self.packed {
+            self.huge
+                .iter()
+                .zip(&self.huge_blocks)
+                .flat_map(|(&(v, d), &n)| [v, d, n])
+                .collect()
+        } else {
+            self.huge.iter().flat_map(|&(v, d)| [v, d]).collect()
+        };
         w.section(kh, bytemuck::cast_slice(&flat), self.huge.len() as u64)?;
         // The inverse of the index, so that block-mode runs need not
         // build it.
@@ -558,45 +621,15 @@ impl AdjBuilder {
         } else {
             SectionKind::OutBlockMap
         };
+        let packed_tags = self.packed.then_some(&tags[..]);
         let map = BlockMap::build(self.index.len() as u64, blocks, |v| {
-            IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
+            let e = self.index[v as usize];
+            list_blocks(e, v as u64, &self.huge, &self.huge_blocks, packed_tags)
         });
         w.section(km, &map.to_bytes(), blocks)?;
         self.summary.blocks = blocks;
         self.summary.short_blocks = short;
+        self.summary.packed = self.packed;
         Ok(self.summary)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cells_sort_dedup_and_count_loops() {
-        let keys = [
-            (5u64 << 32) | 9,
-            (5 << 32) | 7,
-            (5 << 32) | 9,
-            (6 << 32) | 6,
-            (6 << 32) | 6,
-            (4 << 32) | 1,
-        ];
-        let c = build_cell(4, 8, &[(&keys, &[])], false, false);
-        assert_eq!(c.list(4).0, &[1]);
-        assert_eq!(c.list(5).0, &[7, 9]);
-        assert_eq!(c.list(6).0, &[6]);
-        assert_eq!(c.list(7).0, &[] as &[u32]);
-        assert_eq!((c.dup_entries, c.dup_loops, c.loops), (1, 1, 1));
-        let k = build_cell(4, 8, &[(&keys, &[])], false, true);
-        assert_eq!(k.list(5).0, &[7, 9, 9]);
-    }
-
-    #[test]
-    fn weighted_duplicates_keep_the_smallest_weight() {
-        let keys = [3u64, 3, 1];
-        let ws = [2.0f32, -1.5, 0.25];
-        let c = build_cell(0, 1, &[(&keys, &ws)], true, false);
-        assert_eq!(c.list(0), (&[1u32, 3][..], &[0.25f32, -1.5][..]));
     }
 }

@@ -21,6 +21,7 @@
 
 pub mod arrays;
 pub mod build;
+pub mod cell;
 pub mod checks;
 pub mod csv;
 mod external;
@@ -43,7 +44,8 @@ use crate::error::{Error, Result};
 use crate::io::output::{Output, Streams};
 use crate::store::format::*;
 use crate::store::writer::GraphWriter;
-use build::{build_cell, AdjBuilder, AdjSummary, LocalCsr};
+use build::{AdjBuilder, AdjSummary};
+use cell::{build_cell, LocalCsr};
 use checks::{
     check_input, check_vertex_memory, memory_floor_bytes, with_detection, MIN_PARTITION_BYTES,
 };
@@ -597,6 +599,9 @@ impl BuildCtx<'_> {
         if self.opts.layout.inline_small && !r.weighted {
             flags |= FLAG_INLINE_SMALL;
         }
+        if out.packed {
+            flags |= FLAG_PACKED;
+        }
         if self.opts.keep_duplicates {
             flags |= FLAG_MULTI;
         }
@@ -604,8 +609,10 @@ impl BuildCtx<'_> {
             flags |= FLAG_SELF_LOOPS;
         }
         let header = Header {
-            version: if self.plan.names.is_some() {
+            version: if out.packed {
                 FORMAT_VERSION
+            } else if self.plan.names.is_some() {
+                NAMES_VERSION
             } else {
                 NAMELESS_VERSION
             },
@@ -648,6 +655,12 @@ impl BuildCtx<'_> {
                 1.0
             } else {
                 (out.entries - out.inline_entries) as f64 / cap as f64
+            },
+            packed: out.packed,
+            bytes_per_entry: if out.entries == 0 {
+                0.0
+            } else {
+                (out.blocks * BLOCK_BYTES as u64) as f64 / out.entries as f64
             },
             index_bytes_per_vertex: if n == 0 {
                 0.0

@@ -146,8 +146,13 @@ pub struct ConvertReport {
     pub blocks: u64,
     /// Of those, the blocks of the short-list region (at the end).
     pub short_blocks: u64,
-    /// On-disk entries over block capacity (out-adjacency).
+    /// On-disk entries over the capacity of as many raw blocks (out-adjacency;
+    /// above 1 when blocks are packed).
     pub fill_ratio: f64,
+    /// Whether the blocks hold packed lists (`--compress packed`).
+    pub packed: bool,
+    /// Edge block bytes per out-adjacency entry (inline entries included).
+    pub bytes_per_entry: f64,
     /// In-memory index bytes per vertex.
     pub index_bytes_per_vertex: f64,
     /// Self loops dropped.

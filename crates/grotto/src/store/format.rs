@@ -12,12 +12,15 @@ pub use super::header::{Header, MAX_SECTIONS};
 /// First eight bytes of every grotto file.
 pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
 /// The newest format version this build writes and reads. Version 2 added
-/// the block map sections, version 3 vertex names ([`FLAG_NAMES`]); older
-/// files still open, and a file without names is written as version 2 so
+/// the block map sections, version 3 vertex names ([`FLAG_NAMES`]),
+/// version 4 packed blocks ([`FLAG_PACKED`]); older files still open, and
+/// each file is written with the oldest version that has what it uses, so
 /// that older builds read it.
-pub const FORMAT_VERSION: u32 = 3;
-/// The version a file without vertex names is written as.
+pub const FORMAT_VERSION: u32 = 4;
+/// The version a file without vertex names or packed blocks is written as.
 pub const NAMELESS_VERSION: u32 = 2;
+/// The version a file with vertex names and raw blocks is written as.
+pub const NAMES_VERSION: u32 = 3;
 /// Size of the header and of every edge block, in bytes.
 pub const BLOCK_BYTES: usize = 4096;
 /// Neighbour ids (u32) held by one edge block.
@@ -43,10 +46,15 @@ pub const FLAG_SELF_LOOPS: u64 = 1 << 6;
 /// Header flag: vertices have string names (a names section exists;
 /// version 3 and later).
 pub const FLAG_NAMES: u64 = 1 << 7;
-pub(crate) const KNOWN_FLAGS: u64 = (1 << 8) - 1;
+/// Header flag: edge blocks are packed (compressed) lists, index offsets
+/// are byte addresses and huge-table rows have a third word, the list's
+/// block count (version 4 and later; see [`super::codec`]).
+pub const FLAG_PACKED: u64 = 1 << 8;
+pub(crate) const KNOWN_FLAGS: u64 = (1 << 9) - 1;
 
 /// Block encoding tag: 1024 raw little-endian u32 neighbour ids.
 pub const ENCODING_RAW_U32: u8 = 0;
+pub use super::codec::{TAG_PACKED, TAG_SPAN};
 
 /// What a section holds. The numeric codes are part of the format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

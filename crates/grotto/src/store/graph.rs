@@ -3,7 +3,8 @@
 //! engines belongs to the io layer; this one serves `info`, `export`,
 //! `check` and library users who want a vertex's neighbours.
 
-use super::blockmap::{block_span, BlockMap};
+use super::adjacency::{Adjacency, BlockReader};
+use super::blockmap::BlockMap;
 use super::format::*;
 use super::load::{corrupt, load_adjacency, read_checked, required};
 use super::names::Names;
@@ -12,7 +13,6 @@ use crate::{BlockId, VertexId};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Which adjacency of a directed graph to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,170 +21,6 @@ pub enum Direction {
     Out,
     /// In-edges (needs the reverse section).
     In,
-}
-
-/// One adjacency structure: index in memory, blocks on disk.
-#[derive(Debug)]
-pub struct Adjacency {
-    pub(super) index: Vec<u64>,
-    pub(super) huge: Vec<(u64, u64)>,
-    pub(super) crcs: Vec<u32>,
-    pub(super) tags: Vec<u8>,
-    pub(super) blocks: Section,
-    pub(super) weights: Option<Section>,
-    pub(super) entries: u64,
-    /// The block map: read from the file, or built on first use.
-    pub(super) map: OnceLock<BlockMap>,
-}
-
-impl Adjacency {
-    /// Which vertices have list entries in each block (block-mode
-    /// engines need it): the file's, or built from the index the first
-    /// time it is asked for (files written before the map was stored),
-    /// on rayon's global pool: the CLI sizes that pool by `--threads`, a
-    /// library user by `rayon::ThreadPoolBuilder::build_global`.
-    pub fn block_map(&self) -> &BlockMap {
-        self.map.get_or_init(|| {
-            BlockMap::build(self.index.len() as u64, self.block_count(), |v| {
-                self.disk_span(v)
-            })
-        })
-    }
-
-    /// Number of 4 KiB edge blocks.
-    pub fn block_count(&self) -> u64 {
-        self.blocks.count
-    }
-    /// Adjacency entries stored (sum of degrees).
-    pub fn entries(&self) -> u64 {
-        self.entries
-    }
-    /// Adjacency entries kept inline in the index (degree 1 and 2 lists).
-    pub fn inline_entries(&self) -> u64 {
-        self.index
-            .iter()
-            .map(|&e| match IndexEntry::decode(e) {
-                IndexEntry::One(_) => 1,
-                IndexEntry::Two(..) => 2,
-                _ => 0,
-            })
-            .sum()
-    }
-    /// The decoded index entry of `v`.
-    pub fn entry(&self, v: VertexId) -> IndexEntry {
-        IndexEntry::decode(self.index[v as usize])
-    }
-    /// Degree of `v` in this adjacency.
-    pub fn degree(&self, v: VertexId) -> u64 {
-        match self.entry(v) {
-            IndexEntry::Disk { degree, .. } => degree,
-            IndexEntry::One(_) => 1,
-            IndexEntry::Two(..) => 2,
-            IndexEntry::Huge { .. } => self.huge_degree(v as u64).unwrap_or(0),
-        }
-    }
-    fn huge_degree(&self, v: u64) -> Option<u64> {
-        self.huge
-            .binary_search_by_key(&v, |&(x, _)| x)
-            .ok()
-            .map(|i| self.huge[i].1)
-    }
-    /// `v`'s list when the index holds it (degree 1 or 2), else `None`
-    /// (an empty list, or one in edge blocks).
-    #[inline]
-    pub fn inline_list(&self, v: VertexId) -> Option<InlineList> {
-        match self.entry(v) {
-            IndexEntry::One(a) => Some(InlineList {
-                ids: [a, 0],
-                len: 1,
-            }),
-            IndexEntry::Two(a, b) => Some(InlineList {
-                ids: [a, b],
-                len: 2,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The first and last edge block holding `v`'s list, if it is on disk.
-    #[inline]
-    pub fn block_range(&self, v: VertexId) -> Option<(u64, u64)> {
-        self.disk_span(v)
-            .map(|(slot, degree)| block_span(slot, degree))
-    }
-
-    /// The part of `v`'s list held by edge block `b`, whose bytes are
-    /// `block`; `None` when `b` holds none of it. The one place that
-    /// slices a list out of a block, for both engines.
-    #[inline]
-    pub fn list_in_block<'b>(&self, v: VertexId, b: u64, block: &'b [u8]) -> Option<ListPiece<'b>> {
-        let (slot, degree) = self.disk_span(v)?;
-        let per = SLOTS_PER_BLOCK as u64;
-        let start = b * per;
-        let lo = slot.max(start);
-        let hi = (slot + degree).min(start + per);
-        if lo >= hi {
-            return None;
-        }
-        let range = (lo - start) as usize..(hi - start) as usize;
-        let ids: &[VertexId] = bytemuck::cast_slice(block);
-        Some(ListPiece {
-            ids: &ids[range.clone()],
-            first: lo - slot,
-            degree,
-            range,
-        })
-    }
-
-    /// The slot where `v`'s on-disk list starts and its length, or `None`
-    /// for a list kept in memory or an empty one.
-    pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
-        IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
-    }
-
-    /// Two vertices whose on-disk lists share a slot, if any (the builder
-    /// gives every list slots of its own). Sorts the lists' spans: 16
-    /// bytes per vertex with an on-disk list.
-    pub fn overlapping_lists(&self) -> Option<(VertexId, VertexId)> {
-        use rayon::prelude::*;
-        let mut spans: Vec<(u64, u64, VertexId)> = (0..self.index.len() as VertexId)
-            .into_par_iter()
-            .filter_map(|v| self.disk_span(v).map(|(s, d)| (s, s + d, v)))
-            .collect();
-        spans.par_sort_unstable();
-        spans
-            .windows(2)
-            .find(|w| w[0].1 > w[1].0)
-            .map(|w| (w[0].2, w[1].2))
-    }
-}
-
-/// A list of one or two ids kept in the vertex index.
-#[derive(Clone, Copy, Debug)]
-pub struct InlineList {
-    ids: [VertexId; 2],
-    len: u8,
-}
-
-impl InlineList {
-    /// The ids.
-    #[inline]
-    pub fn ids(&self) -> &[VertexId] {
-        &self.ids[..self.len as usize]
-    }
-}
-
-/// The part of a vertex's list that one edge block holds.
-#[derive(Clone, Debug)]
-pub struct ListPiece<'b> {
-    /// The neighbour ids in this block.
-    pub ids: &'b [VertexId],
-    /// Position of `ids[0]` in the whole list.
-    pub first: u64,
-    /// Length of the whole list.
-    pub degree: u64,
-    /// Where the piece lies in the block, in slots (for the weight block).
-    pub range: std::ops::Range<usize>,
 }
 
 /// An open, validated graph file.
@@ -390,7 +226,7 @@ impl Graph {
         self.read_block_of(a, false, b, buf)
     }
 
-    fn read_block_of(
+    pub(super) fn read_block_of(
         &self,
         a: &Adjacency,
         weights: bool,
@@ -474,7 +310,13 @@ impl Graph {
                 format!("{kind} {what} {} fails its checksum", b.0),
             ));
         }
-        if !weights && a.tags[b.0 as usize] != ENCODING_RAW_U32 {
+        let tag = a.tags[b.0 as usize];
+        let known = if a.packed {
+            tag == TAG_PACKED || tag == TAG_SPAN
+        } else {
+            tag == ENCODING_RAW_U32
+        };
+        if !weights && !known {
             return Err(corrupt(
                 &self.path,
                 format!(
@@ -484,6 +326,11 @@ impl Graph {
             ));
         }
         Ok(())
+    }
+
+    /// A "corrupt graph file" error naming this file.
+    pub(super) fn corrupt_here(&self, what: String) -> Error {
+        corrupt(&self.path, what)
     }
 
     /// Checks that every id of a list `v` holds names a vertex: a file
@@ -540,8 +387,12 @@ impl Graph {
         {
             let Some(a) = a else { continue };
             let name = if dir == Direction::Out { "out" } else { "in" };
+            let mut scratch = Vec::new();
             for b in 0..a.blocks.count {
                 self.read_block_of(a, false, BlockId(b), &mut buf)?;
+                if a.packed {
+                    self.check_packed_block(a, b, &buf, &mut scratch)?;
+                }
                 if a.weights.is_some() {
                     self.read_block_of(a, true, BlockId(b), &mut buf)?;
                 }
@@ -608,107 +459,50 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// The lists of packed block `b` (bytes `buf`) decode and do not
+    /// share bytes; a span block belongs to exactly one list.
+    fn check_packed_block(
+        &self,
+        a: &Adjacency,
+        b: u64,
+        buf: &[u8],
+        scratch: &mut Vec<VertexId>,
+    ) -> Result<()> {
+        let name = a.blocks.kind.name();
+        let owners = a.block_map().vertices(b);
+        if a.tags[b as usize] == TAG_SPAN {
+            if owners.len() != 1 {
+                return Err(corrupt(
+                    &self.path,
+                    format!("{name} block {b} is a span block of {} lists", owners.len()),
+                ));
+            }
+            return Ok(());
+        }
+        let mut extents = Vec::with_capacity(owners.len());
+        for &v in owners {
+            if let Some(p) = a.list_in_block(v, b, buf, scratch)? {
+                extents.push((p.range.start, p.range.end, v));
+            }
+        }
+        extents.sort_unstable();
+        if let Some(w) = extents.windows(2).find(|w| w[0].1 > w[1].0) {
+            return Err(corrupt(
+                &self.path,
+                format!(
+                    "the lists of vertices {} and {} share bytes of {name} block {b}",
+                    w[0].2, w[1].2
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// An order-free fingerprint term of the edge `u -> v` with weight bits `w`.
 fn edge_print(u: VertexId, v: VertexId, w: u32) -> u64 {
     let mut x = ((u as u64) << 32) | v as u64;
     let mut y = crate::rng::splitmix64(&mut x) ^ w as u64;
     crate::rng::splitmix64(&mut y)
-}
-
-/// Sequential reader of adjacency lists with a small block cache, good for
-/// scans in vertex order (lists of nearby vertices share blocks).
-pub struct BlockReader<'g> {
-    g: &'g Graph,
-    a: &'g Adjacency,
-    slots: Vec<(u64, Vec<u32>, Vec<f32>)>,
-    bytes: Vec<u8>,
-    /// Blocks read from disk so far.
-    pub blocks_read: u64,
-}
-
-const READER_CACHE_BLOCKS: usize = 64;
-
-impl<'g> BlockReader<'g> {
-    /// A reader over the `dir` adjacency of `g`.
-    pub fn new(g: &'g Graph, dir: Direction) -> Result<BlockReader<'g>> {
-        Ok(BlockReader {
-            g,
-            a: g.adjacency(dir)?,
-            slots: (0..READER_CACHE_BLOCKS)
-                .map(|_| (u64::MAX, Vec::new(), Vec::new()))
-                .collect(),
-            bytes: vec![0u8; BLOCK_BYTES],
-            blocks_read: 0,
-        })
-    }
-
-    fn block(&mut self, b: u64, weights: bool) -> Result<&(u64, Vec<u32>, Vec<f32>)> {
-        let i = (b % READER_CACHE_BLOCKS as u64) as usize;
-        if self.slots[i].0 != b {
-            self.g
-                .read_block_of(self.a, false, BlockId(b), &mut self.bytes)?;
-            self.slots[i].1 = bytemuck::pod_collect_to_vec(&self.bytes);
-            self.slots[i].2.clear();
-            if weights {
-                self.g
-                    .read_block_of(self.a, true, BlockId(b), &mut self.bytes)?;
-                self.slots[i].2 = bytemuck::pod_collect_to_vec(&self.bytes);
-            }
-            self.slots[i].0 = b;
-            self.blocks_read += 1;
-        } else if weights && self.slots[i].2.is_empty() {
-            self.g
-                .read_block_of(self.a, true, BlockId(b), &mut self.bytes)?;
-            self.slots[i].2 = bytemuck::pod_collect_to_vec(&self.bytes);
-        }
-        Ok(&self.slots[i])
-    }
-
-    /// Replaces `out` (and `weights`, when given and the graph is weighted)
-    /// with `v`'s neighbours in this adjacency.
-    pub fn neighbors(
-        &mut self,
-        v: VertexId,
-        out: &mut Vec<VertexId>,
-        mut weights: Option<&mut Vec<f32>>,
-    ) -> Result<()> {
-        out.clear();
-        if let Some(w) = weights.as_deref_mut() {
-            w.clear();
-        }
-        let n = self.g.header.vertex_count;
-        let want_w = weights.is_some() && self.a.weights.is_some();
-        match self.a.entry(v) {
-            IndexEntry::One(x) => out.push(x),
-            IndexEntry::Two(x, y) => out.extend([x, y]),
-            _ => {
-                let Some((start, degree)) = self.a.disk_span(v) else {
-                    return Ok(());
-                };
-                let mut slot = start;
-                let end = start + degree;
-                while slot < end {
-                    let b = slot / SLOTS_PER_BLOCK as u64;
-                    let lo = (slot % SLOTS_PER_BLOCK as u64) as usize;
-                    let hi =
-                        ((end - b * SLOTS_PER_BLOCK as u64).min(SLOTS_PER_BLOCK as u64)) as usize;
-                    let blk = self.block(b, want_w)?;
-                    out.extend_from_slice(&blk.1[lo..hi]);
-                    if want_w {
-                        if let Some(w) = weights.as_deref_mut() {
-                            w.extend_from_slice(&blk.2[lo..hi]);
-                        }
-                    }
-                    slot = (b + 1) * SLOTS_PER_BLOCK as u64;
-                }
-            }
-        }
-        if let Some(&bad) = out.iter().find(|&&x| x as u64 >= n) {
-            return Err(corrupt(
-                &self.g.path,
-                format!("vertex {v}'s list names vertex {bad}, but the graph has {n} vertices"),
-            ));
-        }
-        Ok(())
-    }
 }

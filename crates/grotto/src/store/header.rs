@@ -60,6 +60,10 @@ impl Header {
     pub fn has_names(&self) -> bool {
         self.flags & FLAG_NAMES != 0
     }
+    /// True when edge blocks hold packed (compressed) lists.
+    pub fn packed(&self) -> bool {
+        self.flags & FLAG_PACKED != 0
+    }
 
     /// The section of `kind`, if present.
     pub fn section(&self, kind: SectionKind) -> Option<&Section> {
@@ -289,6 +293,15 @@ impl Header {
         if f & FLAG_INLINE_SMALL != 0 && self.weighted() {
             return Err("flags: inline lists on a weighted graph".into());
         }
+        if self.packed() && self.weighted() {
+            return Err("flags: packed blocks on a weighted graph".into());
+        }
+        if self.packed() && self.version < 4 {
+            return Err(format!(
+                "a version {} file has packed blocks (they came in version 4)",
+                self.version
+            ));
+        }
         if f & FLAG_SELF_LOOPS != 0 && self.self_loops_dropped != 0 {
             return Err(format!(
                 "{} self loops dropped, but the flags say self loops were kept",
@@ -406,13 +419,16 @@ impl Header {
             size(&need(kc)?, nb * if weighted { 2 } else { 1 }, 4)?;
             size(&need(kt)?, nb, 1)?;
             let huge = need(kh)?;
-            size(&huge, huge.count, 16)?;
+            size(&huge, huge.count, if self.packed() { 24 } else { 16 })?;
             if huge.count > n {
                 return Err(format!(
                     "section {} lists {} long lists for {n} vertices",
                     kh.name(),
                     huge.count
                 ));
+            }
+            if self.packed() && self.section(km).is_none() {
+                return Err(format!("section {} is missing", km.name()));
             }
             if let Some(map) = self.section(km) {
                 // Run starts (blocks + 1 u64), then u32 vertex ids.

@@ -30,6 +30,10 @@ pub struct LayoutConfig {
     /// region after the long lists (0: no short region). Default
     /// [`SHORT_MAX`]; at most 1024; ignored for weighted graphs.
     pub short_max: u32,
+    /// Store lists packed (delta and bit-packed, [`super::codec`]) instead
+    /// of as raw u32 ids. Default true; ignored for weighted graphs, whose
+    /// weights are addressed by slot.
+    pub packed: bool,
 }
 
 /// Default longest list of the short region: 16 ids (64 bytes), so the
@@ -42,6 +46,7 @@ impl Default for LayoutConfig {
             window: 8,
             inline_small: true,
             short_max: SHORT_MAX,
+            packed: true,
         }
     }
 }
@@ -52,22 +57,36 @@ pub struct Packer {
     window: VecDeque<(u64, u32)>,
     window_len: usize,
     next_block: u64,
+    cap: u64,
 }
 
 impl Packer {
-    /// A packer with the given window (at least 1).
+    /// A packer of u32 slots (1024 a block) with the given window (at least 1).
     pub fn new(window: usize) -> Packer {
+        Packer::with_capacity(window, SLOTS_PER_BLOCK as u64)
+    }
+
+    /// A packer of units `cap` of which fill a block (bytes for packed
+    /// lists: 4096).
+    pub fn with_capacity(window: usize, cap: u64) -> Packer {
         Packer {
             window: VecDeque::new(),
             window_len: window.max(1),
             next_block: 0,
+            cap,
         }
     }
 
-    /// Places a list of `degree > 0` ids and returns its first slot.
+    /// Opens `n` whole blocks that take no other list (a packed long
+    /// list's span blocks) and returns the first.
+    pub fn place_span(&mut self, n: u64) -> u64 {
+        self.open_blocks(n)
+    }
+
+    /// Places a list of `degree > 0` units and returns its first one.
     pub fn place(&mut self, degree: u64) -> u64 {
         debug_assert!(degree > 0);
-        let cap = SLOTS_PER_BLOCK as u64;
+        let cap = self.cap;
         if degree <= cap {
             for (block, used) in self.window.iter_mut().rev() {
                 if cap - (*used as u64) >= degree {

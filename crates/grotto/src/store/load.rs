@@ -2,9 +2,11 @@
 //! and checksummed, and every index entry, huge-table row and block-map
 //! pair checked against the format's rules before anything is trusted.
 
+use super::adjacency::{Adjacency, PACKED_LOW_BITS};
 use super::blockmap::{block_span, BlockMap};
+use super::codec::MAX_IDS_PER_BLOCK;
 use super::format::*;
-use super::graph::{Adjacency, Direction};
+use super::graph::Direction;
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -76,7 +78,14 @@ pub(super) fn load_adjacency(
     let tags = read_checked(file, path, &st)?[..st.length as usize].to_vec();
     let hb = read_checked(file, path, &sh)?;
     let flat: Vec<u64> = bytemuck::pod_collect_to_vec(&hb[..sh.length as usize]);
-    let huge: Vec<(u64, u64)> = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+    let packed = h.packed();
+    let width = if packed { 3 } else { 2 };
+    let huge: Vec<(u64, u64)> = flat.chunks_exact(width).map(|c| (c[0], c[1])).collect();
+    let huge_blocks: Vec<u64> = if packed {
+        flat.chunks_exact(3).map(|c| c[2]).collect()
+    } else {
+        Vec::new()
+    };
     if huge.windows(2).any(|w| w[0].0 >= w[1].0) {
         return Err(corrupt(
             path,
@@ -108,9 +117,66 @@ pub(super) fn load_adjacency(
     // Bits an entry's encoding leaves unused (written as zeros).
     const ONE_SPARE: u64 = ((1 << 62) - 1) & !(u32::MAX as u64);
     const HUGE_SPARE: u64 = ((1 << 62) - 1) & !ENTRY_MAX_OFFSET;
+    if packed {
+        if let Some(b) = tags.iter().position(|&t| t != TAG_PACKED && t != TAG_SPAN) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "{} block {b} has encoding tag {} which this grotto does not know",
+                    kb.name(),
+                    tags[b]
+                ),
+            ));
+        }
+    }
+    let nb = blocks.count;
+    // Span blocks the index claims (each must be claimed once).
+    let mut span_claimed = 0u64;
+    // A packed long list of `n` blocks from block `b`: inside, all span blocks.
+    let spans_ok = |b: u64, n: u64| {
+        n >= 1
+            && b.checked_add(n).is_some_and(|end| end <= nb)
+            && tags[b as usize..(b + n) as usize]
+                .iter()
+                .all(|&t| t == TAG_SPAN)
+    };
+    let low = (1u64 << PACKED_LOW_BITS) - 1;
     for (v, &e) in index.iter().enumerate() {
         let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
         let d = match IndexEntry::decode(e) {
+            IndexEntry::Disk { offset, degree } if packed && degree > 0 => {
+                let b = offset >> PACKED_LOW_BITS;
+                if degree == 1 && inline {
+                    return Err(bad(
+                        "keeps a single neighbour on disk in a file with inline lists",
+                    ));
+                }
+                match tags.get(b as usize) {
+                    Some(&TAG_PACKED) if degree <= MAX_IDS_PER_BLOCK as u64 => pairs += 1,
+                    Some(&TAG_SPAN) if spans_ok(b, (offset & low) + 1) => {
+                        pairs += (offset & low) + 1;
+                        span_claimed += (offset & low) + 1;
+                    }
+                    _ => return Err(bad("describes an impossible packed list")),
+                }
+                degree
+            }
+            IndexEntry::Huge { offset } if packed => {
+                let i = huge
+                    .binary_search_by_key(&(v as u64), |&(x, _)| x)
+                    .map_err(|_| bad("has no degree in the huge table"))?;
+                let n = huge_blocks[i];
+                if e & HUGE_SPARE != 0
+                    || offset & low != 0
+                    || !spans_ok(offset >> PACKED_LOW_BITS, n)
+                {
+                    return Err(bad("describes an impossible long list"));
+                }
+                huge_used += 1;
+                pairs += n;
+                span_claimed += n;
+                huge[i].1
+            }
             IndexEntry::Disk { offset, degree } => {
                 if degree == 0 {
                     if offset != 0 {
@@ -169,6 +235,16 @@ pub(super) fn load_adjacency(
             .checked_add(d)
             .ok_or_else(|| bad("overflows the number of entries"))?;
     }
+    let spans = tags.iter().filter(|&&t| t == TAG_SPAN).count() as u64;
+    if packed && span_claimed != spans {
+        return Err(corrupt(
+            path,
+            format!(
+                "{} has {spans} span blocks, the index claims {span_claimed}",
+                kb.name()
+            ),
+        ));
+    }
     if huge_used != huge.len() as u64 {
         return Err(corrupt(
             path,
@@ -180,8 +256,11 @@ pub(super) fn load_adjacency(
         ));
     }
     let adj = Adjacency {
+        path: path.to_path_buf(),
         index,
         huge,
+        huge_blocks,
+        packed,
         crcs,
         tags,
         blocks,
@@ -201,7 +280,7 @@ pub(super) fn load_adjacency(
         let mb = read_checked(file, path, &sm)?;
         let map = BlockMap::from_bytes(&mb[..sm.length as usize], sm.count, n).map_err(bad)?;
         drop(mb);
-        map.agrees(pairs, |v| adj.disk_span(v)).map_err(|b| {
+        map.agrees(pairs, |v| adj.block_range(v)).map_err(|b| {
             bad(format!(
                 "disagrees with the index at block {b} (or in its number of pairs)"
             ))

@@ -4,7 +4,9 @@
 //! opening a file with a synchronous reader ([`graph`], its sections loaded
 //! and checked by `load.rs`), and the user's ids and names ([`names`]).
 
+pub mod adjacency;
 pub mod blockmap;
+pub mod codec;
 pub mod format;
 pub mod graph;
 pub mod header;
@@ -14,4 +16,5 @@ pub mod names;
 pub mod stats;
 pub mod writer;
 
-pub use graph::{Adjacency, BlockReader, Direction, Graph, InlineList, ListPiece};
+pub use adjacency::{Adjacency, BlockReader, InlineList, ListPiece};
+pub use graph::{Direction, Graph};

@@ -1,8 +1,9 @@
 //! Summary statistics of an open graph, computed from the in-memory index
 //! alone (no edge block is read): what `grotto info` prints.
 
-use super::format::{SectionKind, SLOTS_PER_BLOCK};
-use super::graph::{Adjacency, Graph};
+use super::adjacency::Adjacency;
+use super::format::{SectionKind, BLOCK_BYTES, SLOTS_PER_BLOCK, TAG_SPAN};
+use super::graph::Graph;
 use serde::Serialize;
 
 /// Degree distribution of one adjacency.
@@ -29,8 +30,17 @@ pub struct AdjacencyStats {
     pub inline_entries: u64,
     /// 4 KiB edge blocks.
     pub blocks: u64,
-    /// On-disk entries over block capacity.
+    /// On-disk entries over the capacity of as many raw blocks (above 1
+    /// when blocks are packed).
     pub fill_ratio: f64,
+    /// How blocks store lists: "raw" (u32 ids) or "packed".
+    pub encoding: &'static str,
+    /// Packed blocks holding whole lists (0 when raw).
+    pub packed_blocks: u64,
+    /// Packed blocks holding a piece of one long list (0 when raw).
+    pub span_blocks: u64,
+    /// Edge block bytes on disk per entry (inline entries included).
+    pub bytes_per_entry: f64,
     /// Degree distribution.
     pub degrees: DegreeStats,
 }
@@ -65,10 +75,23 @@ pub fn adjacency_stats(a: &Adjacency, n: u64) -> AdjacencyStats {
     }
     let inline = a.inline_entries();
     let cap = a.block_count() * SLOTS_PER_BLOCK as u64;
+    let span_blocks = a.tags().iter().filter(|&&t| t == TAG_SPAN).count() as u64;
     AdjacencyStats {
         entries: a.entries(),
         inline_entries: inline,
         blocks: a.block_count(),
+        encoding: if a.packed() { "packed" } else { "raw" },
+        packed_blocks: if a.packed() {
+            a.block_count() - span_blocks
+        } else {
+            0
+        },
+        span_blocks,
+        bytes_per_entry: if a.entries() == 0 {
+            0.0
+        } else {
+            (a.block_count() * BLOCK_BYTES as u64) as f64 / a.entries() as f64
+        },
         fill_ratio: if cap == 0 {
             1.0
         } else {

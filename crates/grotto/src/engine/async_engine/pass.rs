@@ -13,8 +13,7 @@ use super::super::session::{RunProgress, Tally};
 use super::flow::{Neighbours, Seeds, Spread};
 use crate::cache::{BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
-use crate::store::blockmap::{block_span, BlockMap};
-use crate::store::format::SLOTS_PER_BLOCK;
+use crate::store::blockmap::BlockMap;
 use crate::store::{Adjacency, Graph};
 use crate::VertexId;
 use std::collections::HashMap;
@@ -74,6 +73,8 @@ struct Exec<'c> {
     counts: Tally,
     /// `counts.edges` when last added to the live progress.
     told: u64,
+    /// Where packed lists are decoded (reused from list to list).
+    scratch: Vec<VertexId>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -329,11 +330,17 @@ where
         msg: M,
         x: &mut Exec<'_>,
     ) -> Result<()> {
-        let Some(piece) = self.adj.list_in_block(v, b, eb) else {
-            return Ok(());
+        let mut scratch = std::mem::take(&mut x.scratch);
+        let r = match self.adj.list_in_block(v, b, eb, &mut scratch) {
+            Ok(Some(piece)) => {
+                let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[piece.range.clone()]);
+                self.send(v, piece.ids, ws, msg, x)
+            }
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
         };
-        let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[piece.range.clone()]);
-        self.send(v, piece.ids, ws, msg, x)
+        x.scratch = scratch;
+        r
     }
 
     /// Processes every active vertex whose list starts in block `b` and
@@ -355,12 +362,10 @@ where
                 }
             }
         }
-        let per = SLOTS_PER_BLOCK as u64;
         for &v in self.map.vertices(b) {
-            let Some((slot, degree)) = self.adj.disk_span(v) else {
+            let Some((first, last)) = self.adj.block_range(v) else {
                 continue;
             };
-            let (first, last) = block_span(slot, degree);
             if first != b || !self.active.take(v as u64) {
                 continue;
             }
@@ -371,7 +376,6 @@ where
             self.piece(v, b, eb, wb, msg, x)?;
             let last = last.min(self.blocks.saturating_sub(1));
             for b2 in first + 1..=last {
-                debug_assert!(b2 * per < slot + degree);
                 lock(&self.conts[b2 as usize % CONT_SHARDS])
                     .entry(b2)
                     .or_default()
@@ -446,6 +450,7 @@ where
             halves: HashMap::new(),
             counts: Tally::default(),
             told: 0,
+            scratch: Vec::new(),
         };
         let r = self.executor_loop(reader, seed, &mut x);
         if r.is_err() {

@@ -7,7 +7,7 @@ use super::super::frontier::{AtomicBitmap, Frontier, GRAB_UNITS};
 use super::super::{Edges, Next};
 use crate::cache::{BlockKey, CacheReader};
 use crate::error::{Error, Result};
-use crate::store::blockmap::{block_span, BlockMap};
+use crate::store::blockmap::BlockMap;
 use crate::store::{Adjacency, Graph};
 use crate::VertexId;
 use std::cell::RefCell;
@@ -23,6 +23,8 @@ pub(super) struct Local {
     pub(super) fresh: Vec<VertexId>,
     pub(super) visits: u64,
     pub(super) edges: u64,
+    /// Where packed lists are decoded (reused from list to list).
+    pub(super) scratch: Vec<VertexId>,
 }
 
 /// Everything a worker of one step reads.
@@ -98,12 +100,16 @@ where
 
     /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
     fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
-        let Some(piece) = self.adj.list_in_block(v, b, bytes) else {
-            return Ok(());
+        let mut scratch = std::mem::take(&mut local.scratch);
+        let r = match self.adj.list_in_block(v, b, bytes, &mut scratch) {
+            Ok(Some(piece)) => self.graph.check_list(v, piece.ids).map(|()| {
+                self.call(v, piece.ids, piece.first, piece.degree, local);
+            }),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
         };
-        self.graph.check_list(v, piece.ids)?;
-        self.call(v, piece.ids, piece.first, piece.degree, local);
-        Ok(())
+        local.scratch = scratch;
+        r
     }
 }
 
@@ -140,8 +146,7 @@ where
                 return None;
             }
         }
-        if let Some((slot, degree)) = ctx.adj.disk_span(v) {
-            let (a, b) = block_span(slot, degree);
+        if let Some((a, b)) = ctx.adj.block_range(v) {
             for blk in a..=b {
                 let k = BlockKey(ctx.base + blk);
                 pending.borrow_mut().push(k.0, v);
@@ -183,11 +188,10 @@ where
             if ctx.inline(v, &mut local)? || sweep {
                 continue;
             }
-            if let Some((slot, degree)) = ctx.adj.disk_span(v) {
+            if let Some((a, b)) = ctx.adj.block_range(v) {
                 if sparse {
                     ctx.cur_bits.insert(v as u64);
                 }
-                let (a, b) = block_span(slot, degree);
                 for blk in a..=b {
                     need.insert(blk);
                 }
