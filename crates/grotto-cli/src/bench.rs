@@ -28,6 +28,17 @@ enum BenchKind {
     Io(IoBenchArgs),
     /// Pinned lookups per second on a fully cached graph (the pool's hit path).
     Pool(PoolBenchArgs),
+    /// Neighbour ids per second out of blocks in memory, through the decoder the engines use (one thread).
+    Decode(DecodeBenchArgs),
+}
+
+#[derive(Args)]
+struct DecodeBenchArgs {
+    /// A .grotto file (its out-edge blocks are read into memory first).
+    file: PathBuf,
+    /// Seconds to measure (at most 3600).
+    #[arg(long, default_value_t = 2.0, value_parser = seconds)]
+    seconds: f64,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq)]
@@ -86,6 +97,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
     match a.what {
         BenchKind::Io(x) => bench_io(ctx, x),
         BenchKind::Pool(x) => bench_pool(ctx, x),
+        BenchKind::Decode(x) => bench_decode(ctx, x),
     }
 }
 
@@ -350,6 +362,64 @@ fn bench_pool(ctx: &Ctx, a: PoolBenchArgs) -> anyhow::Result<()> {
             },
             total as f64 / secs / 1e6,
             per_core / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// Reads every out-edge block into memory, then hands every list piece
+/// of every block to a consumer (a sum of the ids) through
+/// `Adjacency::list_in_block`, block after block, for `seconds`.
+fn bench_decode(ctx: &Ctx, a: DecodeBenchArgs) -> anyhow::Result<()> {
+    let g = Graph::open(&a.file)?;
+    let adj = g.out();
+    let nblocks = adj.block_count();
+    if nblocks == 0 {
+        anyhow::bail!("{}: the graph has no edge blocks", a.file.display());
+    }
+    let mut blocks = vec![0u8; nblocks as usize * 4096];
+    for (b, buf) in blocks.chunks_mut(4096).enumerate() {
+        g.read_block(Direction::Out, BlockId(b as u64), buf)?;
+    }
+    let map = adj.block_map();
+    let mut scratch = Vec::new();
+    let (mut ids, mut passes, mut sum) = (0u64, 0u64, 0u64);
+    let t0 = Instant::now();
+    let secs = loop {
+        for (b, buf) in blocks.chunks(4096).enumerate() {
+            for &v in map.vertices(b as u64) {
+                if let Some(p) = adj.list_in_block(v, b as u64, buf, &mut scratch)? {
+                    ids += p.ids.len() as u64;
+                    sum = sum.wrapping_add(p.ids.iter().map(|&x| x as u64).sum::<u64>());
+                }
+            }
+        }
+        passes += 1;
+        let e = t0.elapsed().as_secs_f64();
+        if e >= a.seconds {
+            break e;
+        }
+    };
+    std::hint::black_box(sum);
+    let rate = ids as f64 / secs;
+    let encoding = if adj.packed() { "packed" } else { "raw" };
+    if ctx.json {
+        println!(
+            "{}",
+            json!({
+                "schema_version": SCHEMA_VERSION, "command": "bench decode", "file": a.file,
+                "encoding": encoding, "blocks": nblocks, "passes": passes, "seconds": secs,
+                "ids": ids, "ids_per_second": rate,
+                "bytes_per_id": (nblocks * 4096 * passes) as f64 / ids.max(1) as f64,
+            })
+        );
+    } else if !ctx.quiet {
+        println!(
+            "{}: {encoding} blocks, {nblocks} in memory; {passes} passes in {secs:.2} s: \
+             {:.2} G ids/s on one thread ({:.2} bytes per id)",
+            a.file.display(),
+            rate / 1e9,
+            (nblocks * 4096 * passes) as f64 / ids.max(1) as f64
         );
     }
     Ok(())

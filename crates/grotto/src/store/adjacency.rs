@@ -212,13 +212,19 @@ impl Adjacency {
         block: &'b [u8],
         scratch: &'b mut Vec<VertexId>,
     ) -> Result<Option<ListPiece<'b>>> {
-        let Some((first, last)) = self.block_range(v) else {
-            return Ok(None);
-        };
-        if b < first || b > last {
-            return Ok(None);
-        }
-        if self.tags.get(b as usize) == Some(&TAG_SPAN) {
+        let first = offset >> PACKED_LOW_BITS;
+        let tag = self.tags.get(b as usize).copied();
+        if tag != Some(TAG_SPAN) {
+            if b != first {
+                return Ok(None);
+            }
+        } else {
+            let Some((first, last)) = self.block_range(v) else {
+                return Ok(None);
+            };
+            if b < first || b > last {
+                return Ok(None);
+            }
             let pos = codec::decode_span(block, scratch)
                 .ok_or_else(|| self.undecodable(v, b, "does not decode"))?;
             let end = pos.checked_add(scratch.len() as u64);
@@ -233,14 +239,16 @@ impl Adjacency {
             }));
         }
         let at = (offset & LOW_MASK) as usize;
-        scratch.clear();
-        scratch.resize(degree as usize, 0);
+        let d = degree as usize;
+        if scratch.len() < d {
+            scratch.resize(d, 0);
+        }
         let used = block
             .get(at..)
-            .and_then(|src| codec::decode_list(src, v, scratch))
+            .and_then(|src| codec::decode_list(src, v, &mut scratch[..d]))
             .ok_or_else(|| self.undecodable(v, b, "does not decode"))?;
         Ok(Some(ListPiece {
-            ids: scratch.as_slice(),
+            ids: &scratch[..d],
             first: 0,
             degree,
             range: at..at + used,

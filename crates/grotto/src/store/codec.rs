@@ -125,30 +125,40 @@ fn word(src: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(a)
 }
 
-/// A full run of 32 values of a width known at compile time: `src` must
-/// hold at least `4 W + 8` bytes, so the unrolled loads are in bounds.
+/// Up to 32 values of a width known at compile time: `src` must hold at
+/// least `4 W + 8` bytes, so every load is in bounds (and the compiler
+/// can drop the checks).
 #[inline(always)]
-fn unpack32<const W: u32>(src: &[u8], out: &mut [u32]) {
+fn unpack_w<const W: u32>(src: &[u8], out: &mut [u32]) {
     let src = &src[..4 * W as usize + 8];
-    let out = &mut out[..RUN];
     let mask = if W == 32 {
         u32::MAX as u64
     } else {
         (1u64 << W) - 1
     };
-    for (i, o) in out.iter_mut().enumerate() {
+    let at = |i: usize| {
         let bit = i * W as usize;
         let mut a = [0u8; 8];
         a.copy_from_slice(&src[bit >> 3..(bit >> 3) + 8]);
-        *o = ((u64::from_le_bytes(a) >> (bit & 7)) & mask) as u32;
+        ((u64::from_le_bytes(a) >> (bit & 7)) & mask) as u32
+    };
+    if let Ok(full) = <&mut [u32; RUN]>::try_from(&mut *out) {
+        // A constant trip count: unrolled, every shift a constant.
+        for (i, o) in full.iter_mut().enumerate() {
+            *o = at(i);
+        }
+    } else {
+        for (i, o) in out.iter_mut().enumerate().take(RUN) {
+            *o = at(i);
+        }
     }
 }
 
 macro_rules! unpack_full {
     ($w:expr, $src:expr, $out:expr, $($n:literal)*) => {
         match $w {
-            $($n => unpack32::<$n>($src, $out),)*
-            _ => unpack32::<32>($src, $out),
+            $($n => unpack_w::<$n>($src, $out),)*
+            _ => unpack_w::<32>($src, $out),
         }
     };
 }
@@ -165,7 +175,7 @@ fn unpack(src: &[u8], at: usize, w: u32, out: &mut [u32]) -> Option<usize> {
         out.fill(0);
         return Some(end);
     }
-    if out.len() == RUN && end + 8 <= src.len() {
+    if at + 4 * w as usize + 8 <= src.len() {
         unpack_full!(w, &src[at..], out, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20
             21 22 23 24 25 26 27 28 29 30 31);
         return Some(end);
@@ -268,20 +278,26 @@ pub fn decode_list(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
         return None;
     }
     at = get_runs(src, at, Some(width_of(h & 31)), out)?;
+    // Sums in u64 cannot wrap (at most 2^17 gaps of 2^32); the ids are
+    // monotone, so checking the last one checks them all.
     if k > 0 {
-        let mut x = pivot.checked_sub(1)?;
+        let top = (pivot as u64).checked_sub(1)?;
+        let mut sum = 0u64;
         for g in out[..k].iter_mut() {
-            x = x.checked_sub(*g)?;
-            *g = x;
+            sum += *g as u64;
+            *g = top.wrapping_sub(sum) as u32;
+        }
+        if sum > top {
+            return None;
         }
         out[..k].reverse();
     }
-    let mut x = pivot;
+    let mut x = pivot as u64;
     for g in out[k..].iter_mut() {
-        x = x.checked_add(*g)?;
-        *g = x;
+        x += *g as u64;
+        *g = x as u32;
     }
-    Some(at)
+    (x <= u32::MAX as u64).then_some(at)
 }
 
 /// Appends `ids`, a sorted list too long for one packed block, as whole
@@ -351,12 +367,12 @@ pub fn decode_span(block: &[u8], out: &mut Vec<u32>) -> Option<u64> {
     out.resize(count, 0);
     out[0] = first;
     get_runs(block, SPAN_HEAD, None, &mut out[1..])?;
-    let mut x = first;
+    let mut x = first as u64;
     for g in out[1..].iter_mut() {
-        x = x.checked_add(*g)?;
-        *g = x;
+        x += *g as u64;
+        *g = x as u32;
     }
-    Some(position)
+    (x <= u32::MAX as u64).then_some(position)
 }
 
 #[cfg(test)]
