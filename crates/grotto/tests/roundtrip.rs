@@ -112,10 +112,10 @@ fn graphs() -> impl Strategy<Value = (Vec<(u64, u64)>, u64)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool, short_max in prop::sample::select(vec![0u32, 1, 3, 16, 1024])) {
+    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool, short_max in prop::sample::select(vec![0u32, 1, 3, 16, 1024]), packed: bool) {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.txt");
         std::fs::write(&input, render(&edges, fmt, n)).unwrap();
@@ -126,7 +126,7 @@ proptest! {
             memory_bytes: if external { Some(16 << 10) } else { None },
             force_external: external,
             ids: IdMode::Dense,
-            layout: LayoutConfig { short_max, ..LayoutConfig::default() },
+            layout: LayoutConfig { short_max, packed, ..LayoutConfig::default() },
             // One line without neighbours among hundreds of "u v" lines reads
             // as an edge list with a stray line: an adjacency list is said.
             format: matches!(fmt, Fmt::AdjList).then_some(grotto::ingest::Format::AdjList),
@@ -136,6 +136,8 @@ proptest! {
         prop_assert_eq!(r.path == BuildPath::External, external, "{:?}", r);
         prop_assert!(short_max > 0 || r.short_blocks == 0, "{:?}", r);
         let g = Graph::open(&out).unwrap();
+        prop_assert_eq!(g.header().packed(), packed);
+        g.verify_all_blocks().unwrap();
         let base = if matches!(fmt, Fmt::Mtx) { 1 } else { 0 };
         let want: BTreeSet<(u64, u64)> = expected(&edges, undirected, keep_loops).into_iter().map(|(u, v)| (u + base, v + base)).collect();
         prop_assert_eq!(g.edge_count(), want.len() as u64);
@@ -292,4 +294,41 @@ fn short_lists_follow_the_long_ones() {
         spans.push(mine);
     }
     assert_eq!(spans[0], spans[1], "the two build paths place lists alike");
+}
+
+/// A list of more than 2^22 ids (the index's degree field) in a packed
+/// file: its degree and block count live in the huge table, every span
+/// block decodes on its own, and `check` passes.
+#[test]
+fn packed_huge_list_round_trips() {
+    use grotto::store::format::IndexEntry;
+    let n: u64 = (1 << 22) + 100;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("star.txt");
+    let mut text = String::with_capacity(n as usize * 12);
+    for i in 1..=n {
+        // Every third id, so the gaps are not all 1.
+        text.push_str(&format!("0 {}\n", i * 3));
+    }
+    std::fs::write(&input, text).unwrap();
+    let out = dir.path().join("star.grotto");
+    let opts = ConvertOptions {
+        ids: IdMode::Dense,
+        ..ConvertOptions::default()
+    };
+    convert(&Input::path(&input), &out, &opts).unwrap();
+    let g = Graph::open(&out).unwrap();
+    assert!(g.header().packed());
+    let adj = g.out();
+    assert!(matches!(adj.entry(0), IndexEntry::Huge { .. }));
+    assert_eq!(adj.degree(0), n);
+    let (a, b) = adj.block_range(0).unwrap();
+    assert!(b > a, "one hub list over blocks {a}..={b}");
+    let ids = g.neighbors(0).unwrap();
+    assert_eq!(ids.len() as u64, n);
+    assert!(ids
+        .iter()
+        .enumerate()
+        .all(|(i, &x)| x as u64 == (i as u64 + 1) * 3));
+    g.verify_all_blocks().unwrap();
 }

@@ -1,4 +1,4 @@
-//! Byte-level layout of a grotto graph file (format version 3).
+//! Byte-level layout of a grotto graph file (format version 4).
 //!
 //! `docs/format.md` describes the same layout in prose; this module is the
 //! single place in the code that knows offsets and encodings. Everything is
