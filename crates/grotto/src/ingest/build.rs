@@ -207,6 +207,27 @@ fn too_many_slots() -> Error {
 }
 
 const FILL_CHUNK_BLOCKS: u64 = 64;
+
+/// Notes list `(ci, v)`, which takes `len` units from unit `at` (`unit`
+/// a block), under every fill chunk it touches, counted from the chunk of
+/// block `staging_base`.
+fn by_fill_chunk(
+    by_chunk: &mut Vec<Vec<(u64, u32, u64)>>,
+    staging_base: u64,
+    (at, len, unit): (u64, u64, u64),
+    ci: usize,
+    v: u64,
+) {
+    let first = at / unit / FILL_CHUNK_BLOCKS;
+    let last = (at + len - 1) / unit / FILL_CHUNK_BLOCKS;
+    for ch in first..=last {
+        let ch = (ch - staging_base / FILL_CHUNK_BLOCKS) as usize;
+        if by_chunk.len() <= ch {
+            by_chunk.resize_with(ch + 1, Vec::new);
+        }
+        by_chunk[ch].push((at, ci as u32, v));
+    }
+}
 /// Fill chunks per group written while the next is filled (16 MiB).
 const GROUP_CHUNKS: usize = 64;
 
@@ -307,15 +328,8 @@ impl AdjBuilder {
                         if slot + d > ENTRY_MAX_OFFSET {
                             return Err(too_many_slots());
                         }
-                        let first = slot / cap / FILL_CHUNK_BLOCKS;
-                        let last = (slot + d - 1) / cap / FILL_CHUNK_BLOCKS;
-                        for ch in first..=last {
-                            let ch = (ch - self.staging_base / FILL_CHUNK_BLOCKS) as usize;
-                            if by_chunk.len() <= ch {
-                                by_chunk.resize_with(ch + 1, Vec::new);
-                            }
-                            by_chunk[ch].push((slot, ci as u32, v));
-                        }
+                        let span = (slot, d, cap);
+                        by_fill_chunk(&mut by_chunk, self.staging_base, span, ci, v);
                         if d > ENTRY_MAX_DEGREE {
                             self.huge.push((v, d));
                             IndexEntry::Huge { offset: slot }
@@ -402,15 +416,7 @@ impl AdjBuilder {
                         return Err(too_many_slots());
                     }
                     self.tags.resize(self.packer.blocks() as usize, TAG_PACKED);
-                    let first = at / unit / FILL_CHUNK_BLOCKS;
-                    let last = (at + len - 1) / unit / FILL_CHUNK_BLOCKS;
-                    for ch in first..=last {
-                        let ch = (ch - self.staging_base / FILL_CHUNK_BLOCKS) as usize;
-                        if by_chunk.len() <= ch {
-                            by_chunk.resize_with(ch + 1, Vec::new);
-                        }
-                        by_chunk[ch].push((at, ci as u32, v));
-                    }
+                    by_fill_chunk(&mut by_chunk, self.staging_base, (at, len, unit), ci, v);
                     if !span {
                         IndexEntry::Disk {
                             offset: at,
