@@ -50,6 +50,15 @@ pub struct AdjSummary {
     pub packed: bool,
 }
 
+impl AdjSummary {
+    /// Adds the duplicates and loops the cell builder counted in `c`.
+    fn count_cell(&mut self, c: &LocalCsr) {
+        self.dup_entries += c.dup_entries;
+        self.dup_loops += c.dup_loops;
+        self.loops += c.loops;
+    }
+}
+
 /// The packed codings of one cell's on-disk lists, in vertex order: a
 /// list of at most a block is one coded list, a longer one whole span
 /// blocks (a multiple of 4096 bytes, more than one block).
@@ -301,9 +310,7 @@ impl AdjBuilder {
         // Plan: sequential, degrees only.
         let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();
         for (ci, c) in cells.iter().enumerate() {
-            self.summary.dup_entries += c.dup_entries;
-            self.summary.dup_loops += c.dup_loops;
-            self.summary.loops += c.loops;
+            self.summary.count_cell(c);
             for v in c.lo..c.hi {
                 let i = (v - c.lo) as usize;
                 let d = (c.offsets[i + 1] - c.offsets[i]) as u64;
@@ -347,8 +354,6 @@ impl AdjBuilder {
                 self.index[v as usize] = entry.encode();
             }
         }
-        self.short
-            .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
         let chunk_slots = (FILL_CHUNK_BLOCKS * cap) as usize;
         let base_slot = self.staging_base * cap;
         let fill = |ch: usize, dst: &mut [u32], wdst: Option<&mut [f32]>| {
@@ -378,9 +383,7 @@ impl AdjBuilder {
         // (first byte, cell, source) of the long-region lists, by fill chunk.
         let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();
         for (ci, c) in cells.iter().enumerate() {
-            self.summary.dup_entries += c.dup_entries;
-            self.summary.dup_loops += c.dup_loops;
-            self.summary.loops += c.loops;
+            self.summary.count_cell(c);
             for v in c.lo..c.hi {
                 let i = (v - c.lo) as usize;
                 let (t, _) = c.list(v);
@@ -448,8 +451,6 @@ impl AdjBuilder {
                 self.index[v as usize] = entry.encode();
             }
         }
-        self.short
-            .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
         let chunk_bytes = (FILL_CHUNK_BLOCKS * unit) as usize;
         let base = self.staging_base * unit;
         let fill = |ch: usize, dst: &mut [u32], _: Option<&mut [f32]>| {
@@ -467,13 +468,15 @@ impl AdjBuilder {
         self.fill_and_write(w, fill)
     }
 
-    /// Fills the staging area chunk by chunk with `fill(chunk, slots,
-    /// weight slots)` and writes out every block that no later list can
-    /// enter.
+    /// Spills the short-list blocks no later list can enter, fills the
+    /// staging area chunk by chunk with `fill(chunk, slots, weight
+    /// slots)` and writes out every block that no later list can enter.
     fn fill_and_write<F>(&mut self, w: &mut GraphWriter, fill: F) -> Result<()>
     where
         F: Fn(usize, &mut [u32], Option<&mut [f32]>) + Sync,
     {
+        self.short
+            .spill_to(self.short.packer.first_open_block(), &self.spill_dir)?;
         let cap = SLOTS_PER_BLOCK as u64;
         // Fill: staging covers blocks staging_base..packer.blocks(); the
         // base is a multiple of FILL_CHUNK_BLOCKS so chunks line up.
