@@ -125,71 +125,140 @@ fn word(src: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(a)
 }
 
-/// Up to 32 values of a width known at compile time: `src` must hold at
-/// least `4 W + 8` bytes, so every load is in bounds (and the compiler
-/// can drop the checks).
+/// Eight values of width `W` (0 to 32) from `src`, which must hold at
+/// least `W + 8` bytes. Eight values take `W` whole bytes, so value `i`
+/// of any group starts at the constant bit `i W`: every offset, shift and
+/// mask is known at compile time, and the loads are in bounds of the
+/// one slice check.
 #[inline(always)]
-fn unpack_w<const W: u32>(src: &[u8], out: &mut [u32]) {
-    let src = &src[..4 * W as usize + 8];
+fn unpack8<const W: u32>(src: &[u8]) -> [u32; 8] {
+    let src = &src[..W as usize + 8];
     let mask = if W == 32 {
         u32::MAX as u64
     } else {
         (1u64 << W) - 1
     };
-    let at = |i: usize| {
+    std::array::from_fn(|i| {
         let bit = i * W as usize;
         let mut a = [0u8; 8];
         a.copy_from_slice(&src[bit >> 3..(bit >> 3) + 8]);
         ((u64::from_le_bytes(a) >> (bit & 7)) & mask) as u32
-    };
-    if let Ok(full) = <&mut [u32; RUN]>::try_from(&mut *out) {
-        // A constant trip count: unrolled, every shift a constant.
-        for (i, o) in full.iter_mut().enumerate() {
-            *o = at(i);
+    })
+}
+
+/// One run of gaps of width `W` from `src` (at least `ceil(n / 8) W + 8`
+/// bytes) summed onto `*last` into the ids `out` (`n` of them, in
+/// order). Unpacking and summing in one pass keeps the gaps in registers.
+#[inline(never)]
+fn run_up<const W: u32>(src: &[u8], last: &mut u64, out: &mut [u32]) {
+    let mut x = *last;
+    let mut groups = out.chunks_exact_mut(8);
+    let mut g = 0;
+    for ids in &mut groups {
+        let gaps = unpack8::<W>(&src[g..]);
+        for (id, &d) in ids.iter_mut().zip(&gaps) {
+            x += d as u64;
+            *id = x as u32;
         }
-    } else {
-        for (i, o) in out.iter_mut().enumerate().take(RUN) {
-            *o = at(i);
+        g += W as usize;
+    }
+    let ids = groups.into_remainder();
+    if !ids.is_empty() {
+        let gaps = unpack8::<W>(&src[g..]);
+        for (id, &d) in ids.iter_mut().zip(&gaps) {
+            x += d as u64;
+            *id = x as u32;
         }
+    }
+    *last = x;
+}
+
+/// As [`run_up`], for gaps below the pivot: each id is the previous one
+/// less its gap, and `out` is filled from its end.
+#[inline(never)]
+fn run_down<const W: u32>(src: &[u8], last: &mut i64, out: &mut [u32]) {
+    let mut x = *last;
+    let mut groups = out.rchunks_exact_mut(8);
+    let mut g = 0;
+    for ids in &mut groups {
+        let gaps = unpack8::<W>(&src[g..]);
+        for (id, &d) in ids.iter_mut().rev().zip(&gaps) {
+            x -= d as i64;
+            *id = x as u32;
+        }
+        g += W as usize;
+    }
+    let ids = groups.into_remainder();
+    if !ids.is_empty() {
+        let gaps = unpack8::<W>(&src[g..]);
+        for (id, &d) in ids.iter_mut().rev().zip(&gaps) {
+            x -= d as i64;
+            *id = x as u32;
+        }
+    }
+    *last = x;
+}
+
+/// `groups` groups of eight values of width `W` from `src` (at least
+/// `groups W + 8` bytes) into `buf`.
+#[inline(never)]
+fn unpack_groups<const W: u32>(src: &[u8], groups: usize, buf: &mut [u32; RUN]) {
+    for (g, out) in buf.chunks_exact_mut(8).enumerate().take(groups) {
+        out.copy_from_slice(&unpack8::<W>(&src[g * W as usize..]));
     }
 }
 
-macro_rules! unpack_full {
-    ($w:expr, $src:expr, $out:expr, $($n:literal)*) => {
+/// Calls `$f::<W>($args)` for the width `$w` (0 to 32) as a constant.
+macro_rules! by_width {
+    ($w:expr, $f:ident, $args:tt) => {
+        by_width!(@ $w, $f, $args, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20
+            21 22 23 24 25 26 27 28 29 30 31)
+    };
+    (@ $w:expr, $f:ident, $args:tt, $($n:literal)*) => {
         match $w {
-            $($n => unpack_w::<$n>($src, $out),)*
-            _ => unpack_w::<32>($src, $out),
+            $($n => $f::<$n> $args,)*
+            _ => $f::<32> $args,
         }
     };
 }
 
-/// Unpacks `out.len()` values of width `w` from `src[at..]`; returns the
-/// position after them.
+/// Unpacks one run of `m` (1 to [`RUN`]) values of width `w` that starts
+/// at `src[at]` into `buf[..m]` (values past `m` are left undefined);
+/// returns the position after the run, or `None` if it runs past `src`.
 #[inline]
-fn unpack(src: &[u8], at: usize, w: u32, out: &mut [u32]) -> Option<usize> {
-    let end = at.checked_add(packed_len(out.len(), w))?;
+fn unpack_run(src: &[u8], at: usize, w: u32, m: usize, buf: &mut [u32; RUN]) -> Option<usize> {
+    let end = at.checked_add(packed_len(m, w))?;
     if end > src.len() {
         return None;
     }
     if w == 0 {
-        out.fill(0);
+        buf[..m].fill(0);
         return Some(end);
     }
-    if at + 4 * w as usize + 8 <= src.len() {
-        unpack_full!(w, &src[at..], out, 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20
-            21 22 23 24 25 26 27 28 29 30 31);
+    let groups = m.div_ceil(8);
+    if at + groups * w as usize + 8 <= src.len() {
+        by_width!(w, unpack_groups, (&src[at..], groups, buf));
         return Some(end);
     }
+    // The last bytes of a block: one bounds-checked load per value.
     let mask = if w == 32 {
         u32::MAX as u64
     } else {
         (1u64 << w) - 1
     };
-    for (i, o) in out.iter_mut().enumerate() {
+    for (i, o) in buf[..m].iter_mut().enumerate() {
         let bit = i * w as usize;
         *o = ((word(&src[..end], at + (bit >> 3)) >> (bit & 7)) & mask) as u32;
     }
     Some(end)
+}
+
+/// The width a later run's width byte gives, or `None` for a byte no
+/// encoder writes (high bits set).
+#[inline]
+fn width_byte(src: &[u8], at: usize) -> Option<u32> {
+    let c = *src.get(at)?;
+    (c >> 5 == 0).then(|| width_of(c))
 }
 
 /// Appends runs of `gaps` to `out`, the first run's width byte left out
@@ -210,26 +279,6 @@ fn put_runs(gaps: &[u32], first_in_head: bool, out: &mut Vec<u8>) -> u32 {
         pack(run, w, out);
     }
     w0
-}
-
-/// Reads runs into `out` (all of it), the first run's width given when
-/// its code was in a head byte; returns the position after them.
-fn get_runs(src: &[u8], mut at: usize, first: Option<u32>, out: &mut [u32]) -> Option<usize> {
-    for (i, run) in out.chunks_mut(RUN).enumerate() {
-        let w = match (i, first) {
-            (0, Some(w)) => w,
-            _ => {
-                let c = *src.get(at)?;
-                if c >> 5 != 0 {
-                    return None;
-                }
-                at += 1;
-                width_of(c)
-            }
-        };
-        at = unpack(src, at, w, run)?;
-    }
-    Some(at)
 }
 
 /// Appends the packed-block coding of the sorted list `ids` of vertex
@@ -263,7 +312,13 @@ pub fn encode_list(ids: &[u32], pivot: u32, gaps: &mut Vec<u32>, out: &mut Vec<u
 /// Decodes the list of `out.len()` ids of vertex `pivot` that starts at
 /// `src[0]`; returns the bytes it took, or `None` if the bytes are not a
 /// list of that length.
+///
+/// One pass: each run is unpacked into a buffer on the stack and summed
+/// straight into its slots (ids below the pivot from the top down).
+/// Sums in 64 bits cannot wrap (at most 2^17 gaps of 2^32) and the ids
+/// are monotone, so checking the last sum each way checks them all.
 pub fn decode_list(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
+    let n = out.len();
     let h = *src.first()?;
     let mut at = 1;
     let k = match h >> 5 {
@@ -274,30 +329,47 @@ pub fn decode_list(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
         }
         kc => kc as usize,
     };
-    if k > out.len() {
+    if k > n {
         return None;
     }
-    at = get_runs(src, at, Some(width_of(h & 31)), out)?;
-    // Sums in u64 cannot wrap (at most 2^17 gaps of 2^32); the ids are
-    // monotone, so checking the last one checks them all.
-    if k > 0 {
-        let top = (pivot as u64).checked_sub(1)?;
-        let mut sum = 0u64;
-        for g in out[..k].iter_mut() {
-            sum += *g as u64;
-            *g = top.wrapping_sub(sum) as u32;
+    let mut down = pivot as i64 - 1;
+    let mut up = pivot as u64;
+    let mut buf = [0u32; RUN];
+    let mut w = width_of(h & 31);
+    let mut t = 0;
+    while t < n {
+        if t > 0 {
+            w = width_byte(src, at)?;
+            at += 1;
         }
-        if sum > top {
+        let m = (n - t).min(RUN);
+        let end = at.checked_add(packed_len(m, w))?;
+        if end > src.len() {
             return None;
         }
-        out[..k].reverse();
+        let fused = at + m.div_ceil(8) * w as usize + 8 <= src.len();
+        if fused && t >= k {
+            by_width!(w, run_up, (&src[at..], &mut up, &mut out[t..t + m]));
+        } else if fused && t + m <= k {
+            by_width!(w, run_down, (&src[at..], &mut down, &mut out[k - t - m..k - t]));
+        } else {
+            // The run that crosses the pivot, or the last bytes of a block.
+            unpack_run(src, at, w, m, &mut buf)?;
+            let kb = k.saturating_sub(t);
+            let nd = kb.min(m);
+            for (slot, &g) in out[kb - nd..kb].iter_mut().rev().zip(&buf[..nd]) {
+                down -= g as i64;
+                *slot = down as u32;
+            }
+            for (slot, &g) in out[t + nd..t + m].iter_mut().zip(&buf[nd..m]) {
+                up += g as u64;
+                *slot = up as u32;
+            }
+        }
+        at = end;
+        t += m;
     }
-    let mut x = pivot as u64;
-    for g in out[k..].iter_mut() {
-        x += *g as u64;
-        *g = x as u32;
-    }
-    (x <= u32::MAX as u64).then_some(at)
+    ((k == 0 || down >= 0) && up <= u32::MAX as u64).then_some(at)
 }
 
 /// Appends `ids`, a sorted list too long for one packed block, as whole
@@ -364,13 +436,29 @@ pub fn decode_span(block: &[u8], out: &mut Vec<u32>) -> Option<u64> {
         return None;
     }
     out.clear();
-    out.resize(count, 0);
-    out[0] = first;
-    get_runs(block, SPAN_HEAD, None, &mut out[1..])?;
+    out.reserve(count);
+    out.push(first);
     let mut x = first as u64;
-    for g in out[1..].iter_mut() {
-        x += *g as u64;
-        *g = x as u32;
+    let mut at = SPAN_HEAD;
+    let mut buf = [0u32; RUN];
+    let mut left = count - 1;
+    while left > 0 {
+        let w = width_byte(block, at)?;
+        let m = left.min(RUN);
+        let start = out.len();
+        out.resize(start + m, 0);
+        let fused = at + 1 + m.div_ceil(8) * w as usize + 8 <= block.len();
+        if fused {
+            by_width!(w, run_up, (&block[at + 1..], &mut x, &mut out[start..]));
+            at += 1 + packed_len(m, w);
+        } else {
+            at = unpack_run(block, at + 1, w, m, &mut buf)?;
+            for (id, &g) in out[start..].iter_mut().zip(&buf[..m]) {
+                x += g as u64;
+                *id = x as u32;
+            }
+        }
+        left -= m;
     }
     (x <= u32::MAX as u64).then_some(position)
 }
