@@ -217,6 +217,25 @@ def test_pagerank_matches_networkx(graphs, tmp_path, name, s):
     assert abs(sum(x[0] for x in rows.values()) - 1) < 1e-9
 
 
+@pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "grid"])
+def test_pagerank_default_f32_contributions_match_networkx(graphs, tmp_path, name):
+    # The default tolerance (1e-6) reads contributions as f32; the result
+    # must stay within the documented bound (tol + 2^-24)(2 + d/(1-d)).
+    g = graphs[name]
+    out = tmp_path / "pr.csv"
+    r = grotto("run", "pagerank", g.path, "--out", out, "--json")
+    summary = json.loads(r.stdout)["summary"]
+    assert summary["contributions"] == "f32"
+    assert summary["converged"]
+    _, rows = read_csv(out, float)
+    want = nx.pagerank(g.nx, alpha=0.85, tol=1e-13, max_iter=2000)
+    l1 = sum(abs(rows[v][0] - want[v]) for v in want)
+    assert l1 <= (1e-6 + 2**-24) * (2 + 0.85 / 0.15), l1
+    assert abs(sum(x[0] for x in rows.values()) - 1) < 1e-9
+    r = grotto("run", "pagerank", g.path, "--contributions", "f64", "--json", "-q")
+    assert json.loads(r.stdout)["summary"]["contributions"] == "f64"
+
+
 def test_pagerank_matches_igraph(graphs, tmp_path):
     g = graphs["rmat-d"]
     out = tmp_path / "pr.csv"

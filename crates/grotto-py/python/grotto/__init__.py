@@ -291,13 +291,17 @@ class Graph:
         tolerance: float = 1e-6,
         max_iterations: int = 100,
         semantics: str = "standard",
+        contributions: str = "auto",
         **options: Any,
     ) -> Result:
         """PageRank (networkx's definition with ``semantics="standard"``):
-        column ``score``, summing to 1."""
+        column ``score``, summing to 1. ``contributions="auto"`` reads
+        the per-edge contributions as f32 from a tolerance of 1e-6 up
+        (error below 2**-24 per value); ``"f64"`` keeps them exact."""
         return self.run(
             "pagerank", damping=damping, tolerance=tolerance,
-            max_iterations=max_iterations, semantics=semantics, **options,
+            max_iterations=max_iterations, semantics=semantics,
+            contributions=contributions, **options,
         )
 
     def ppr(

@@ -351,7 +351,11 @@ pub fn decode_list(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
         if fused && t >= k {
             by_width!(w, run_up, (&src[at..], &mut up, &mut out[t..t + m]));
         } else if fused && t + m <= k {
-            by_width!(w, run_down, (&src[at..], &mut down, &mut out[k - t - m..k - t]));
+            by_width!(
+                w,
+                run_down,
+                (&src[at..], &mut down, &mut out[k - t - m..k - t])
+            );
         } else {
             // The run that crosses the pivot, or the last bytes of a block.
             unpack_run(src, at, w, m, &mut buf)?;
