@@ -226,3 +226,26 @@ fn refused_arguments_say_why() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("nope.grotto"));
 }
+
+#[test]
+fn decode_bench_reports_each_block_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = small_graph(dir.path());
+    let v = json(&grotto(
+        &["bench", "decode", &g, "--seconds", "0.2", "--json"],
+        &[],
+    ));
+    assert_eq!(v["encoding"], "packed", "{v}");
+    let all = v["ids_per_second"].as_f64().unwrap();
+    assert!(all > 1e6, "{v}");
+    let short = &v["short_list_blocks"];
+    assert!(short["ids_per_second"].as_f64().unwrap() > 1e6, "{v}");
+    // Every id of a pass is in a block of one kind or the other.
+    let per_pass = v["ids"].as_u64().unwrap() / v["passes"].as_u64().unwrap();
+    let long = v["long_list_blocks"]["ids_per_pass"].as_u64().unwrap_or(0);
+    assert_eq!(
+        short["ids_per_pass"].as_u64().unwrap() + long,
+        per_pass,
+        "{v}"
+    );
+}
