@@ -5,7 +5,9 @@ use crate::{parse_size, say_to, Ctx, SCHEMA_VERSION};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use grotto::gen::{ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator};
 use grotto::ingest::parquet::{EdgeColumns, ParquetEdges};
-use grotto::ingest::{convert_from, ConvertOptions, ConvertReport, Format, IdMode, Input, Source};
+use grotto::ingest::{
+    convert_from, ConvertOptions, ConvertReport, Format, IdMode, Input, Source, VertexOrder,
+};
 use grotto::io::output::{Output, Streams};
 use grotto::store::layout::LayoutConfig;
 use serde_json::json;
@@ -47,6 +49,15 @@ pub(crate) enum Compress {
     Packed,
 }
 
+/// How vertices are numbered inside the file (your ids never change).
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OrderArg {
+    /// In the order of your ids.
+    None,
+    /// By out-degree, largest first: smaller gaps to pack, and lists of similar length in the same blocks.
+    Degree,
+}
+
 #[derive(Args, Clone)]
 pub(crate) struct BuildArgs {
     /// Treat edges as undirected (each stored in both lists).
@@ -85,6 +96,9 @@ pub(crate) struct BuildArgs {
     /// How edge blocks store lists: packed (delta and bit-packed; weighted graphs are always stored raw) or none.
     #[arg(long, value_enum, default_value_t = Compress::Packed)]
     pub(crate) compress: Compress,
+    /// Vertex numbering inside the file; ids in every result and argument stay yours.
+    #[arg(long, value_enum, default_value_t = OrderArg::None)]
+    pub(crate) order: OrderArg,
     /// Directory for spill files (default: the output's directory).
     #[arg(long)]
     pub(crate) temp_dir: Option<PathBuf>,
@@ -193,6 +207,10 @@ impl BuildArgs {
                 IdsArg::String => IdMode::String,
             },
             threads,
+            order: match self.order {
+                OrderArg::None => VertexOrder::None,
+                OrderArg::Degree => VertexOrder::Degree,
+            },
             layout: LayoutConfig {
                 window: self.window,
                 inline_small: !self.no_inline,
@@ -412,6 +430,9 @@ fn print_convert(ctx: &Ctx, r: &ConvertReport) -> anyhow::Result<()> {
                 ""
             }
         );
+        if r.order == VertexOrder::Degree {
+            println!("  vertices ordered by degree inside (results and arguments use your ids)");
+        }
         println!(
             "  build path: {:?} ({}); budget {:.0} MiB, {} partitions, {} threads",
             r.path,

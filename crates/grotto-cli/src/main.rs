@@ -236,6 +236,14 @@ fn print_info(file: &Path, i: &GraphInfo) {
             "no"
         }
     );
+    println!(
+        "  vertex order     {}",
+        if i.ordered {
+            "renumbered inside; ids shown are yours"
+        } else {
+            "yours"
+        }
+    );
     if let Some(b) = i.names_bytes {
         println!("  vertex names     yes ({:.1} MiB)", mib(b));
     }

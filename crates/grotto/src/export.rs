@@ -91,22 +91,29 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     for v in 0..n as u32 {
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
         for (i, &u) in nb.iter().enumerate() {
-            if !g.directed() && u < v {
+            // An undirected edge once, from its smaller user id.
+            if !g.directed() && g.rank(u) < g.rank(v) {
                 continue;
             }
             line.clear();
             match (format, names) {
                 (ExportFormat::EdgeList, Some(t)) => {
-                    line.extend_from_slice(t.get(v).as_bytes());
+                    line.extend_from_slice(t.get(g.rank(v)).as_bytes());
                     line.push(b' ');
-                    line.extend_from_slice(t.get(u).as_bytes());
+                    line.extend_from_slice(t.get(g.rank(u)).as_bytes());
                 }
                 _ => {
                     let (a, b) = match format {
                         ExportFormat::EdgeList => (g.original_id(v), g.original_id(u)),
                         // Symmetric Matrix Market stores the lower triangle (row >= column).
-                        ExportFormat::MatrixMarket if !g.directed() => (u as u64 + 1, v as u64 + 1),
-                        ExportFormat::MatrixMarket => (v as u64 + 1, u as u64 + 1),
+                        ExportFormat::MatrixMarket => {
+                            let (rv, ru) = (g.rank(v) as u64 + 1, g.rank(u) as u64 + 1);
+                            if g.directed() || ru >= rv {
+                                (rv, ru)
+                            } else {
+                                (ru, rv)
+                            }
+                        }
                     };
                     line.extend_from_slice(ib.format(a).as_bytes());
                     line.push(b' ');
@@ -174,7 +181,9 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     let (mut src, mut dst, mut wts) = (Vec::new(), Vec::new(), Vec::new());
     let ids = |vs: Vec<u32>| -> ArrayRef {
         match names {
-            Some(t) => Arc::new(StringArray::from_iter_values(vs.iter().map(|&v| t.get(v)))),
+            Some(t) => Arc::new(StringArray::from_iter_values(
+                vs.iter().map(|&v| t.get(g.rank(v))),
+            )),
             None => Arc::new(UInt64Array::from_iter_values(
                 vs.iter().map(|&v| g.original_id(v)),
             )),
@@ -200,7 +209,8 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     for v in 0..g.vertex_count() as u32 {
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
         for (i, &u) in nb.iter().enumerate() {
-            if !g.directed() && u < v {
+            // An undirected edge once, from its smaller user id.
+            if !g.directed() && g.rank(u) < g.rank(v) {
                 continue;
             }
             src.push(v);

@@ -14,8 +14,8 @@ use super::output::Table;
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{
-    atomics_u32, counts_or_minus_one, fail, into_values, user_ids_or_minus_one, vertex_table,
-    Verdict, NONE,
+    atomics_u32, counts_or_minus_one, fail, into_values, user_ids_or_minus_one, user_order,
+    vertex_table, Verdict, NONE,
 };
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::Result;
@@ -258,7 +258,7 @@ impl BfsResult {
         let mut t = vertex_table(g, self.depth.len());
         t.push("depth", counts_or_minus_one(&self.depth));
         t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

@@ -20,7 +20,9 @@
 use super::output::Table;
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{counts_or_minus_one, fail, user_ids_or_minus_one, vertex_table, Verdict, NONE};
+use super::{
+    counts_or_minus_one, fail, user_ids_or_minus_one, user_order, vertex_table, Verdict, NONE,
+};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -210,7 +212,7 @@ impl DfsResult {
         let mut t = vertex_table(g, self.order.len());
         t.push("order", counts_or_minus_one(&self.order));
         t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

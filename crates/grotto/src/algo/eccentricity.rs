@@ -18,7 +18,7 @@ use super::bfs::{self, BfsConfig, BfsResult};
 use super::output::Table;
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{counts_or_minus_one, fail, vertex_table, Verdict};
+use super::{counts_or_minus_one, fail, user_order, vertex_table, Verdict};
 use crate::engine::{AsyncRun, Run};
 use crate::error::{Error, Result};
 use crate::store::Graph;
@@ -186,7 +186,7 @@ impl Algorithm for Eccentricity {
     fn table(g: &Graph, out: &EccentricityResult) -> Table {
         let mut t = vertex_table(g, out.depth.len());
         t.push("depth", counts_or_minus_one(&out.depth));
-        t
+        user_order(g, t)
     }
 
     fn summary(g: &Graph, out: &EccentricityResult) -> serde_json::Value {

@@ -24,7 +24,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, need_undirected, vertex_table, Verdict};
+use super::{atomics_u32, fail, need_undirected, user_order, vertex_table, Verdict};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
 use crate::error::Result;
 use crate::store::Graph;
@@ -275,7 +275,7 @@ impl KcoreResult {
             "in_core",
             Values::U64(self.in_core.iter().map(|&c| c as u64).collect()),
         );
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.
@@ -292,7 +292,7 @@ impl CorenessResult {
             "core",
             Values::U64(self.core.iter().map(|&c| c as u64).collect()),
         );
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

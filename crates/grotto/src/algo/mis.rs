@@ -19,7 +19,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{fail, need_undirected, vertex_table, Verdict};
+use super::{fail, need_undirected, user_order, vertex_table, Verdict};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::Result;
 use crate::rng::Rng;
@@ -49,9 +49,11 @@ const UNDECIDED: u8 = 0;
 const IN: u8 = 1;
 const OUT: u8 = 2;
 
-/// The rank of `v`: a seeded hash, ties broken by id.
-pub fn rank(seed: u64, v: VertexId) -> (u64, VertexId) {
-    (Rng::new(seed, v as u64).next_u64(), v)
+/// The rank of `v`: a seeded hash of its place in the user's order
+/// (`user`), so that a seed gives the same set whatever the file's
+/// vertex order; ties broken by id.
+pub fn rank(seed: u64, user: u32, v: VertexId) -> (u64, VertexId) {
+    (Rng::new(seed, user as u64).next_u64(), v)
 }
 
 /// A vertex's rank travels with its messages; a neighbour's rank is
@@ -69,6 +71,8 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &MisConfig) -> Result<MisResult> {
     need_undirected(r.graph(), "a maximal independent set")?;
     let n = r.vertex_count();
     let seed = cfg.seed;
+    let g = r.graph();
+    let rank = |seed, v| rank(seed, g.rank(v), v);
     let smaller: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let state: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(UNDECIDED)).collect();
     // Count each vertex's smaller-rank neighbours from its own list (the
@@ -150,10 +154,10 @@ fn rounds_so_far(r: &AsyncRun<'_>) -> u64 {
 
 /// The serial greedy set: vertices in rank order, each joining unless a
 /// neighbour already did.
-pub fn serial(g: &Csr, seed: u64) -> Vec<bool> {
+pub fn serial(g: &Csr, seed: u64, user: &dyn Fn(VertexId) -> u32) -> Vec<bool> {
     let n = g.vertex_count() as usize;
     let mut order: Vec<VertexId> = (0..n as VertexId).collect();
-    order.sort_by_key(|&v| rank(seed, v));
+    order.sort_by_key(|&v| rank(seed, user(v), v));
     let mut in_set = vec![false; n];
     let mut blocked = vec![false; n];
     for v in order {
@@ -169,8 +173,9 @@ pub fn serial(g: &Csr, seed: u64) -> Vec<bool> {
 }
 
 /// Checks independence, maximality and equality with the serial greedy
-/// set.
-pub fn verify(g: &Csr, seed: u64, res: &MisResult) -> Verdict {
+/// set (`user` gives each vertex's place in the user's order, which the
+/// ranks hash).
+pub fn verify(g: &Csr, seed: u64, user: &dyn Fn(VertexId) -> u32, res: &MisResult) -> Verdict {
     let n = g.vertex_count() as usize;
     for v in 0..n {
         let nb = g.neighbors(v as VertexId);
@@ -185,7 +190,7 @@ pub fn verify(g: &Csr, seed: u64, res: &MisResult) -> Verdict {
             fail!("vertex {v} is outside the set with no neighbour in it: not maximal");
         }
     }
-    let want = serial(g, seed);
+    let want = serial(g, seed, user);
     if let Some(v) = (0..n).find(|&v| want[v] != res.in_set[v]) {
         fail!(
             "vertex {v}: serial greedy by the same ranks says in the set: {}",
@@ -203,7 +208,7 @@ impl MisResult {
             "in_set",
             Values::U64(self.in_set.iter().map(|&c| c as u64).collect()),
         );
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.
@@ -244,8 +249,8 @@ impl Algorithm for Mis {
     fn run_async(r: &mut AsyncRun<'_>, c: &MisConfig) -> Result<MisResult> {
         run_async(r, c)
     }
-    fn verify(_: &Graph, csr: &Csr, c: &MisConfig, out: &MisResult) -> Verdict {
-        verify(csr, c.seed, out)
+    fn verify(g: &Graph, csr: &Csr, c: &MisConfig, out: &MisResult) -> Verdict {
+        verify(csr, c.seed, &|v| g.rank(v), out)
     }
     fn table(g: &Graph, out: &MisResult) -> Table {
         out.table(g)
@@ -274,7 +279,8 @@ mod tests {
                 let e = AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 for seed in [1, 7] {
                     let (res, _) = e.run(|r| run_async(r, &MisConfig { seed })).unwrap();
-                    verify(&csr, seed, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                    verify(&csr, seed, &|v| tg.graph.rank(v), &res)
+                        .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
                 }
             }
         }
@@ -286,9 +292,9 @@ mod tests {
         let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
         let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (mut res, _) = e.run(|r| run_async(r, &MisConfig { seed: 3 })).unwrap();
-        verify(&csr, 3, &res).unwrap();
+        verify(&csr, 3, &|v| v, &res).unwrap();
         let v = res.in_set.iter().position(|&x| !x).unwrap();
         res.in_set[v] = true;
-        assert!(verify(&csr, 3, &res).is_err());
+        assert!(verify(&csr, 3, &|v| v, &res).is_err());
     }
 }

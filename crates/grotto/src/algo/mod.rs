@@ -78,18 +78,24 @@ macro_rules! fail {
 pub(crate) use fail;
 
 /// The default source vertex, picked as GAP does: a seeded random vertex
-/// with at least one out-edge (`seed` is echoed by the CLI).
+/// with at least one out-edge (`seed` is echoed by the CLI). Vertices are
+/// drawn by their place in the user's order, so a seed picks the same
+/// source whatever the file's vertex order.
 pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
     let n = g.vertex_count();
     let out = g.out();
     let mut rng = Rng::new(seed, 0x5eed);
     for _ in 0..1000 {
-        let v = rng.below(n.max(1)) as VertexId;
-        if n > 0 && out.degree(v) > 0 {
+        if n == 0 {
+            break;
+        }
+        let v = g.vertex_at_rank(rng.below(n) as u32);
+        if out.degree(v) > 0 {
             return Ok(v);
         }
     }
-    (0..n as VertexId)
+    (0..n as u32)
+        .map(|r| g.vertex_at_rank(r))
         .find(|&v| out.degree(v) > 0)
         .ok_or_else(|| {
             Error::Invalid("the graph has no edges, so there is no source to start from".into())
@@ -279,15 +285,30 @@ pub(crate) fn vertex_table(g: &Graph, n: usize) -> output::Table {
 /// names, else integers.
 pub(crate) fn vertex_values(g: &Graph, vs: Vec<VertexId>) -> output::Values {
     match g.names() {
-        Some(t) => output::Values::Name(t.clone(), vs),
+        Some(t) => output::Values::Name(t.clone(), vs.into_iter().map(|v| g.rank(v)).collect()),
         None => output::Values::U64(vs.into_iter().map(|v| g.original_id(v)).collect()),
     }
+}
+
+/// `t`, whose rows are internal vertices, with its rows in the user's
+/// order (the rank order; unchanged for a file without a vertex order).
+pub(crate) fn user_order(g: &Graph, mut t: output::Table) -> output::Table {
+    if let Some(order) = g.order() {
+        for c in &mut t.columns {
+            c.values.scatter(order);
+        }
+    }
+    t
 }
 
 /// Vertex references (parents) as the user's ids, -1 for [`NONE`].
 pub(crate) fn user_ids_or_minus_one(g: &Graph, vs: &[VertexId]) -> output::Values {
     if let Some(t) = g.names() {
-        return output::Values::Name(t.clone(), vs.to_vec());
+        let ranks = vs
+            .iter()
+            .map(|&v| if v == NONE { NONE } else { g.rank(v) })
+            .collect();
+        return output::Values::Name(t.clone(), ranks);
     }
     output::Values::I64(
         vs.iter()

@@ -20,12 +20,29 @@ pub enum Values {
     I64(Vec<i64>),
     /// Double-precision floats.
     F64(Vec<f64>),
-    /// Vertices of a graph with names, written as their names
-    /// ([`super::NONE`] for none: an empty CSV field, a Parquet null).
+    /// Vertices of a graph with names, by rank in name order, written as
+    /// their names ([`super::NONE`] for none: an empty CSV field, a Parquet null).
     Name(Arc<Names>, Vec<u32>),
 }
 
 impl Values {
+    /// Moves value `i` to row `to[i]` (`to` a permutation of the rows).
+    pub fn scatter(&mut self, to: &[u32]) {
+        fn go<T: Copy + Default>(v: &mut Vec<T>, to: &[u32]) {
+            let mut out = vec![T::default(); v.len()];
+            for (x, &r) in v.iter().zip(to) {
+                out[r as usize] = *x;
+            }
+            *v = out;
+        }
+        match self {
+            Values::U64(v) => go(v, to),
+            Values::I64(v) => go(v, to),
+            Values::F64(v) => go(v, to),
+            Values::Name(_, v) => go(v, to),
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             Values::U64(v) => v.len(),

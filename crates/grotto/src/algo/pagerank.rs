@@ -37,7 +37,10 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{fail, in_direction, push_run, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
+use super::{
+    fail, in_direction, push_run, user_order, vertex_table, AtomicF64, Residual, Verdict,
+    PHASE_STEP,
+};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -501,7 +504,7 @@ impl PageRankResult {
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = vertex_table(g, self.score.len());
         t.push("score", Values::F64(self.score.clone()));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

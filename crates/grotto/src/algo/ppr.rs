@@ -27,7 +27,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{fail, push_run, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
+use super::{fail, push_run, user_order, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
 use crate::store::Graph;
@@ -226,7 +226,7 @@ impl PprResult {
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = vertex_table(g, self.score.len());
         t.push("score", Values::F64(self.score.clone()));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

@@ -16,7 +16,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, into_values, vertex_table, Verdict, NONE};
+use super::{atomics_u32, fail, into_values, user_order, vertex_table, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::rng::{splitmix64, Rng};
@@ -69,14 +69,21 @@ pub fn start(g: &Graph, seed: u64, w: u64) -> Result<VertexId> {
     let n = g.vertex_count();
     let out = g.out();
     let mut rng = Rng::new(seed, w);
+    // Drawn by place in the user's order, as `pick_source` draws.
     for _ in 0..64 {
-        let v = rng.below(n.max(1)) as VertexId;
-        if n > 0 && out.degree(v) > 0 {
+        if n == 0 {
+            break;
+        }
+        let v = g.vertex_at_rank(rng.below(n) as u32);
+        if out.degree(v) > 0 {
             return Ok(v);
         }
     }
     // Sparse in edges: fall back to the walker's place among vertices with edges.
-    let with: Vec<VertexId> = (0..n as VertexId).filter(|&v| out.degree(v) > 0).collect();
+    let with: Vec<VertexId> = (0..n as u32)
+        .map(|r| g.vertex_at_rank(r))
+        .filter(|&v| out.degree(v) > 0)
+        .collect();
     if with.is_empty() {
         return Err(Error::Invalid("the graph has no edges to walk".into()));
     }
@@ -182,7 +189,7 @@ impl WalkResult {
     pub fn table(&self, g: &Graph) -> Table {
         let mut t = vertex_table(g, self.visits.len());
         t.push("visits", Values::U64(self.visits.clone()));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

@@ -15,7 +15,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{fail, user_ids_or_minus_one, vertex_table, Verdict, NONE};
+use super::{fail, user_ids_or_minus_one, user_order, vertex_table, Verdict, NONE};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
 use crate::store::Graph;
@@ -185,7 +185,7 @@ impl SsspResult {
             Values::F64(self.dist.iter().map(|&d| d as f64).collect()),
         );
         t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

@@ -19,7 +19,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, into_values, vertex_table, Verdict};
+use super::{atomics_u32, fail, into_values, user_order, vertex_table, Verdict};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
@@ -288,7 +288,7 @@ impl WccResult {
                 None => Values::U64(self.label.clone()),
             },
         );
-        t
+        user_order(g, t)
     }
 
     /// Figures for the run summary.

@@ -4,6 +4,8 @@
 //! and partitions are built and appended one at a time.
 
 use super::*;
+use records::PerVertex;
+use std::sync::atomic::Ordering::Relaxed;
 
 impl BuildCtx<'_> {
     /// The external path (also used whenever ids must be compacted before
@@ -50,9 +52,21 @@ impl BuildCtx<'_> {
                 return Ok(*r);
             }
         }
-        // Pass 2: records per cell in internal ids.
+        // Pass 2: records per cell in internal ids (with a vertex order,
+        // records per vertex, which give the order and then the cells).
         let t = Instant::now();
-        let make = || StatsSink::new(rules, Some(mapper.clone()));
+        let per_vertex = match self.opts.order {
+            VertexOrder::None => None,
+            VertexOrder::Degree => Some(Arc::new(PerVertex {
+                out: order::counters(n),
+                inn: order::counters(if rules.reverse { n } else { 0 }),
+            })),
+        };
+        let make = || {
+            let mut s = StatsSink::new(rules, Some(mapper.clone()));
+            s.per_vertex = per_vertex.clone();
+            s
+        };
         let (sinks, _) = self.plan.pass(&make, self.progress, "count")?;
         let mut out_cells: Vec<u64> = Vec::new();
         let mut in_cells: Vec<u64> = Vec::new();
@@ -70,6 +84,26 @@ impl BuildCtx<'_> {
         let ncells = ((n.max(1) - 1) >> CELL_SHIFT) as usize + 1;
         out_cells.resize(ncells, 0);
         in_cells.resize(ncells, 0);
+        let (mapper, order) = match &per_vertex {
+            Some(pv) => {
+                let order = order::degree_order(&pv.out);
+                for (v, &r) in order.iter().enumerate() {
+                    let c = v >> CELL_SHIFT;
+                    out_cells[c] += pv.out[r as usize].load(Relaxed) as u64;
+                    if let Some(d) = pv.inn.get(r as usize) {
+                        in_cells[c] += d.load(Relaxed) as u64;
+                    }
+                }
+                let new_of = Arc::new(crate::store::names::invert(&order));
+                let m = IdMapper::Ordered {
+                    ranks: Box::new(mapper),
+                    new_of,
+                };
+                (m, Some(order))
+            }
+            None => (mapper, None),
+        };
+        drop(per_vertex);
         // A partition's records, its lists and its blocks must fit the
         // budget above the floor: 8 bytes of record and about as much of
         // sorted list and block staging each (17 to 19 measured on rmat22),
@@ -84,8 +118,13 @@ impl BuildCtx<'_> {
             .copied()
             .max()
             .unwrap_or(0);
-        let base = memory_floor_bytes(n, dirs, self.plan.threads, 0) - MIN_PARTITION_BYTES;
-        self.floor = memory_floor_bytes(n, dirs, self.plan.threads, largest_cell * per_record);
+        // A vertex order keeps both directions of its permutation (8 bytes
+        // per vertex) through the scatter and the build.
+        let order_bytes = if order.is_some() { n * 8 } else { 0 };
+        let base =
+            memory_floor_bytes(n, dirs, self.plan.threads, 0) - MIN_PARTITION_BYTES + order_bytes;
+        self.floor =
+            memory_floor_bytes(n, dirs, self.plan.threads, largest_cell * per_record) + order_bytes;
         let cap_records =
             (self.budget.saturating_sub(base).max(MIN_PARTITION_BYTES) / per_record).max(1);
         let split = |cells: &[u64]| -> (Vec<u32>, Vec<(usize, usize)>) {
@@ -206,6 +245,7 @@ impl BuildCtx<'_> {
             w,
             n,
             compact,
+            order,
             out,
             inn,
             loops,

@@ -227,6 +227,14 @@ pub enum IdMapper {
     },
     /// Order-preserving compaction.
     Compact(std::sync::Arc<CompactMap>),
+    /// A mapping to ranks, then a vertex order: `new_of[rank]` is the
+    /// internal id (see [`super::order`]).
+    Ordered {
+        /// Ids to ranks.
+        ranks: Box<IdMapper>,
+        /// Ranks to internal ids.
+        new_of: std::sync::Arc<Vec<u32>>,
+    },
 }
 
 impl IdMapper {
@@ -236,6 +244,7 @@ impl IdMapper {
         match self {
             IdMapper::Dense { limit } => (id < *limit).then_some(id as u32),
             IdMapper::Compact(m) => Some(m.map(id) as u32),
+            IdMapper::Ordered { ranks, new_of } => ranks.map(id).map(|r| new_of[r as usize]),
         }
     }
 }

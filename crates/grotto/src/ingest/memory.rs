@@ -36,6 +36,11 @@ impl BuildCtx<'_> {
         let (n, compact) = match &mapper {
             IdMapper::Compact(m) => (m.len(), Some(m.clone())),
             IdMapper::Dense { .. } => self.decide_ids(&seen)?,
+            IdMapper::Ordered { .. } => {
+                return Err(Error::Invalid(
+                    "the memory build takes ids in the user's order and orders them itself".into(),
+                ))
+            }
         };
         let mut out_pages = Vec::new();
         let mut in_pages = Vec::new();
@@ -46,13 +51,6 @@ impl BuildCtx<'_> {
         // Compacting after a dense parse: remap in place; a cell of user
         // ids keeps its pages and covers the ranks of its id range.
         let remap = matches!(mapper, IdMapper::Dense { .. }) && compact.is_some();
-        let range_of = |cell: u64| -> (u64, u64) {
-            let (a, b) = (cell << CELL_SHIFT, (cell + 1) << CELL_SHIFT);
-            match (&compact, remap) {
-                (Some(m), true) => (m.map(a), m.map(b)),
-                _ => (a.min(n), b.min(n)),
-            }
-        };
         if let (Some(m), true) = (&compact, remap) {
             out_pages
                 .par_iter_mut()
@@ -63,6 +61,30 @@ impl BuildCtx<'_> {
                     }
                 });
         }
+        // A vertex order renumbers the records (in ranks now) and moves
+        // them to the pages of their new cells.
+        let order = match self.opts.order {
+            VertexOrder::None => None,
+            VertexOrder::Degree => {
+                let deg = order::counters(n);
+                order::count_sources(&out_pages, &deg);
+                let order = order::degree_order(&deg);
+                drop(deg);
+                let new_of = crate::store::names::invert(&order);
+                let w = self.plan.rules.weighted;
+                out_pages = order::regroup(out_pages, &new_of, w);
+                in_pages = order::regroup(in_pages, &new_of, w);
+                Some(order)
+            }
+        };
+        let remap = remap && order.is_none();
+        let range_of = |cell: u64| -> (u64, u64) {
+            let (a, b) = (cell << CELL_SHIFT, (cell + 1) << CELL_SHIFT);
+            match (&compact, remap) {
+                (Some(m), true) => (m.map(a), m.map(b)),
+                _ => (a.min(n), b.min(n)),
+            }
+        };
         let units = |pages: Vec<Page>| -> Vec<Unit> {
             let cells = (n.max(1) - 1) >> CELL_SHIFT;
             let cells = if remap {
@@ -105,6 +127,7 @@ impl BuildCtx<'_> {
             w,
             n,
             compact,
+            order,
             out,
             inn,
             loops,

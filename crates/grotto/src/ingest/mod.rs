@@ -29,6 +29,7 @@ pub mod ids;
 mod memory;
 pub mod names;
 pub mod options;
+pub mod order;
 pub mod parquet;
 pub mod parse;
 mod plan;
@@ -526,6 +527,7 @@ impl BuildCtx<'_> {
         mut w: GraphWriter,
         n: u64,
         compact: Option<Arc<CompactMap>>,
+        order: Option<Vec<u32>>,
         out: AdjSummary,
         inn: Option<AdjSummary>,
         loops_dropped: u64,
@@ -569,6 +571,9 @@ impl BuildCtx<'_> {
                 ids.len() as u64,
             )?;
         }
+        if let Some(o) = &order {
+            w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
+        }
         let r = self.plan.rules;
         let edges = if r.undirected {
             (out.entries - out.loops) / 2 + out.loops
@@ -596,6 +601,9 @@ impl BuildCtx<'_> {
         if self.plan.names.is_some() {
             flags |= FLAG_NAMES;
         }
+        if order.is_some() {
+            flags |= FLAG_ORDER;
+        }
         if self.opts.layout.inline_small && !r.weighted {
             flags |= FLAG_INLINE_SMALL;
         }
@@ -609,8 +617,10 @@ impl BuildCtx<'_> {
             flags |= FLAG_SELF_LOOPS;
         }
         let header = Header {
-            version: if out.packed {
+            version: if order.is_some() {
                 FORMAT_VERSION
+            } else if out.packed {
+                PACKED_VERSION
             } else if self.plan.names.is_some() {
                 NAMES_VERSION
             } else {
@@ -671,6 +681,7 @@ impl BuildCtx<'_> {
             duplicates_dropped: dups,
             parse: counts,
             ids_compacted: compact.is_some(),
+            order: self.opts.order,
             names: self.plan.names.is_some(),
             path,
             path_reason: String::new(),

@@ -24,6 +24,20 @@ pub enum IdMode {
     String,
 }
 
+/// How vertices are numbered inside the file. The user's ids never
+/// change: a renumbering is stored as an order section and every id a
+/// user sees or types goes through it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VertexOrder {
+    /// Inside ids follow the user's order.
+    #[default]
+    None,
+    /// By out-degree, largest first (ties in the user's order): lists of
+    /// similar length share blocks, and hubs' small ids shrink gaps.
+    Degree,
+}
+
 /// Options of a conversion; the CLI flattens these.
 #[derive(Clone, Debug)]
 pub struct ConvertOptions {
@@ -49,6 +63,8 @@ pub struct ConvertOptions {
     pub skip_invalid: bool,
     /// Id handling.
     pub ids: IdMode,
+    /// Vertex numbering inside the file (default: the user's order).
+    pub order: VertexOrder,
     /// Memory budget in bytes (default: half of the available memory).
     pub memory_bytes: Option<u64>,
     /// Worker threads (0: one per core).
@@ -83,6 +99,7 @@ impl Default for ConvertOptions {
             keep_duplicates: false,
             skip_invalid: false,
             ids: IdMode::Auto,
+            order: VertexOrder::None,
             memory_bytes: None,
             threads: 0,
             layout: LayoutConfig::default(),
@@ -163,6 +180,8 @@ pub struct ConvertReport {
     pub parse: ParseCounts,
     /// Ids were compacted and an id map stored.
     pub ids_compacted: bool,
+    /// How vertices are numbered inside the file.
+    pub order: VertexOrder,
     /// Vertex ids are names, stored in the file.
     pub names: bool,
     /// Build path taken.

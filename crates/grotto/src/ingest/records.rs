@@ -315,11 +315,22 @@ impl EdgeSink for CellSink {
     }
 }
 
+/// Records per vertex, counted by every worker of a pass at once (for a
+/// vertex order; see [`super::order`]).
+pub struct PerVertex {
+    /// Out-records per vertex (both directions of an undirected edge).
+    pub out: Vec<std::sync::atomic::AtomicU32>,
+    /// In-records per vertex (empty unless in-edges are stored).
+    pub inn: Vec<std::sync::atomic::AtomicU32>,
+}
+
 /// Per-worker sink for the first pass of the external build: ids seen and
 /// records per cell, nothing stored.
 pub struct StatsSink {
     rules: RecordRules,
     mapper: Option<IdMapper>,
+    /// Count per vertex instead of per cell.
+    pub per_vertex: Option<std::sync::Arc<PerVertex>>,
     /// Ids seen (when no mapper is set).
     pub seen: SeenIds,
     /// Out-records per cell of internal ids (ids below 2^32 - 1 only).
@@ -337,6 +348,7 @@ impl StatsSink {
         StatsSink {
             rules,
             mapper,
+            per_vertex: None,
             seen: SeenIds::default(),
             out_cells: Vec::new(),
             in_cells: Vec::new(),
@@ -373,6 +385,17 @@ impl EdgeSink for StatsSink {
             },
         };
         if a == b && !self.rules.keep_self_loops {
+            return true;
+        }
+        if let Some(pv) = &self.per_vertex {
+            use std::sync::atomic::Ordering::Relaxed;
+            pv.out[a as usize].fetch_add(1, Relaxed);
+            if self.rules.undirected && a != b {
+                pv.out[b as usize].fetch_add(1, Relaxed);
+            }
+            if self.rules.reverse {
+                pv.inn[b as usize].fetch_add(1, Relaxed);
+            }
             return true;
         }
         Self::count(&mut self.out_cells, &mut self.unplaced, a);

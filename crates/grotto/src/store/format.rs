@@ -13,10 +13,13 @@ pub use super::header::{Header, MAX_SECTIONS};
 pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
 /// The newest format version this build writes and reads. Version 2 added
 /// the block map sections, version 3 vertex names ([`FLAG_NAMES`]),
-/// version 4 packed blocks ([`FLAG_PACKED`]); older files still open, and
-/// each file is written with the oldest version that has what it uses, so
-/// that older builds read it.
-pub const FORMAT_VERSION: u32 = 4;
+/// version 4 packed blocks ([`FLAG_PACKED`]), version 5 a vertex order
+/// ([`FLAG_ORDER`]); older files still open, and each file is written
+/// with the oldest version that has what it uses, so that older builds
+/// read it.
+pub const FORMAT_VERSION: u32 = 5;
+/// The version a file with packed blocks and no vertex order is written as.
+pub const PACKED_VERSION: u32 = 4;
 /// The version a file without vertex names or packed blocks is written as.
 pub const NAMELESS_VERSION: u32 = 2;
 /// The version a file with vertex names and raw blocks is written as.
@@ -50,7 +53,10 @@ pub const FLAG_NAMES: u64 = 1 << 7;
 /// are byte addresses and huge-table rows have a third word, the list's
 /// block count (version 4 and later; see [`super::codec`]).
 pub const FLAG_PACKED: u64 = 1 << 8;
-pub(crate) const KNOWN_FLAGS: u64 = (1 << 9) - 1;
+/// Header flag: internal vertex ids are renumbered (an order section maps
+/// each to its rank in the user's order; version 5 and later).
+pub const FLAG_ORDER: u64 = 1 << 9;
+pub(crate) const KNOWN_FLAGS: u64 = (1 << 10) - 1;
 
 /// Block encoding tag: 1024 raw little-endian u32 neighbour ids.
 pub const ENCODING_RAW_U32: u8 = 0;
@@ -95,11 +101,14 @@ pub enum SectionKind {
     /// `count + 1` u64 offsets, then the UTF-8 bytes (present with
     /// `FLAG_NAMES`).
     Names,
+    /// The rank in the user's order (u32) of each internal vertex, a
+    /// permutation of `0..n` (present with `FLAG_ORDER`).
+    Order,
 }
 
 impl SectionKind {
     /// Every kind, in the order sections appear in a file.
-    pub const ALL: [SectionKind; 16] = [
+    pub const ALL: [SectionKind; 17] = [
         SectionKind::OutBlocks,
         SectionKind::OutWeights,
         SectionKind::OutIndex,
@@ -116,6 +125,7 @@ impl SectionKind {
         SectionKind::InBlockMap,
         SectionKind::IdMap,
         SectionKind::Names,
+        SectionKind::Order,
     ];
 
     /// The sections of one adjacency, the in-adjacency when `inn`, in the
@@ -165,6 +175,7 @@ impl SectionKind {
             SectionKind::InBlockMap => 17,
             SectionKind::IdMap => 20,
             SectionKind::Names => 21,
+            SectionKind::Order => 22,
         }
     }
 
@@ -192,6 +203,7 @@ impl SectionKind {
             SectionKind::InBlockMap => "in-block-map",
             SectionKind::IdMap => "id-map",
             SectionKind::Names => "names",
+            SectionKind::Order => "order",
         }
     }
 

@@ -33,6 +33,12 @@ pub struct Graph {
     inn: Option<Adjacency>,
     pub(super) id_map: Option<Vec<u64>>,
     pub(super) names: Option<std::sync::Arc<Names>>,
+    /// Rank in the user's order of each internal vertex (files with an
+    /// order section).
+    pub(super) order: Option<Vec<u32>>,
+    /// Internal vertex of each rank: the inverse of `order`, built on
+    /// first use (lookups by user id, seeded draws).
+    pub(super) by_rank: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// Sizes of the in-memory part of an open graph.
@@ -43,7 +49,7 @@ pub struct MemoryFootprint {
     /// Bytes of per-block metadata (checksums, tags, and the block map
     /// once read or built).
     pub block_meta_bytes: u64,
-    /// Bytes of id map.
+    /// Bytes of the tables of user ids: id map, names, vertex order.
     pub id_map_bytes: u64,
 }
 
@@ -103,6 +109,8 @@ impl Graph {
             inn: None,
             id_map: None,
             names: None,
+            order: None,
+            by_rank: std::sync::OnceLock::new(),
             file,
             header,
         };
@@ -147,6 +155,14 @@ impl Graph {
                 s.count,
                 path,
             )?));
+        }
+        if g.header.has_order() {
+            let s = required(&g.header, SectionKind::Order, path)?;
+            let bytes = read_checked(&g.file, path, &s)?;
+            g.order = Some(super::names::decode_order(
+                &bytes[..s.length as usize],
+                path,
+            )?);
         }
         Ok(g)
     }
@@ -216,7 +232,9 @@ impl Graph {
             index_bytes,
             block_meta_bytes,
             id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8)
-                + self.names.as_ref().map_or(0, |n| n.bytes()),
+                + self.names.as_ref().map_or(0, |n| n.bytes())
+                + self.order.as_ref().map_or(0, |o| o.len() as u64 * 4)
+                + self.by_rank.get().map_or(0, |o| o.len() as u64 * 4),
         }
     }
 

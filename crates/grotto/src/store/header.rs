@@ -64,6 +64,11 @@ impl Header {
     pub fn packed(&self) -> bool {
         self.flags & FLAG_PACKED != 0
     }
+    /// True when internal ids are renumbered and an order section maps
+    /// them to the user's order.
+    pub fn has_order(&self) -> bool {
+        self.flags & FLAG_ORDER != 0
+    }
 
     /// The section of `kind`, if present.
     pub fn section(&self, kind: SectionKind) -> Option<&Section> {
@@ -355,6 +360,10 @@ impl Header {
                 }
                 IdMap => (self.has_id_map(), "the flags say there is no id map"),
                 Names => (self.has_names(), "the flags say vertices have no names"),
+                Order => (
+                    self.has_order(),
+                    "the flags say vertices keep the user's order",
+                ),
                 _ => (true, ""),
             };
             if !allowed {
@@ -446,6 +455,15 @@ impl Header {
         }
         if self.has_id_map() {
             size(&need(IdMap)?, n, 8)?;
+        }
+        if self.has_order() {
+            if self.version < 5 {
+                return Err(format!(
+                    "a version {} file has a vertex order (orders came in version 5)",
+                    self.version
+                ));
+            }
+            size(&need(Order)?, n, 4)?;
         }
         if self.has_names() {
             if self.version < 3 {

@@ -162,17 +162,82 @@ impl Names {
     }
 }
 
+/// Reads an order section (u32 rank per internal vertex), checking that
+/// it is a permutation of `0..n`.
+pub(super) fn decode_order(b: &[u8], path: &Path) -> Result<Vec<u32>> {
+    let order: Vec<u32> = bytemuck::pod_collect_to_vec(b);
+    let n = order.len();
+    let mut seen = vec![false; n];
+    for (v, &r) in order.iter().enumerate() {
+        match seen.get_mut(r as usize) {
+            Some(s) if !*s => *s = true,
+            _ => {
+                return Err(Error::Corrupt {
+                    path: path.to_path_buf(),
+                    what: format!(
+                        "order section: vertex {v} has rank {r}, {}",
+                        if (r as usize) < n {
+                            "which an earlier vertex has too"
+                        } else {
+                            "past the vertex count"
+                        }
+                    ),
+                })
+            }
+        }
+    }
+    Ok(order)
+}
+
+/// The inverse of a permutation.
+pub fn invert(perm: &[u32]) -> Vec<u32> {
+    let mut inv = vec![0u32; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as u32;
+    }
+    inv
+}
+
 /// How an open graph speaks the user's ids: integers (through the id
-/// map or the id base) or names.
+/// map or the id base) or names, and the vertex order.
+///
+/// A vertex's *rank* is its place in the user's order: the id it would
+/// have inside without a vertex order (`convert --order none`). Files
+/// converted with an order number vertices differently inside; every
+/// id a user sees or types goes through the rank.
 impl Graph {
+    /// The rank in the user's order of internal vertex `v` (`v` itself
+    /// unless the file has a vertex order).
+    #[inline]
+    pub fn rank(&self, v: VertexId) -> u32 {
+        match &self.order {
+            Some(o) => o[v as usize],
+            None => v,
+        }
+    }
+
+    /// The internal vertex of rank `r` (below the vertex count).
+    pub fn vertex_at_rank(&self, r: u32) -> VertexId {
+        match &self.order {
+            Some(o) => self.by_rank.get_or_init(|| invert(o))[r as usize],
+            None => r,
+        }
+    }
+
+    /// The rank of each internal vertex, when the file has a vertex order.
+    pub fn order(&self) -> Option<&[u32]> {
+        self.order.as_deref()
+    }
+
     /// The user's integer id of internal vertex `v`; for a graph with
     /// names, the rank of its name (which orders vertices as the names do;
     /// [`Graph::label`] gives the name).
     pub fn original_id(&self, v: VertexId) -> u64 {
+        let r = self.rank(v);
         match (&self.id_map, &self.names) {
-            (Some(m), _) => m[v as usize],
-            (None, Some(_)) => v as u64,
-            (None, None) => v as u64 + self.header().id_base,
+            (Some(m), _) => m[r as usize],
+            (None, Some(_)) => r as u64,
+            (None, None) => r as u64 + self.header().id_base,
         }
     }
 
@@ -187,13 +252,13 @@ impl Graph {
         if self.names.is_some() {
             return self.vertex_named(&id.to_string());
         }
-        let v = match &self.id_map {
+        let r = match &self.id_map {
             Some(m) => m.binary_search(&id).ok().map(|i| i as u64),
             None => id
                 .checked_sub(self.header().id_base)
                 .filter(|&v| v < self.vertex_count()),
         };
-        v.map(|v| v as VertexId)
+        r.map(|r| self.vertex_at_rank(r as u32))
             .ok_or(Error::NoSuchVertex { id: id.to_string() })
     }
 
@@ -201,9 +266,12 @@ impl Graph {
     /// else an integer id.
     pub fn vertex_named(&self, text: &str) -> Result<VertexId> {
         match &self.names {
-            Some(t) => t.find(text.as_bytes()).ok_or_else(|| Error::NoSuchVertex {
-                id: format!("{text:?}"),
-            }),
+            Some(t) => t
+                .find(text.as_bytes())
+                .map(|r| self.vertex_at_rank(r))
+                .ok_or_else(|| Error::NoSuchVertex {
+                    id: format!("{text:?}"),
+                }),
             None => match text.trim().parse::<u64>() {
                 Ok(id) => self.vertex_of(id),
                 Err(_) => Err(Error::Invalid(format!(
@@ -216,7 +284,7 @@ impl Graph {
     /// The user's id of `v` as a JSON value: its name, or its integer id.
     pub fn label(&self, v: VertexId) -> serde_json::Value {
         match &self.names {
-            Some(t) => t.get(v).into(),
+            Some(t) => t.get(self.rank(v)).into(),
             None => self.original_id(v).into(),
         }
     }
@@ -224,7 +292,7 @@ impl Graph {
     /// The user's id of `v` as text.
     pub fn label_text(&self, v: VertexId) -> String {
         match &self.names {
-            Some(t) => t.get(v).to_string(),
+            Some(t) => t.get(self.rank(v)).to_string(),
             None => self.original_id(v).to_string(),
         }
     }

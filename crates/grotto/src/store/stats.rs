@@ -116,6 +116,8 @@ pub struct GraphInfo {
     pub reverse: bool,
     /// Ids compacted with an id map.
     pub id_map: bool,
+    /// Vertices are renumbered inside (an order section).
+    pub ordered: bool,
     /// Vertices have names: bytes of the names section, when they do.
     pub names_bytes: Option<u64>,
     /// Format version of the file.
@@ -151,6 +153,7 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         weighted: h.weighted(),
         reverse: h.has_reverse(),
         id_map: h.has_id_map(),
+        ordered: h.has_order(),
         names_bytes: h
             .section(super::format::SectionKind::Names)
             .map(|s| s.length),
