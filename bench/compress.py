@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Packed against raw edge blocks, side by side in one run.
+"""Packed, packed in degree order, and raw edge blocks, side by side in one run.
 
-    python3 bench/compress.py EDGELIST WORKDIR [RUNS] [--grid]
+    python3 bench/compress.py EDGELIST WORKDIR [RUNS]
 
-Converts EDGELIST (undirected) twice, packed (the default) and with
-`--compress none`, interleaving RUNS conversions of each; then runs BFS,
-WCC, 10-core and PageRank on both files, interleaved, RUNS times each, at
-the default cache (3% of each file) with the default concurrency and with
-`--concurrency 4` (I/O-bound). Prints medians: seconds, bytes read per
-traversed edge, and the packed/raw ratio. Also runs `grotto bench decode`
-on both files. Set GROTTO_BIN to the binary (default target/release/grotto).
+Converts EDGELIST (undirected) three ways: packed (the default), packed
+with `--order degree`, and raw (`--compress none`), interleaving RUNS
+conversions of each; then runs BFS, WCC, 10-core and PageRank on the three
+files, interleaved, RUNS times each, at the default cache (3% of each
+file) with the default concurrency and with `--concurrency 4` (I/O-bound).
+Prints medians: seconds and bytes read per traversed edge of each file,
+and each time divided by raw's. Also runs `grotto bench decode` on each
+file. Set GROTTO_BIN to the binary (default target/release/grotto).
 """
 import json
 import os
@@ -48,24 +49,23 @@ def main():
     src, work = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3].isdigit() else 3
     os.makedirs(work, exist_ok=True)
-    files = {"packed": os.path.join(work, "packed.grotto"), "raw": os.path.join(work, "raw.grotto")}
-    flags = {"packed": [], "raw": ["--compress", "none"]}
+    files = {k: os.path.join(work, k + ".grotto") for k in ["packed", "ordered", "raw"]}
+    flags = {"packed": [], "ordered": ["--order", "degree"], "raw": ["--compress", "none"]}
     conv = {k: [] for k in files}
     for _ in range(runs):
         for k in files:
             conv[k].append(convert(src, files[k], flags[k]))
     med = {k: statistics.median(v) for k, v in conv.items()}
     size = {k: os.path.getsize(f) for k, f in files.items()}
-    print(f"convert: packed {med['packed']:.2f} s, raw {med['raw']:.2f} s "
-          f"(packed/raw {med['packed'] / med['raw']:.2f}); "
-          f"file packed {size['packed'] / 2**20:.1f} MiB, raw {size['raw'] / 2**20:.1f} MiB "
-          f"(raw/packed {size['raw'] / size['packed']:.2f}x smaller)")
+    for k in files:
+        print(f"convert {k}: {med[k]:.2f} s ({med[k] / med['raw']:.2f} of raw), "
+              f"file {size[k] / 2**20:.1f} MiB ({size['raw'] / size[k]:.2f}x smaller than raw)")
     for k, f in files.items():
         d = json.loads(sh([G, "bench", "decode", f, "--json", "--seconds", "2"]))
         print(f"decode {k}: {d['ids_per_second'] / 1e9:.2f} G ids/s on one thread, "
               f"{d['bytes_per_id']:.2f} bytes per id")
-    print(f"\n| run | packed s | raw s | packed/raw | packed B/edge | raw B/edge |")
-    print("|---|---|---|---|---|---|")
+    print("\n| run | " + " | ".join(f"{k} s (/raw), B/edge" for k in files) + " |")
+    print("|---" * (len(files) + 1) + "|")
     for setting, extra in [("default", []), ("concurrency 4", ["--concurrency", "4"])]:
         for alg in ["bfs", "wcc", "kcore", "pagerank"]:
             if alg == "pagerank" and setting != "default":
@@ -76,8 +76,8 @@ def main():
                     got[k].append(run(alg, files[k], extra))
             t = {k: statistics.median(x[0] for x in v) for k, v in got.items()}
             b = {k: statistics.median(x[1] for x in v) for k, v in got.items()}
-            print(f"| {alg}, {setting} | {t['packed']:.3f} | {t['raw']:.3f} | "
-                  f"{t['packed'] / t['raw']:.2f} | {b['packed']:.2f} | {b['raw']:.2f} |", flush=True)
+            cells = [f"{t[k]:.3f} ({t[k] / t['raw']:.2f}), {b[k]:.2f}" for k in files]
+            print(f"| {alg}, {setting} | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

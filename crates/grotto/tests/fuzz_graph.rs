@@ -2,7 +2,8 @@
 //!
 //! A few small graphs are built with grotto's own `convert` (directed with
 //! reverse edges, undirected with self loops and duplicates kept,
-//! weighted, compacted sparse ids, a Matrix Market file with id base 1
+//! weighted, compacted sparse ids (these two renumbered in degree
+//! order), a Matrix Market file with id base 1
 //! and no inline or short lists, and a hub whose list needs the huge
 //! table), then mutated copies go through what a user would run:
 //! [`Graph::open`], [`Graph::verify_all_blocks`] (what `grotto check`
@@ -23,9 +24,9 @@
 //! * **metadata**: bytes of the crc table, the tags, the huge table or a
 //!   block map changed (bits, words set to boundary values), with that
 //!   section's CRC in the header and the header CRC recomputed;
-//! * **index** and **id map**: the same for the vertex index (entries
-//!   rewritten as crafted inline, disk and huge entries, copied, swapped)
-//!   and for the id map;
+//! * **index**, **id map** and **order**: the same for the vertex index
+//!   (entries rewritten as crafted inline, disk and huge entries, copied,
+//!   swapped), for the id map and for the vertex order;
 //! * **edge block** and **weight block**: slots of one block rewritten
 //!   (other ids, boundary ids, swaps, bits; NaN, infinities and other
 //!   bits for weights), with the block's CRC in the crc table, that
@@ -84,7 +85,7 @@ use mutations::{mutate, Class};
 use grotto::algo::bfs::{self, BfsConfig, BfsResult};
 use grotto::cache::CacheSize;
 use grotto::engine::{AsyncEngine, EngineConfig, Mode, SyncEngine};
-use grotto::ingest::{convert, ConvertOptions, IdMode, Input};
+use grotto::ingest::{convert, ConvertOptions, IdMode, Input, VertexOrder};
 use grotto::io::IoOptions;
 use grotto::rng::Rng;
 use grotto::store::format::{Header, BLOCK_BYTES};
@@ -195,9 +196,10 @@ fn graphs(dir: &Path) -> Vec<Base> {
     }
     let opts = ConvertOptions {
         reverse: true,
+        order: VertexOrder::Degree,
         ..ConvertOptions::default()
     };
-    out.push(build(dir, "directed-reverse", &t, opts, 0));
+    out.push(build(dir, "directed-reverse-ordered", &t, opts, 0));
 
     // Undirected, self loops and duplicates kept.
     let n = 2000;
@@ -258,9 +260,10 @@ fn graphs(dir: &Path) -> Vec<Base> {
     let opts = ConvertOptions {
         undirected: true,
         ids: IdMode::Auto,
+        order: VertexOrder::Degree,
         ..ConvertOptions::default()
     };
-    out.push(build(dir, "sparse-ids", &t, opts, id(0)));
+    out.push(build(dir, "sparse-ids-ordered", &t, opts, id(0)));
 
     // Matrix Market (id base 1), directed, no inline lists, no short region.
     let n = 1200u64;
@@ -520,6 +523,7 @@ fn mutated_graph_files_are_rejected_or_unchanged() {
         Class::Metadata,
         Class::Index,
         Class::IdMap,
+        Class::Order,
         Class::EdgeBlock,
         Class::WeightBlock,
         Class::IdBase,

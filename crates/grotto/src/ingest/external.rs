@@ -5,7 +5,6 @@
 
 use super::*;
 use records::PerVertex;
-use std::sync::atomic::Ordering::Relaxed;
 
 impl BuildCtx<'_> {
     /// The external path (also used whenever ids must be compacted before
@@ -55,19 +54,50 @@ impl BuildCtx<'_> {
         // Pass 2: records per cell in internal ids (with a vertex order,
         // records per vertex, which give the order and then the cells).
         let t = Instant::now();
-        let per_vertex = match self.opts.order {
-            VertexOrder::None => None,
-            VertexOrder::Degree => Some(Arc::new(PerVertex {
-                out: order::counters(n),
-                inn: order::counters(if rules.reverse { n } else { 0 }),
-            })),
-        };
+        // Each worker counts into its own counters when they all fit in a
+        // quarter of the budget; else into shared atomic ones (slower:
+        // hubs' counters bounce between cores).
+        let ordered = self.opts.order == VertexOrder::Degree;
+        let dirs_counted = if rules.reverse { 2 } else { 1 };
+        let local = n * 4 * dirs_counted * self.plan.threads as u64 <= self.budget / 4;
+        let shared = (ordered && !local).then(|| {
+            Arc::new([
+                order::counters(n),
+                order::counters(if rules.reverse { n } else { 0 }),
+            ])
+        });
         let make = || {
             let mut s = StatsSink::new(rules, Some(mapper.clone()));
-            s.per_vertex = per_vertex.clone();
+            s.per_vertex = match (&shared, ordered) {
+                (Some(c), _) => Some(PerVertex::Shared(c.clone())),
+                (None, true) => Some(PerVertex::Local(
+                    vec![0; n as usize],
+                    vec![0; if rules.reverse { n as usize } else { 0 }],
+                )),
+                (None, false) => None,
+            };
             s
         };
-        let (sinks, _) = self.plan.pass(&make, self.progress, "count")?;
+        let (mut sinks, _) = self.plan.pass(&make, self.progress, "count")?;
+        let degrees = ordered.then(|| match &shared {
+            Some(c) => (order::loads(&c[0]), order::loads(&c[1])),
+            None => {
+                let mut locals: Vec<(Vec<u32>, Vec<u32>)> = sinks
+                    .iter_mut()
+                    .filter_map(|s| match s.per_vertex.take() {
+                        Some(PerVertex::Local(o, i)) => Some((o, i)),
+                        _ => None,
+                    })
+                    .collect();
+                let mut total = locals.pop().unwrap_or_default();
+                for (o, i) in locals {
+                    order::add_into(&mut total.0, &o);
+                    order::add_into(&mut total.1, &i);
+                }
+                total
+            }
+        });
+        drop(shared);
         let mut out_cells: Vec<u64> = Vec::new();
         let mut in_cells: Vec<u64> = Vec::new();
         for s in &sinks {
@@ -84,26 +114,29 @@ impl BuildCtx<'_> {
         let ncells = ((n.max(1) - 1) >> CELL_SHIFT) as usize + 1;
         out_cells.resize(ncells, 0);
         in_cells.resize(ncells, 0);
-        let (mapper, order) = match &per_vertex {
-            Some(pv) => {
-                let order = order::degree_order(&pv.out);
+        let (mapper, order, starts) = match degrees {
+            Some((deg, deg_in)) => {
+                let order = order::degree_order(&deg);
+                let records: u64 = deg.iter().map(|&d| d as u64).sum();
+                let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
+                let starts = order::unit_starts(&order, &deg, cap);
                 for (v, &r) in order.iter().enumerate() {
                     let c = v >> CELL_SHIFT;
-                    out_cells[c] += pv.out[r as usize].load(Relaxed) as u64;
-                    if let Some(d) = pv.inn.get(r as usize) {
-                        in_cells[c] += d.load(Relaxed) as u64;
+                    out_cells[c] += deg[r as usize] as u64;
+                    if let Some(&d) = deg_in.get(r as usize) {
+                        in_cells[c] += d as u64;
                     }
                 }
                 let new_of = Arc::new(crate::store::names::invert(&order));
                 let m = IdMapper::Ordered {
-                    ranks: Box::new(mapper),
+                    compact: compact.clone(),
+                    limit: n,
                     new_of,
                 };
-                (m, Some(order))
+                (m, Some(order), Some(starts))
             }
-            None => (mapper, None),
+            None => (mapper, None, None),
         };
-        drop(per_vertex);
         // A partition's records, its lists and its blocks must fit the
         // budget above the floor: 8 bytes of record and about as much of
         // sorted list and block staging each (17 to 19 measured on rmat22),
@@ -182,7 +215,10 @@ impl BuildCtx<'_> {
         let weighted = rules.weighted;
         let load = |set: &SpillSet, p: usize, range: (usize, usize)| -> Result<Vec<Unit>> {
             let (keys, ws) = set.take(p, weighted)?;
-            Ok(group_into_units(keys, ws, range, n, weighted))
+            Ok(match &starts {
+                Some(st) => split_into_units(keys, ws, range, st, weighted),
+                None => group_into_units(keys, ws, range, n, weighted),
+            })
         };
         // Partitions are loaded lazily, one at a time.
         struct Lazy<'s, F: FnMut(usize) -> Result<Vec<Unit>>> {
@@ -293,6 +329,47 @@ fn group_into_units(
         u.keys.push(k);
         if weighted {
             u.weights.push(ws[i]);
+        }
+    }
+    units
+}
+
+/// Splits a partition's records (cells `c0..c1` of an ordered build) into
+/// the build units of `starts` that lie in those cells.
+fn split_into_units(
+    keys: Vec<u64>,
+    ws: Vec<f32>,
+    (c0, c1): (usize, usize),
+    starts: &[u32],
+    weighted: bool,
+) -> Vec<Unit> {
+    let n = *starts.last().unwrap_or(&0) as u64;
+    let (lo, hi) = (
+        ((c0 as u64) << CELL_SHIFT).min(n) as u32,
+        ((c1 as u64) << CELL_SHIFT).min(n) as u32,
+    );
+    // Units nest in cells, so the partition's units are a run of them.
+    let (u0, u1) = (
+        starts.partition_point(|&s| s < lo),
+        starts.partition_point(|&s| s < hi),
+    );
+    let unit_of = order::UnitOf::new(starts);
+    let mut units: Vec<Unit> = (u0..u1.max(u0))
+        .map(|u| Unit {
+            lo: starts[u] as u64,
+            hi: starts[u + 1] as u64,
+            pages: vec![Page {
+                owner: u as u32,
+                keys: Vec::new(),
+                weights: Vec::new(),
+            }],
+        })
+        .collect();
+    for (i, &k) in keys.iter().enumerate() {
+        let p = &mut units[unit_of.of((k >> 32) as u32) - u0].pages[0];
+        p.keys.push(k);
+        if weighted {
+            p.weights.push(ws[i]);
         }
     }
     units

@@ -227,11 +227,14 @@ pub enum IdMapper {
     },
     /// Order-preserving compaction.
     Compact(std::sync::Arc<CompactMap>),
-    /// A mapping to ranks, then a vertex order: `new_of[rank]` is the
-    /// internal id (see [`super::order`]).
+    /// Ids to ranks (dense below `limit`, or through `compact`), then
+    /// a vertex order: `new_of[rank]` is the internal id (see
+    /// [`super::order`]).
     Ordered {
-        /// Ids to ranks.
-        ranks: Box<IdMapper>,
+        /// The compaction, if ids are compacted.
+        compact: Option<std::sync::Arc<CompactMap>>,
+        /// First id that cannot be stored densely (without compaction).
+        limit: u64,
         /// Ranks to internal ids.
         new_of: std::sync::Arc<Vec<u32>>,
     },
@@ -244,7 +247,18 @@ impl IdMapper {
         match self {
             IdMapper::Dense { limit } => (id < *limit).then_some(id as u32),
             IdMapper::Compact(m) => Some(m.map(id) as u32),
-            IdMapper::Ordered { ranks, new_of } => ranks.map(id).map(|r| new_of[r as usize]),
+            IdMapper::Ordered {
+                compact,
+                limit,
+                new_of,
+            } => {
+                let r = match compact {
+                    Some(m) => m.map(id),
+                    None if id < *limit => id,
+                    None => return None,
+                };
+                new_of.get(r as usize).copied()
+            }
         }
     }
 }

@@ -61,23 +61,6 @@ impl BuildCtx<'_> {
                     }
                 });
         }
-        // A vertex order renumbers the records (in ranks now) and moves
-        // them to the pages of their new cells.
-        let order = match self.opts.order {
-            VertexOrder::None => None,
-            VertexOrder::Degree => {
-                let deg = order::counters(n);
-                order::count_sources(&out_pages, &deg);
-                let order = order::degree_order(&deg);
-                drop(deg);
-                let new_of = crate::store::names::invert(&order);
-                let w = self.plan.rules.weighted;
-                out_pages = order::regroup(out_pages, &new_of, w);
-                in_pages = order::regroup(in_pages, &new_of, w);
-                Some(order)
-            }
-        };
-        let remap = remap && order.is_none();
         let range_of = |cell: u64| -> (u64, u64) {
             let (a, b) = (cell << CELL_SHIFT, (cell + 1) << CELL_SHIFT);
             match (&compact, remap) {
@@ -85,28 +68,60 @@ impl BuildCtx<'_> {
                 _ => (a.min(n), b.min(n)),
             }
         };
+        // A vertex order renumbers the records (in ranks now) and moves
+        // them to pages of build units over the new ids.
+        let to = Instant::now();
+        let (order, starts) = match self.opts.order {
+            VertexOrder::None => (None, None),
+            VertexOrder::Degree => {
+                let deg = order::count_sources(&mut out_pages, n, range_of);
+                let order = order::degree_order(&deg);
+                let records: u64 = out_pages.iter().map(|p| p.keys.len() as u64).sum();
+                let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
+                let starts = order::unit_starts(&order, &deg, cap);
+                drop(deg);
+                let new_of = crate::store::names::invert(&order);
+                let w = self.plan.rules.weighted;
+                out_pages = order::regroup(out_pages, &new_of, &starts, w);
+                in_pages = order::regroup(in_pages, &new_of, &starts, w);
+                (Some(order), Some(starts))
+            }
+        };
+        self.order_s += to.elapsed().as_secs_f64();
         let units = |pages: Vec<Page>| -> Vec<Unit> {
-            let cells = (n.max(1) - 1) >> CELL_SHIFT;
-            let cells = if remap {
-                pages
-                    .iter()
-                    .map(|p| p.owner as u64)
-                    .max()
-                    .unwrap_or(0)
-                    .max(cells)
-            } else {
-                cells
-            };
-            let mut units: Vec<Unit> = (0..=cells)
-                .map(|c| {
-                    let (lo, hi) = range_of(c);
-                    Unit {
-                        lo,
-                        hi,
+            let mut units: Vec<Unit> = match &starts {
+                Some(starts) => starts
+                    .windows(2)
+                    .map(|w| Unit {
+                        lo: w[0] as u64,
+                        hi: w[1] as u64,
                         pages: Vec::new(),
-                    }
-                })
-                .collect();
+                    })
+                    .collect(),
+                None => {
+                    let cells = (n.max(1) - 1) >> CELL_SHIFT;
+                    let cells = if remap {
+                        pages
+                            .iter()
+                            .map(|p| p.owner as u64)
+                            .max()
+                            .unwrap_or(0)
+                            .max(cells)
+                    } else {
+                        cells
+                    };
+                    (0..=cells)
+                        .map(|c| {
+                            let (lo, hi) = range_of(c);
+                            Unit {
+                                lo,
+                                hi,
+                                pages: Vec::new(),
+                            }
+                        })
+                        .collect()
+                }
+            };
             for p in pages {
                 units[p.owner as usize].pages.push(p);
             }

@@ -313,6 +313,7 @@ pub fn convert_from(
         temp_dir,
         t0,
         parse_s: 0.0,
+        order_s: 0.0,
     };
     let mut reason;
     if opts.force_external {
@@ -388,6 +389,7 @@ struct BuildCtx<'a> {
     temp_dir: PathBuf,
     t0: Instant,
     parse_s: f64,
+    order_s: f64,
 }
 
 /// Records of one build unit: a vertex range and the pages holding its records.
@@ -696,6 +698,7 @@ impl BuildCtx<'_> {
             output_bytes: std::fs::metadata(self.output).map(|m| m.len()).unwrap_or(0),
             timings: Timings {
                 parse_s: self.parse_s,
+                order_s: self.order_s,
                 build_s,
                 finish_s,
                 total_s: self.t0.elapsed().as_secs_f64(),

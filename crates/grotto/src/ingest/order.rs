@@ -24,32 +24,123 @@ pub fn counters(n: u64) -> Vec<AtomicU32> {
     (0..n).map(|_| AtomicU32::new(0)).collect()
 }
 
-/// Counts the records of each source (keys `source << 32 | target`).
-pub fn count_sources(pages: &[Page], deg: &[AtomicU32]) {
-    pages.par_iter().for_each(|p| {
-        for &k in &p.keys {
-            deg[(k >> 32) as usize].fetch_add(1, Relaxed);
+/// Records per source of the pages of each cell: `range_of(cell)` is the
+/// range of sources a page of that cell holds (ranges of higher cells lie
+/// higher). Cells are counted in parallel, each into its own part of the
+/// result, so no counter is shared.
+pub fn count_sources(pages: &mut [Page], n: u64, range_of: impl Fn(u64) -> (u64, u64)) -> Vec<u32> {
+    let mut deg = vec![0u32; n as usize];
+    pages.sort_unstable_by_key(|p| p.owner);
+    let mut jobs: Vec<(u64, &mut [u32], &[Page])> = Vec::new();
+    let (mut rest, mut at) = (&mut deg[..], 0u64);
+    let mut pages: &[Page] = pages;
+    while let Some(first) = pages.first() {
+        let cell = first.owner;
+        let k = pages.iter().take_while(|p| p.owner == cell).count();
+        let (lo, hi) = range_of(cell as u64);
+        let (lo, hi) = (lo.max(at).min(n), hi.max(at).min(n));
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut((lo - at) as usize);
+        let (mine, tail) = tail.split_at_mut((hi - lo) as usize);
+        rest = tail;
+        at = hi;
+        jobs.push((lo, mine, &pages[..k]));
+        pages = &pages[k..];
+    }
+    jobs.into_par_iter().for_each(|(lo, d, ps)| {
+        for p in ps {
+            for &k in &p.keys {
+                if let Some(c) = ((k >> 32) as usize)
+                    .checked_sub(lo as usize)
+                    .and_then(|i| d.get_mut(i))
+                {
+                    *c = c.saturating_add(1);
+                }
+            }
         }
     });
+    deg
 }
 
 /// The degree order: entry `i` is the rank of new internal vertex `i`,
 /// ranks sorted by `deg` (records per rank) descending, ties by rank.
-pub fn degree_order(deg: &[AtomicU32]) -> Vec<u32> {
+pub fn degree_order(deg: &[u32]) -> Vec<u32> {
     let mut keys: Vec<u64> = deg
         .par_iter()
         .enumerate()
-        .map(|(r, d)| ((!d.load(Relaxed) as u64) << 32) | r as u64)
+        .map(|(r, &d)| ((!d as u64) << 32) | r as u64)
         .collect();
     keys.par_sort_unstable();
     keys.into_par_iter().map(|k| k as u32).collect()
 }
 
+/// The values of counters.
+pub fn loads(c: &[AtomicU32]) -> Vec<u32> {
+    c.par_iter().map(|a| a.load(Relaxed)).collect()
+}
+
+/// Adds `b` into `a`, element by element (saturating), in parallel.
+pub fn add_into(a: &mut [u32], b: &[u32]) {
+    a.par_iter_mut()
+        .zip(b.par_iter())
+        .for_each(|(x, &y)| *x = x.saturating_add(y));
+}
+
+/// Build units over new ids: consecutive ranges within one cell (2^CELL_SHIFT
+/// vertices) of at most `cap` records unless one vertex alone has more,
+/// so that the hubs an order puts first do not make one unit most of
+/// the work. Returns each unit's first vertex, then `n`.
+pub fn unit_starts(order: &[u32], deg: &[u32], cap: u64) -> Vec<u32> {
+    let mut starts = vec![0u32];
+    let (mut first, mut records) = (0usize, 0u64);
+    for (v, &r) in order.iter().enumerate() {
+        let d = deg[r as usize] as u64;
+        if v > first && (v.trailing_zeros() >= CELL_SHIFT || records + d > cap) {
+            starts.push(v as u32);
+            first = v;
+            records = 0;
+        }
+        records += d;
+    }
+    starts.push(order.len() as u32);
+    starts
+}
+
+/// Finds the unit of a vertex: the first unit that may hold each block of
+/// 256 vertices, then a short scan forward.
+pub(super) struct UnitOf<'a> {
+    starts: &'a [u32],
+    first: Vec<u32>,
+}
+
+impl<'a> UnitOf<'a> {
+    pub(super) fn new(starts: &'a [u32]) -> UnitOf<'a> {
+        let n = *starts.last().unwrap_or(&0) as usize;
+        let mut first = Vec::with_capacity(n.div_ceil(256));
+        let mut u = 0usize;
+        for b in 0..n.div_ceil(256) {
+            while starts[u + 1] as usize <= b * 256 {
+                u += 1;
+            }
+            first.push(u as u32);
+        }
+        UnitOf { starts, first }
+    }
+    #[inline]
+    pub(super) fn of(&self, v: u32) -> usize {
+        let mut u = self.first[(v >> 8) as usize] as usize;
+        while self.starts[u + 1] <= v {
+            u += 1;
+        }
+        u
+    }
+}
+
 /// Renumbers every record of `pages` (`new_of[rank]` is a vertex's new
-/// id) and regroups the records into pages of their new source cell.
-/// Old pages are freed as they are read, so memory stays about that of
-/// the records plus one partial page per cell and worker.
-pub fn regroup(pages: Vec<Page>, new_of: &[u32], weighted: bool) -> Vec<Page> {
+/// id) and regroups the records into pages of their unit (`starts`, from
+/// [`unit_starts`]; a page's owner is its unit). Old pages are freed as
+/// they are read, so memory stays about that of the records plus one
+/// partial page per unit and worker.
+pub fn regroup(pages: Vec<Page>, new_of: &[u32], starts: &[u32], weighted: bool) -> Vec<Page> {
     let workers = rayon::current_num_threads().max(1);
     let per = pages.len().div_ceil(workers).max(1);
     let mut groups: Vec<Vec<Page>> = Vec::new();
@@ -61,19 +152,26 @@ pub fn regroup(pages: Vec<Page>, new_of: &[u32], weighted: bool) -> Vec<Page> {
         }
         groups.push(g);
     }
-    let cells = new_of.len().max(1).div_ceil(1 << CELL_SHIFT);
+    let unit_of = UnitOf::new(starts);
+    let units = starts.len().saturating_sub(1);
     groups
         .into_par_iter()
         .flat_map_iter(|group| {
-            let mut open: Vec<Option<Page>> = (0..cells).map(|_| None).collect();
+            let mut open: Vec<Option<Page>> = (0..units).map(|_| None).collect();
             let mut done = Vec::new();
+            let mut keys: Vec<u64> = Vec::with_capacity(PAGE_RECORDS);
             for old in group {
-                for (i, &k) in old.keys.iter().enumerate() {
-                    let s = new_of[(k >> 32) as usize];
-                    let t = new_of[(k & 0xFFFF_FFFF) as usize];
-                    let c = (s >> CELL_SHIFT) as usize;
-                    let p = open[c].get_or_insert_with(|| Page {
-                        owner: c as u32,
+                // Renumber first, in a loop of independent loads, then
+                // scatter.
+                keys.clear();
+                keys.extend(old.keys.iter().map(|&k| {
+                    ((new_of[(k >> 32) as usize] as u64) << 32)
+                        | new_of[(k & 0xFFFF_FFFF) as usize] as u64
+                }));
+                for (i, &k) in keys.iter().enumerate() {
+                    let u = unit_of.of((k >> 32) as u32);
+                    let p = open[u].get_or_insert_with(|| Page {
+                        owner: u as u32,
                         keys: Vec::with_capacity(PAGE_RECORDS),
                         weights: if weighted {
                             Vec::with_capacity(PAGE_RECORDS)
@@ -81,12 +179,12 @@ pub fn regroup(pages: Vec<Page>, new_of: &[u32], weighted: bool) -> Vec<Page> {
                             Vec::new()
                         },
                     });
-                    p.keys.push(((s as u64) << 32) | t as u64);
+                    p.keys.push(k);
                     if weighted {
                         p.weights.push(old.weights[i]);
                     }
                     if p.keys.len() == PAGE_RECORDS {
-                        done.extend(open[c].take());
+                        done.extend(open[u].take());
                     }
                 }
             }
@@ -106,7 +204,27 @@ mod tests {
             .iter()
             .map(|&d| AtomicU32::new(d))
             .collect();
-        assert_eq!(degree_order(&deg), vec![1, 3, 4, 0, 2]);
+        assert_eq!(degree_order(&loads(&deg)), vec![1, 3, 4, 0, 2]);
+    }
+
+    #[test]
+    fn sources_are_counted_per_cell_whatever_the_page_order() {
+        let n = 70_000u64;
+        let page = |owner: u32, srcs: &[u64]| Page {
+            owner,
+            keys: srcs.iter().map(|&s| s << 32 | 1).collect(),
+            weights: Vec::new(),
+        };
+        let mut pages = vec![
+            page(1, &[65_536, 69_999, 69_999]),
+            page(0, &[0, 5, 5, 65_535]),
+            page(1, &[65_536]),
+        ];
+        let range = |c: u64| ((c << CELL_SHIFT).min(n), ((c + 1) << CELL_SHIFT).min(n));
+        let deg = count_sources(&mut pages, n, range);
+        assert_eq!((deg[0], deg[5], deg[65_535]), (1, 2, 1));
+        assert_eq!((deg[65_536], deg[69_999]), (2, 2));
+        assert_eq!(deg.iter().map(|&d| d as u64).sum::<u64>(), 8);
     }
 
     #[test]
@@ -134,12 +252,18 @@ mod tests {
             }
             pages.push(p);
         }
-        let out = regroup(pages, &new_of, true);
+        let deg = vec![1u32; n as usize];
+        let order: Vec<u32> = (0..n).collect();
+        let starts = unit_starts(&order, &deg, 30_000);
+        assert_eq!(starts, vec![0, 30_000, 60_000, 65_536, 70_000]);
+        let out = regroup(pages, &new_of, &starts, true);
         let mut got = Vec::new();
         for p in &out {
             assert!(p.keys.len() <= PAGE_RECORDS);
             for (i, &k) in p.keys.iter().enumerate() {
-                assert_eq!((k >> 32) >> CELL_SHIFT, p.owner as u64);
+                let s = (k >> 32) as u32;
+                let u = p.owner as usize;
+                assert!(starts[u] <= s && s < starts[u + 1]);
                 got.push((k, p.weights[i]));
             }
         }

@@ -315,13 +315,14 @@ impl EdgeSink for CellSink {
     }
 }
 
-/// Records per vertex, counted by every worker of a pass at once (for a
-/// vertex order; see [`super::order`]).
-pub struct PerVertex {
-    /// Out-records per vertex (both directions of an undirected edge).
-    pub out: Vec<std::sync::atomic::AtomicU32>,
-    /// In-records per vertex (empty unless in-edges are stored).
-    pub inn: Vec<std::sync::atomic::AtomicU32>,
+/// Records per vertex, for a vertex order (see [`super::order`]).
+pub enum PerVertex {
+    /// Counters of this worker alone (when every worker can have its
+    /// own): out-records (both directions of an undirected edge) and
+    /// in-records (empty unless in-edges are stored).
+    Local(Vec<u32>, Vec<u32>),
+    /// Counters every worker adds to at once.
+    Shared(std::sync::Arc<[Vec<std::sync::atomic::AtomicU32>; 2]>),
 }
 
 /// Per-worker sink for the first pass of the external build: ids seen and
@@ -330,7 +331,7 @@ pub struct StatsSink {
     rules: RecordRules,
     mapper: Option<IdMapper>,
     /// Count per vertex instead of per cell.
-    pub per_vertex: Option<std::sync::Arc<PerVertex>>,
+    pub per_vertex: Option<PerVertex>,
     /// Ids seen (when no mapper is set).
     pub seen: SeenIds,
     /// Out-records per cell of internal ids (ids below 2^32 - 1 only).
@@ -387,16 +388,30 @@ impl EdgeSink for StatsSink {
         if a == b && !self.rules.keep_self_loops {
             return true;
         }
-        if let Some(pv) = &self.per_vertex {
-            use std::sync::atomic::Ordering::Relaxed;
-            pv.out[a as usize].fetch_add(1, Relaxed);
-            if self.rules.undirected && a != b {
-                pv.out[b as usize].fetch_add(1, Relaxed);
+        let both = self.rules.undirected && a != b;
+        match &mut self.per_vertex {
+            Some(PerVertex::Local(out, inn)) => {
+                out[a as usize] = out[a as usize].saturating_add(1);
+                if both {
+                    out[b as usize] = out[b as usize].saturating_add(1);
+                }
+                if self.rules.reverse {
+                    inn[b as usize] = inn[b as usize].saturating_add(1);
+                }
+                return true;
             }
-            if self.rules.reverse {
-                pv.inn[b as usize].fetch_add(1, Relaxed);
+            Some(PerVertex::Shared(c)) => {
+                use std::sync::atomic::Ordering::Relaxed;
+                c[0][a as usize].fetch_add(1, Relaxed);
+                if both {
+                    c[0][b as usize].fetch_add(1, Relaxed);
+                }
+                if self.rules.reverse {
+                    c[1][b as usize].fetch_add(1, Relaxed);
+                }
+                return true;
             }
-            return true;
+            None => {}
         }
         Self::count(&mut self.out_cells, &mut self.unplaced, a);
         if self.rules.undirected && a != b {

@@ -20,6 +20,7 @@ pub(crate) enum Class {
     Metadata,
     Index,
     IdMap,
+    Order,
     EdgeBlock,
     WeightBlock,
     IdBase,
@@ -31,7 +32,12 @@ impl Class {
     pub(crate) fn semantic(self) -> bool {
         matches!(
             self,
-            Class::Index | Class::IdMap | Class::EdgeBlock | Class::WeightBlock | Class::IdBase
+            Class::Index
+                | Class::IdMap
+                | Class::Order
+                | Class::EdgeBlock
+                | Class::WeightBlock
+                | Class::IdBase
         )
     }
 }
@@ -309,7 +315,10 @@ pub(crate) fn metadata(
     for _ in 0..edits {
         let word = if matches!(
             s.kind,
-            SectionKind::OutBlockCrcs | SectionKind::InBlockCrcs | SectionKind::OutBlockTags
+            SectionKind::OutBlockCrcs
+                | SectionKind::InBlockCrcs
+                | SectionKind::OutBlockTags
+                | SectionKind::Order
         ) {
             4.min(len)
         } else {
@@ -477,6 +486,7 @@ pub(crate) fn mutate(base: &Base, class: Class, rng: &mut Rng) -> Option<Mutant>
         Class::Metadata => metadata(base, rng, class, is_meta),
         Class::Index => metadata(base, rng, class, |k| matches!(k, OutIndex | InIndex)),
         Class::IdMap => metadata(base, rng, class, |k| k == IdMap),
+        Class::Order => metadata(base, rng, class, |k| k == Order),
         Class::EdgeBlock => block(base, rng, false),
         Class::WeightBlock => block(base, rng, true),
     }
