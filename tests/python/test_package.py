@@ -305,3 +305,28 @@ def test_the_tutorial_runs(tmp_path):
             exec(compile(b, DOCS, "exec"), ns)
     finally:
         os.chdir(cwd)
+
+
+def test_vertex_order_keeps_the_users_ids_and_row_order(tmp_path):
+    """order="degree" (the default) renumbers vertices inside the file;
+    results, rows and neighbour lists still speak the user's ids, in the
+    user's order, and equal those of order="none"."""
+    df = edge_table(seed=11)
+    a, b = tmp_path / "none.grotto", tmp_path / "degree.grotto"
+    grotto.convert(df, a, undirected=True, order="none")
+    report = grotto.convert(df, b, undirected=True)
+    assert report["order"] == "degree"
+    ga, gb = grotto.open(a), grotto.open(b)
+    assert gb.info()["ordered"] and not ga.info()["ordered"]
+    src = int(df.src.iloc[0])
+    ra, rb = ga.bfs(src, verify=True), gb.bfs(src, verify=True)
+    assert ra["id"].tolist() == rb["id"].tolist() == sorted(ra["id"].tolist())
+    assert ra["depth"].tolist() == rb["depth"].tolist()
+    assert ga.wcc()["component"].tolist() == gb.wcc()["component"].tolist()
+    assert np.allclose(ga.pagerank()["score"], gb.pagerank()["score"], atol=1e-6)
+    for v in df.src.iloc[:20]:
+        na, nb = ga.neighbors(int(v), weights=True), gb.neighbors(int(v), weights=True)
+        assert na[0].tolist() == nb[0].tolist() == sorted(na[0].tolist())
+        assert na[1].tolist() == nb[1].tolist()
+    with pytest.raises(grotto.InputError, match="order"):
+        grotto.convert(df, tmp_path / "x.grotto", order="random")

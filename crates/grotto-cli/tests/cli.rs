@@ -254,7 +254,7 @@ fn damaged_graph_files_are_detected_and_named() {
     assert!(stderr(&o).contains("truncated"), "{}", stderr(&o));
     // Newer version: bump the version and fix the header checksum.
     let mut b = bytes.clone();
-    b[8..12].copy_from_slice(&5u32.to_le_bytes());
+    b[8..12].copy_from_slice(&6u32.to_le_bytes());
     let crc = crc32c(&b[..4092]);
     b[4092..4096].copy_from_slice(&crc.to_le_bytes());
     let nv = d.path().join("newer.grotto");
@@ -262,7 +262,7 @@ fn damaged_graph_files_are_detected_and_named() {
     let o = grotto(&["info", p(&nv)]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("format version 5") && stderr(&o).contains("upgrade"),
+        stderr(&o).contains("format version 6") && stderr(&o).contains("upgrade"),
         "{}",
         stderr(&o)
     );

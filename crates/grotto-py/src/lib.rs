@@ -18,7 +18,9 @@ use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, Mode};
 use grotto::ingest::arrays::EdgeArrays;
 use grotto::ingest::parquet::EdgeColumns;
-use grotto::ingest::{convert_from, convert_path, ConvertOptions, Format, IdMode, Source};
+use grotto::ingest::{
+    convert_from, convert_path, ConvertOptions, Format, IdMode, Source, VertexOrder,
+};
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::names::Names;
 use grotto::store::{BlockReader, Direction, Graph};
@@ -490,12 +492,23 @@ fn options(
     })
 }
 
+/// The vertex order a Python `order=` names.
+fn vertex_order(order: &str) -> PyResult<VertexOrder> {
+    match order {
+        "degree" => Ok(VertexOrder::Degree),
+        "none" => Ok(VertexOrder::None),
+        o => Err(invalid(format!(
+            "order={o:?}: expected \"degree\" or \"none\""
+        ))),
+    }
+}
+
 /// Converts a file into a graph file: a Parquet file or directory of
 /// them (edge columns `columns`), or a text file (edge list, adjacency
 /// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None, order="degree"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -513,6 +526,7 @@ fn convert_file(
     format: Option<&str>,
     columns: Option<(String, String, String)>,
     progress: Option<Bound<'_, PyAny>>,
+    order: &str,
 ) -> PyResult<String> {
     let mut opts = options(
         undirected,
@@ -525,6 +539,7 @@ fn convert_file(
         ids,
         vertices,
     )?;
+    opts.order = vertex_order(order)?;
     opts.format = match format {
         None => None,
         Some("edgelist") => Some(Format::EdgeList),
@@ -558,7 +573,7 @@ fn convert_file(
 /// into a graph file; `what` names the columns in reports and errors.
 /// Returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None))]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None, order="degree"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_arrays(
     py: Python<'_>,
@@ -577,8 +592,9 @@ fn convert_arrays(
     vertices: Option<u64>,
     progress: Option<Bound<'_, PyAny>>,
     names: Option<Vec<String>>,
+    order: &str,
 ) -> PyResult<String> {
-    let opts = options(
+    let mut opts = options(
         undirected,
         reverse,
         Some(weight.is_some()),
@@ -589,6 +605,7 @@ fn convert_arrays(
         ids,
         vertices,
     )?;
+    opts.order = vertex_order(order)?;
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
     let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let mut arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;

@@ -510,6 +510,7 @@ def convert(
     format: Optional[str] = None,
     columns: Tuple[str, str, str] = ("src", "dst", "weight"),
     progress: Any = None,
+    order: str = "degree",
 ) -> Dict[str, Any]:
     """Builds the graph file ``path`` from ``source`` and returns the
     conversion report (what ``grotto convert --json`` prints).
@@ -531,7 +532,9 @@ def convert(
     a text file (default: detected); ``memory``: memory budget ("4GiB",
     default half the available memory); ``ids``: "auto", "dense",
     "compact" (integers) or "string" (names); ``vertices``: the vertex count, isolated trailing vertices
-    included; ``format``: force a text format ("edgelist", "adjacency",
+    included; ``order``: how vertices are numbered inside the file,
+    "degree" (by out-degree, largest first: smaller and about 2x faster
+    to run) or "none" (your order); ids in results stay yours either way; ``format``: force a text format ("edgelist", "adjacency",
     "mtx", or "csv": comma-separated with a header line, whose edge
     columns ``columns`` names). ``progress``: None shows a tqdm bar when tqdm is installed
     and standard error is a terminal, True always (needs tqdm), False
@@ -543,18 +546,18 @@ def convert(
     report_to = _progress(progress)
     try:
         return _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
-                        keep_self_loops, keep_duplicates, ids, vertices, format, columns)
+                        keep_self_loops, keep_duplicates, ids, vertices, format, columns, order)
     finally:
         if isinstance(report_to, _Bars):
             report_to.close()
 
 
 def _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
-             keep_self_loops, keep_duplicates, ids, vertices, format, columns):
+             keep_self_loops, keep_duplicates, ids, vertices, format, columns, order):
     common = dict(
         undirected=undirected, reverse=reverse, memory=memory, threads=threads,
         keep_self_loops=keep_self_loops, keep_duplicates=keep_duplicates,
-        ids=ids, vertices=vertices, progress=report_to,
+        ids=ids, vertices=vertices, progress=report_to, order=order,
     )
     if isinstance(source, (str, os.PathLike)):
         report = _grotto.convert_file(
