@@ -314,8 +314,11 @@ def test_vertex_order_keeps_the_users_ids_and_row_order(tmp_path):
     df = edge_table(seed=11)
     a, b = tmp_path / "none.grotto", tmp_path / "degree.grotto"
     grotto.convert(df, a, undirected=True, order="none")
-    report = grotto.convert(df, b, undirected=True)
+    report = grotto.convert(df, b, undirected=True, order="degree")
     assert report["order"] == "degree"
+    # Uniform random degrees are not skewed: "auto" (the default) keeps
+    # the user's order.
+    assert grotto.convert(df, tmp_path / "auto.grotto", undirected=True)["order"] == "none"
     ga, gb = grotto.open(a), grotto.open(b)
     assert gb.info()["ordered"] and not ga.info()["ordered"]
     src = int(df.src.iloc[0])

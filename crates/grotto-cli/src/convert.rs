@@ -56,6 +56,8 @@ pub(crate) enum OrderArg {
     None,
     /// By out-degree, largest first: smaller gaps to pack, and lists of similar length in the same blocks.
     Degree,
+    /// Degree when degrees are skewed (the top 1% of vertices hold a tenth of the edges: social, web, R-MAT graphs), else none (grids, meshes and road networks keep their locality).
+    Auto,
 }
 
 #[derive(Args, Clone)]
@@ -96,8 +98,8 @@ pub(crate) struct BuildArgs {
     /// How edge blocks store lists: packed (delta and bit-packed; weighted graphs are always stored raw) or none.
     #[arg(long, value_enum, default_value_t = Compress::Packed)]
     pub(crate) compress: Compress,
-    /// Vertex numbering inside the file; ids in every result and argument stay yours (degree measured 2x faster than none on rmat22 BFS, WCC and PageRank, docs/format.md).
-    #[arg(long, value_enum, default_value_t = OrderArg::Degree)]
+    /// Vertex numbering inside the file; ids in every result and argument stay yours (degree measured 2x faster than none on rmat22 BFS, WCC and PageRank, 3x slower on a grid's BFS: docs/format.md).
+    #[arg(long, value_enum, default_value_t = OrderArg::Auto)]
     pub(crate) order: OrderArg,
     /// Directory for spill files (default: the output's directory).
     #[arg(long)]
@@ -210,6 +212,7 @@ impl BuildArgs {
             order: match self.order {
                 OrderArg::None => VertexOrder::None,
                 OrderArg::Degree => VertexOrder::Degree,
+                OrderArg::Auto => VertexOrder::Auto,
             },
             layout: LayoutConfig {
                 window: self.window,

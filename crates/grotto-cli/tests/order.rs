@@ -135,6 +135,36 @@ fn a_degree_ordered_file_answers_in_the_users_ids_and_order() {
         "both build paths write the same ordered file"
     );
     assert!(ok(&["info", p(&ordered)]).contains("renumbered inside"));
+    // The default, auto, orders a skewed graph and leaves a grid alone.
+    let auto = convert(d, &el, "auto.grotto", &["--undirected"]);
+    assert_eq!(
+        std::fs::read(&auto).unwrap(),
+        std::fs::read(&ordered).unwrap()
+    );
+    let gel = d.join("grid.el");
+    ok(&[
+        "generate",
+        "grid",
+        "--rows",
+        "30",
+        "--cols",
+        "40",
+        "-o",
+        p(&gel),
+        "-q",
+    ]);
+    let grid = convert(d, &gel, "grid.grotto", &["--undirected"]);
+    assert!(ok(&["info", p(&grid)]).contains("vertex order     yours"));
+    let grid_ext = convert(
+        d,
+        &gel,
+        "gridx.grotto",
+        &["--undirected", "--force-external"],
+    );
+    assert_eq!(
+        std::fs::read(&grid).unwrap(),
+        std::fs::read(&grid_ext).unwrap()
+    );
     assert!(ok(&["info", p(&plain)]).contains("vertex order     yours"));
     ok(&["check", p(&ordered)]);
     // Smaller gaps pack tighter: fewer edge blocks (the whole file also

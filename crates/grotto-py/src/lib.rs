@@ -496,9 +496,10 @@ fn options(
 fn vertex_order(order: &str) -> PyResult<VertexOrder> {
     match order {
         "degree" => Ok(VertexOrder::Degree),
+        "auto" => Ok(VertexOrder::Auto),
         "none" => Ok(VertexOrder::None),
         o => Err(invalid(format!(
-            "order={o:?}: expected \"degree\" or \"none\""
+            "order={o:?}: expected \"auto\", \"degree\" or \"none\""
         ))),
     }
 }
@@ -508,7 +509,7 @@ fn vertex_order(order: &str) -> PyResult<VertexOrder> {
 /// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None, order="degree"))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None, order="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -573,7 +574,7 @@ fn convert_file(
 /// into a graph file; `what` names the columns in reports and errors.
 /// Returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None, order="degree"))]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None, order="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_arrays(
     py: Python<'_>,

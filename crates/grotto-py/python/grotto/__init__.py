@@ -510,7 +510,7 @@ def convert(
     format: Optional[str] = None,
     columns: Tuple[str, str, str] = ("src", "dst", "weight"),
     progress: Any = None,
-    order: str = "degree",
+    order: str = "auto",
 ) -> Dict[str, Any]:
     """Builds the graph file ``path`` from ``source`` and returns the
     conversion report (what ``grotto convert --json`` prints).
@@ -534,7 +534,9 @@ def convert(
     "compact" (integers) or "string" (names); ``vertices``: the vertex count, isolated trailing vertices
     included; ``order``: how vertices are numbered inside the file,
     "degree" (by out-degree, largest first: smaller and about 2x faster
-    to run) or "none" (your order); ids in results stay yours either way; ``format``: force a text format ("edgelist", "adjacency",
+    to run on skewed graphs), "none" (your order), or "auto" (degree when
+    the top 1% of vertices hold a tenth of the edges, else none); ids in
+    results stay yours either way; ``format``: force a text format ("edgelist", "adjacency",
     "mtx", or "csv": comma-separated with a header line, whose edge
     columns ``columns`` names). ``progress``: None shows a tqdm bar when tqdm is installed
     and standard error is a terminal, True always (needs tqdm), False

@@ -57,7 +57,7 @@ impl BuildCtx<'_> {
         // Each worker counts into its own counters when they all fit in a
         // quarter of the budget; else into shared atomic ones (slower:
         // hubs' counters bounce between cores).
-        let ordered = self.opts.order == VertexOrder::Degree;
+        let ordered = self.opts.order != VertexOrder::None;
         let dirs_counted = if rules.reverse { 2 } else { 1 };
         let local = n * 4 * dirs_counted * self.plan.threads as u64 <= self.budget / 4;
         let shared = (ordered && !local).then(|| {
@@ -115,6 +115,19 @@ impl BuildCtx<'_> {
         out_cells.resize(ncells, 0);
         in_cells.resize(ncells, 0);
         let (mapper, order, starts) = match degrees {
+            Some((deg, deg_in))
+                if self.opts.order == VertexOrder::Auto
+                    && !order::skewed(&order::degree_order(&deg), &deg) =>
+            {
+                // Not worth an order: cells by the user's order.
+                for (v, &d) in deg.iter().enumerate() {
+                    out_cells[v >> CELL_SHIFT] += d as u64;
+                    if let Some(&i) = deg_in.get(v) {
+                        in_cells[v >> CELL_SHIFT] += i as u64;
+                    }
+                }
+                (mapper, None, None)
+            }
             Some((deg, deg_in)) => {
                 let order = order::degree_order(&deg);
                 let records: u64 = deg.iter().map(|&d| d as u64).sum();

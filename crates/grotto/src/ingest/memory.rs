@@ -73,9 +73,12 @@ impl BuildCtx<'_> {
         let to = Instant::now();
         let (order, starts) = match self.opts.order {
             VertexOrder::None => (None, None),
-            VertexOrder::Degree => {
+            VertexOrder::Degree | VertexOrder::Auto => 'order: {
                 let deg = order::count_sources(&mut out_pages, n, range_of);
                 let order = order::degree_order(&deg);
+                if self.opts.order == VertexOrder::Auto && !order::skewed(&order, &deg) {
+                    break 'order (None, None);
+                }
                 let records: u64 = out_pages.iter().map(|p| p.keys.len() as u64).sum();
                 let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
                 let starts = order::unit_starts(&order, &deg, cap);

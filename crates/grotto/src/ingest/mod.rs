@@ -683,7 +683,11 @@ impl BuildCtx<'_> {
             duplicates_dropped: dups,
             parse: counts,
             ids_compacted: compact.is_some(),
-            order: self.opts.order,
+            order: if order.is_some() {
+                VertexOrder::Degree
+            } else {
+                VertexOrder::None
+            },
             names: self.plan.names.is_some(),
             path,
             path_reason: String::new(),

@@ -36,6 +36,10 @@ pub enum VertexOrder {
     /// By out-degree, largest first (ties in the user's order): lists of
     /// similar length share blocks, and hubs' small ids shrink gaps.
     Degree,
+    /// Degree order when degrees are skewed (the top 1% of vertices hold
+    /// at least a tenth of the records, as in social and web graphs),
+    /// else the user's order (grids and meshes keep their locality).
+    Auto,
 }
 
 /// Options of a conversion; the CLI flattens these.
@@ -183,7 +187,8 @@ pub struct ConvertReport {
     pub parse: ParseCounts,
     /// Ids were compacted and an id map stored.
     pub ids_compacted: bool,
-    /// How vertices are numbered inside the file.
+    /// How vertices are numbered inside the file (what was applied:
+    /// `Degree` or `None`).
     pub order: VertexOrder,
     /// Vertex ids are names, stored in the file.
     pub names: bool,

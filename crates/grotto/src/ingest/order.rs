@@ -73,6 +73,18 @@ pub fn degree_order(deg: &[u32]) -> Vec<u32> {
     keys.into_par_iter().map(|k| k as u32).collect()
 }
 
+/// Whether an order pays: the top 1% of vertices (at least one) hold at
+/// least a tenth of the records. `order` is the degree order of `deg`.
+pub fn skewed(order: &[u32], deg: &[u32]) -> bool {
+    let total: u64 = deg.iter().map(|&d| d as u64).sum();
+    let top: u64 = order
+        .iter()
+        .take((order.len() / 100).max(1))
+        .map(|&r| deg[r as usize] as u64)
+        .sum();
+    top * 10 >= total && total > 0
+}
+
 /// The values of counters.
 pub fn loads(c: &[AtomicU32]) -> Vec<u32> {
     c.par_iter().map(|a| a.load(Relaxed)).collect()
