@@ -678,19 +678,7 @@ impl PyGraph {
         let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
         let (mut ids, mut ws) = (Vec::new(), Vec::new());
         r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;
-        if g.order().is_some() {
-            // Lists are sorted by internal id; users get them in their order.
-            let mut pairs: Vec<(u32, u32, f32)> = ids
-                .iter()
-                .enumerate()
-                .map(|(i, &u)| (g.rank(u), u, ws.get(i).copied().unwrap_or(0.0)))
-                .collect();
-            pairs.sort_unstable_by_key(|p| p.0);
-            ids = pairs.iter().map(|p| p.1).collect();
-            if g.weighted() {
-                ws = pairs.iter().map(|p| p.2).collect();
-            }
-        }
+        g.sort_by_rank(&mut ids, &mut ws);
         Ok((ids, g.weighted().then(|| PyArray1::from_vec(py, ws))))
     }
 }

@@ -91,7 +91,7 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     for rank in 0..n as u32 {
         let v = g.vertex_at_rank(rank);
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
-        in_user_order(g, &mut nb, &mut ws);
+        g.sort_by_rank(&mut nb, &mut ws);
         for (i, &u) in nb.iter().enumerate() {
             // An undirected edge once, from its smaller user id.
             if !g.directed() && g.rank(u) < g.rank(v) {
@@ -133,27 +133,6 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     }
     out.flush().map_err(err)?;
     Ok(written)
-}
-
-/// Sorts a list (and its weights) by the user's order, for a file whose
-/// vertices are renumbered: exports list vertices and their neighbours
-/// in the user's order whatever the file's order.
-fn in_user_order(g: &Graph, nb: &mut Vec<u32>, ws: &mut Vec<f32>) {
-    if g.order().is_none() {
-        return;
-    }
-    let mut pairs: Vec<(u32, u32, f32)> = nb
-        .iter()
-        .enumerate()
-        .map(|(i, &u)| (g.rank(u), u, ws.get(i).copied().unwrap_or(0.0)))
-        .collect();
-    pairs.sort_unstable_by_key(|p| p.0);
-    nb.clear();
-    nb.extend(pairs.iter().map(|p| p.1));
-    if !ws.is_empty() {
-        ws.clear();
-        ws.extend(pairs.iter().map(|p| p.2));
-    }
 }
 
 /// Whether `name` reads back from an edge list as the same single token.
@@ -232,7 +211,7 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     for rank in 0..g.vertex_count() as u32 {
         let v = g.vertex_at_rank(rank);
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
-        in_user_order(g, &mut nb, &mut ws);
+        g.sort_by_rank(&mut nb, &mut ws);
         for (i, &u) in nb.iter().enumerate() {
             // An undirected edge once, from its smaller user id.
             if !g.directed() && g.rank(u) < g.rank(v) {

@@ -224,6 +224,27 @@ impl Graph {
         }
     }
 
+    /// Sorts a neighbour list (and its weights, when `ws` holds them) into
+    /// the user's order; lists are stored sorted by internal id, which
+    /// differs from it in a file with a vertex order.
+    pub fn sort_by_rank(&self, nb: &mut Vec<u32>, ws: &mut Vec<f32>) {
+        if self.order.is_none() {
+            return;
+        }
+        let mut pairs: Vec<(u32, u32, f32)> = nb
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| (self.rank(u), u, ws.get(i).copied().unwrap_or(0.0)))
+            .collect();
+        pairs.sort_unstable_by_key(|p| p.0);
+        nb.clear();
+        nb.extend(pairs.iter().map(|p| p.1));
+        if !ws.is_empty() {
+            ws.clear();
+            ws.extend(pairs.iter().map(|p| p.2));
+        }
+    }
+
     /// The rank of each internal vertex, when the file has a vertex order.
     pub fn order(&self) -> Option<&[u32]> {
         self.order.as_deref()
