@@ -248,4 +248,11 @@ fn decode_bench_reports_each_block_kind() {
         per_pass,
         "{v}"
     );
+    // Lists of one or two ids live in the index, so a piece in a block
+    // holds at least three.
+    let pieces = short["pieces_per_pass"].as_u64().unwrap();
+    assert!(
+        pieces > 0 && 3 * pieces <= short["ids_per_pass"].as_u64().unwrap(),
+        "{v}"
+    );
 }

@@ -203,6 +203,7 @@ impl Adjacency {
         )
     }
 
+    #[inline]
     fn packed_piece<'b>(
         &self,
         v: VertexId,
@@ -258,6 +259,7 @@ impl Adjacency {
     /// Where `v`'s on-disk list starts (a slot; in a packed file, the
     /// packed offset) and its length, or `None` for a list kept in memory
     /// or an empty one.
+    #[inline]
     pub fn disk_span(&self, v: VertexId) -> Option<(u64, u64)> {
         IndexEntry::disk_span(self.index[v as usize], v as u64, &self.huge)
     }

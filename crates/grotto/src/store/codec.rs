@@ -482,30 +482,25 @@ pub fn decode_span(block: &[u8], out: &mut Vec<u32>) -> Option<u64> {
     if count == 0 || count > MAX_IDS_PER_BLOCK {
         return None;
     }
-    out.clear();
-    out.reserve(count);
-    out.push(first);
+    out.resize(count, 0);
+    out[0] = first;
     let mut x = first as u64;
     let mut at = SPAN_HEAD;
     let mut buf = [0u32; RUN];
-    let mut left = count - 1;
-    while left > 0 {
+    for ids in out[1..].chunks_mut(RUN) {
         let w = width_byte(block, at)?;
-        let m = left.min(RUN);
-        let start = out.len();
-        out.resize(start + m, 0);
+        let m = ids.len();
         let fused = at + 1 + m.div_ceil(8) * w as usize + 8 <= block.len();
         if fused {
-            by_width!(w, run_up, (&block[at + 1..], &mut x, &mut out[start..]));
+            by_width!(w, run_up, (&block[at + 1..], &mut x, ids));
             at += 1 + packed_len(m, w);
         } else {
             at = unpack_run(block, at + 1, w, m, &mut buf)?;
-            for (id, &g) in out[start..].iter_mut().zip(&buf[..m]) {
+            for (id, &g) in ids.iter_mut().zip(&buf[..m]) {
                 x += g as u64;
                 *id = x as u32;
             }
         }
-        left -= m;
     }
     (x <= u32::MAX as u64).then_some(position)
 }

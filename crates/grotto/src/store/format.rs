@@ -309,6 +309,7 @@ impl IndexEntry {
     }
 
     /// Unpacks a u64 index entry.
+    #[inline]
     pub fn decode(e: u64) -> IndexEntry {
         match e >> 62 {
             0 => IndexEntry::Disk {
