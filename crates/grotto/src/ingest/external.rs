@@ -79,6 +79,9 @@ impl BuildCtx<'_> {
             s
         };
         let (mut sinks, _) = self.plan.pass(&make, self.progress, "count")?;
+        for s in sinks.iter_mut() {
+            s.flush();
+        }
         let degrees = ordered.then(|| match &shared {
             Some(c) => (order::loads(&c[0]), order::loads(&c[1])),
             None => {
@@ -204,6 +207,9 @@ impl BuildCtx<'_> {
         let dest = Destination::Spill(out_set.clone(), in_set.clone());
         let make = || CellSink::new(rules, mapper.clone(), dest.clone());
         let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
+        for s in sinks.iter_mut() {
+            s.drain();
+        }
         if sinks.iter().any(|s| s.needs_compaction) {
             // Pass 1 saw every id, so this cannot happen unless the input
             // changed between passes.
