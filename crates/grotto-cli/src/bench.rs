@@ -31,6 +31,8 @@ enum BenchKind {
     Pool(PoolBenchArgs),
     /// Neighbour ids per second out of blocks in memory, through the decoder the engines use (one thread).
     Decode(DecodeBenchArgs),
+    /// The PIO/ACE thesis's buffer-pool experiment on a weighted graph: replacement policies plain, with ACE (dirty pages written k_w at once) and with ACE and prefetching, on the thesis's workloads (a scratch copy is written, never the graph).
+    Ace(crate::bench_ace::AceBenchArgs),
 }
 
 #[derive(Args)]
@@ -99,6 +101,7 @@ pub fn bench(ctx: &Ctx, a: BenchArgs) -> anyhow::Result<()> {
         BenchKind::Io(x) => bench_io(ctx, x),
         BenchKind::Pool(x) => bench_pool(ctx, x),
         BenchKind::Decode(x) => bench_decode(ctx, x),
+        BenchKind::Ace(x) => crate::bench_ace::bench_ace(ctx, x),
     }
 }
 

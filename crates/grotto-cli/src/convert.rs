@@ -3,7 +3,9 @@
 
 use crate::{parse_size, say_to, Ctx, SCHEMA_VERSION};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use grotto::gen::{ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator};
+use grotto::gen::{
+    ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator, WeightedSource,
+};
 use grotto::ingest::parquet::{EdgeColumns, ParquetEdges};
 use grotto::ingest::{
     convert_from, ConvertOptions, ConvertReport, Format, IdMode, Input, Source, VertexOrder,
@@ -233,7 +235,7 @@ fn is_grotto_path(p: &Path) -> bool {
 }
 
 pub(crate) fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
-    let (g, common): (Box<dyn Generator>, GenCommon) = match a.kind {
+    let (g, common, wseed): (Box<dyn Generator>, GenCommon, u64) = match a.kind {
         GenKind::Rmat {
             scale,
             edge_factor,
@@ -247,16 +249,27 @@ pub(crate) fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
                 ..Default::default()
             })?),
             common,
+            seed,
         ),
-        GenKind::Grid { rows, cols, common } => (Box::new(Grid::new(rows, cols)?), common),
-        GenKind::Ba { n, m, seed, common } => (Box::new(Ba::new(n, m, seed)?), common),
+        GenKind::Grid { rows, cols, common } => (Box::new(Grid::new(rows, cols)?), common, 1),
+        GenKind::Ba { n, m, seed, common } => (Box::new(Ba::new(n, m, seed)?), common, seed),
     };
+    // Weights asked for: drawn from the generator's seed (1 for a grid).
+    let weights = common.build.weighted.then_some(wseed);
     let out = common.output;
     if is_grotto_path(&out) {
         let opts = common.build.options(ctx.threads);
         let bar = ctx.bar();
-        let src = AsSource(g.as_ref());
-        let r = convert_from(&Source::Generated(&src), &out, &opts, &bar)?;
+        let plain = AsSource(g.as_ref());
+        let weighted = weights.map(|seed| WeightedSource {
+            g: g.as_ref(),
+            seed,
+        });
+        let src: &dyn grotto::ingest::EdgeGenerator = match &weighted {
+            Some(w) => w,
+            None => &plain,
+        };
+        let r = convert_from(&Source::Generated(src), &out, &opts, &bar)?;
         bar.done();
         return print_convert(ctx, &r);
     }
@@ -287,7 +300,7 @@ pub(crate) fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
     let mut say = say_to(&target);
     let bar = ctx.bar();
     grotto::ingest::Progress::stage(&bar, "generate", Some(g.chunks() as u64));
-    let bytes = grotto::gen::write_edge_list(g.as_ref(), target, &|c| {
+    let bytes = grotto::gen::write_edge_list(g.as_ref(), weights, target, &|c| {
         grotto::ingest::Progress::set(&bar, c)
     })?;
     bar.done();

@@ -2,6 +2,7 @@
 //! profile, doctor, bench.
 
 mod bench;
+mod bench_ace;
 mod convert;
 mod device;
 mod plot;

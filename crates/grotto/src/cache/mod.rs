@@ -2,6 +2,7 @@
 //! ([`pool`]), bound to a graph file ([`BlockCache`]) so callers ask for
 //! blocks by key and get them read (merged, checked) on a miss.
 
+pub mod ace;
 pub mod blocks;
 pub mod policy;
 pub mod pool;

@@ -56,11 +56,61 @@ impl EdgeGenerator for AsSource<'_> {
     }
 }
 
+/// Adapts a [`Generator`] to the ingest pipeline with edge weights: each
+/// edge gets a weight in (0, 1] drawn from a hash of `seed` and its two
+/// endpoints, so a duplicate edge, and both directions of an undirected
+/// one, get the same weight (Graph500's SSSP draws uniform weights too).
+pub struct WeightedSource<'a> {
+    /// The generator.
+    pub g: &'a dyn Generator,
+    /// Seed of the weights.
+    pub seed: u64,
+}
+
+/// The weight [`WeightedSource`] gives edge `u`-`v`.
+pub fn edge_weight(seed: u64, u: u64, v: u64) -> f32 {
+    let (a, b) = if u <= v { (u, v) } else { (v, u) };
+    let mut x = seed ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.rotate_left(32);
+    let h = crate::rng::splitmix64(&mut x);
+    // 24 random bits: (0, 1] in steps of 2^-24, exact in f32.
+    ((h >> 40) + 1) as f32 / (1u64 << 24) as f32
+}
+
+impl EdgeGenerator for WeightedSource<'_> {
+    fn chunks(&self) -> usize {
+        self.g.chunks()
+    }
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> crate::Result<bool> {
+        let mut buf = Vec::new();
+        self.g.chunk_edges(chunk, &mut buf);
+        for (u, v) in buf {
+            if !sink.edge(u, v, edge_weight(self.seed, u, v)) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+    fn edges(&self) -> u64 {
+        self.g.edges()
+    }
+    fn vertex_count(&self) -> Option<u64> {
+        Some(self.g.vertices())
+    }
+    fn weighted(&self) -> bool {
+        true
+    }
+    fn describe(&self) -> String {
+        format!("{}, weights in (0, 1]", self.g.describe())
+    }
+}
+
 /// Writes the generator's edges as a text edge list (`u v` lines, with a
 /// `#` comment header naming the vertex count) to `out`, an output opened
-/// before the work, and commits it; calls `progress(chunks_done)`.
+/// before the work, and commits it; calls `progress(chunks_done)`. With
+/// `weights` (a seed), each line gets the [`edge_weight`] as a third column.
 pub fn write_edge_list(
     g: &dyn Generator,
+    weights: Option<u64>,
     out_file: Output,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<u64> {
@@ -92,6 +142,10 @@ pub fn write_edge_list(
                         t.extend_from_slice(b.format(u).as_bytes());
                         t.push(b' ');
                         t.extend_from_slice(b.format(v).as_bytes());
+                        if let Some(seed) = weights {
+                            t.push(b' ');
+                            t.extend_from_slice(format!("{}", edge_weight(seed, u, v)).as_bytes());
+                        }
                         t.push(b'\n');
                     }
                     t

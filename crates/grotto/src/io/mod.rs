@@ -16,6 +16,7 @@ pub mod profile;
 pub mod raw;
 pub mod reader;
 pub mod scan;
+pub mod scratch;
 pub mod system;
 pub mod uring;
 
