@@ -28,13 +28,25 @@ pub struct Section {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ace {
     /// Dirty pages written concurrently when the top page is dirty
-    /// (default: the device profile's k_w).
+    /// (default: the device profile's k_w, capped by the pool's size:
+    /// [`Ace::default_n_w`]).
     pub n_w: usize,
     /// Pages evicted when prefetching, the requested one plus up to
     /// `n_e - 1` prefetched (default: n_w, as the thesis measured best).
     pub n_e: usize,
     /// Whether the reader prefetches (sequential, else history-based).
     pub prefetch: bool,
+}
+
+impl Ace {
+    /// The default `n_w` for a device of write concurrency `k_w` and a
+    /// pool of `slots` slots: k_w, capped at 1/256 of the slots (at least
+    /// 4). Measured (docs/ace.md): writing further ahead in the order
+    /// cleans pages that are dirtied again before they leave, so pages are
+    /// written twice, while the speedup had already levelled off.
+    pub fn default_n_w(k_w: usize, slots: usize) -> usize {
+        k_w.clamp(1, 1024).min((slots / 256).max(4))
+    }
 }
 
 /// How a write pool is set up.
