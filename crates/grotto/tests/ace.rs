@@ -5,7 +5,7 @@
 //! depend on dirtiness).
 
 use grotto::cache::ace::{Ace, PolicyKind, PoolConfig, Section, WritePool, WriteStats};
-use grotto::io::{FaultPlan, IoFile, IoOptions};
+use grotto::io::{BackendChoice, FaultPlan, IoFile, IoOptions};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,11 +25,16 @@ fn page_file(dir: &Path, pages: u64) -> std::path::PathBuf {
 }
 
 fn open(path: &Path, faults: Option<FaultPlan>) -> Arc<IoFile> {
+    open_with(path, faults, BackendChoice::Auto)
+}
+
+fn open_with(path: &Path, faults: Option<FaultPlan>, backend: BackendChoice) -> Arc<IoFile> {
     IoFile::open(
         path,
         &IoOptions {
             write: true,
             faults,
+            backend,
             ..Default::default()
         },
     )
@@ -291,4 +296,22 @@ fn a_failed_write_names_its_page_and_keeps_it_dirty() {
         "a failed write leaves its page dirty"
     );
     assert!(pool.read(99).is_err(), "a page outside the pool is refused");
+}
+
+#[test]
+fn the_pread_fallback_writes_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = 64;
+    let path = page_file(dir.path(), pages);
+    let trace = skewed_trace(11, 3000, pages, 50);
+    let ace = Some(Ace {
+        n_w: 8,
+        n_e: 4,
+        prefetch: true,
+    });
+    let file = open_with(&path, None, BackendChoice::Pread);
+    assert_eq!(file.backend(), grotto::io::BackendKind::Pread);
+    let (stats, on_disk) = replay(&file, pages, 8, PolicyKind::LruWsr, ace, &trace);
+    assert!(stats.pages_written > 100, "{stats:?}");
+    check_file(&path, pages, &on_disk, &|p| p);
 }
