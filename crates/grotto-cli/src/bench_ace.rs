@@ -46,8 +46,8 @@ pub(crate) struct AceBenchArgs {
     /// Timed operations per run (1 to 10^9).
     #[arg(long, default_value_t = 50_000, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(1..=1_000_000_000))]
     ops: u64,
-    /// Untimed operations first (default: a quarter of --ops, at least twice the pool's slots).
-    #[arg(long)]
+    /// Untimed operations first (default: a quarter of --ops, at least twice the pool's slots; at most 10^9).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<u64>::new().range(0..=1_000_000_000))]
     warmup: Option<u64>,
     /// Rounds; every configuration runs once per round, and medians are reported (1 to 100).
     #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100))]
@@ -117,7 +117,12 @@ where
 fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    s[s.len() / 2]
+    let m = s.len() / 2;
+    if s.len() % 2 == 0 {
+        (s[m - 1] + s[m]) / 2.0
+    } else {
+        s[m]
+    }
 }
 
 pub(crate) fn bench_ace(ctx: &Ctx, a: AceBenchArgs) -> anyhow::Result<()> {
@@ -165,6 +170,12 @@ pub(crate) fn bench_ace(ctx: &Ctx, a: AceBenchArgs) -> anyhow::Result<()> {
             "--ne {ne}: give a number from 1 to 1024"
         );
     }
+    // The largest pool must fit before the graph is copied.
+    let biggest = pools.iter().copied().max().unwrap_or(0);
+    grotto::metrics::check_memory(
+        WritePool::memory_bytes((biggest / 4096).max(1) as usize, pages, true),
+        "the largest write pool asked for",
+    )?;
     let scratch = ScratchCopy::new(&a.file, a.scratch_dir.as_deref(), &IoOptions::default())?;
     if !ctx.quiet && !ctx.json {
         eprintln!(

@@ -127,7 +127,7 @@ fn bench_ace_refuses_what_it_cannot_run() {
 }
 
 #[test]
-fn generated_weights_are_in_unit_interval_and_symmetric() {
+fn generated_weights_are_in_unit_interval_and_agree_through_convert() {
     let o = grotto(
         &[
             "generate",

@@ -252,6 +252,8 @@ fn a_failed_write_names_its_page_and_keeps_it_dirty() {
     let dir = tempfile::tempdir().unwrap();
     let pages = 16;
     let path = page_file(dir.path(), pages);
+    // Pushes: read of page 0, read of page 1, then the write-back of page
+    // 0 to make room for page 2, which is the third: it fails.
     let file = open(
         &path,
         Some(FaultPlan {
@@ -268,34 +270,58 @@ fn a_failed_write_names_its_page_and_keeps_it_dirty() {
         &file,
         sections,
         PoolConfig {
-            slots: 8,
+            slots: 2,
             policy: PolicyKind::Lru,
             ace: None,
             flush_depth: 1,
         },
     )
     .unwrap();
-    let mut failed = None;
-    for k in 0..8 {
-        match pool.write(k) {
-            Ok(b) => b[0] = 0xAB,
-            Err(e) => {
-                failed = Some(e);
-                break;
-            }
-        }
-    }
-    let e = match failed {
-        Some(e) => e,
-        None => pool.flush().unwrap_err(),
-    };
+    pool.write(0).unwrap()[0] = 0xAB;
+    pool.write(1).unwrap()[0] = 0xCD;
+    let e = pool.write(2).err().expect("the write-back of page 0 fails");
     let msg = e.to_string();
-    assert!(msg.contains("page ") && msg.contains("pages.bin"), "{msg}");
     assert!(
-        pool.dirty_pages() > 0,
+        msg.contains("write page 0") && msg.contains("pages.bin"),
+        "{msg}"
+    );
+    assert_eq!(
+        pool.dirty_pages(),
+        2,
         "a failed write leaves its page dirty"
     );
+    assert_eq!(pool.read(0).unwrap()[0], 0xAB, "and its bytes in the pool");
     assert!(pool.read(99).is_err(), "a page outside the pool is refused");
+    // Pages between sections are refused too, before anything is evicted.
+    let gap = WritePool::new(
+        &open(&path, None),
+        vec![
+            Section {
+                first_key: 0,
+                offset: 0,
+                pages: 2,
+            },
+            Section {
+                first_key: 4,
+                offset: 2 * PAGE as u64,
+                pages: 2,
+            },
+        ],
+        PoolConfig {
+            slots: 1,
+            policy: PolicyKind::Clock,
+            ace: None,
+            flush_depth: 1,
+        },
+    );
+    let mut gap = gap.unwrap();
+    gap.write(0).unwrap();
+    assert!(gap.read(3).is_err());
+    assert_eq!(
+        gap.dirty_pages(),
+        1,
+        "nothing was evicted for the refused page"
+    );
 }
 
 #[test]

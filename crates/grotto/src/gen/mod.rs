@@ -163,3 +163,18 @@ pub fn write_edge_list(
     out_file.commit()?;
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::edge_weight;
+
+    #[test]
+    fn edge_weights_are_symmetric_and_in_unit_interval() {
+        for (u, v) in [(0u64, 1u64), (7, 3), (1 << 40, 5), (9, 9)] {
+            let w = edge_weight(42, u, v);
+            assert_eq!(w, edge_weight(42, v, u));
+            assert!(w > 0.0 && w <= 1.0);
+        }
+        assert_ne!(edge_weight(1, 0, 1), edge_weight(2, 0, 1));
+    }
+}

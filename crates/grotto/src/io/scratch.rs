@@ -52,10 +52,25 @@ impl ScratchCopy {
                 .map_or("graph".into(), |n| n.to_string_lossy())
         );
         let out = Output::create(&dir.join(name), &[source], Streams::Refused)?;
+        // Bytes copied by hand: `std::io::copy` may use copy_file_range,
+        // which on reflink file systems shares the source's extents, and
+        // the first write to each page would then pay a copy-on-write.
         let mut from = std::fs::File::open(source).map_err(|e| Error::io(source, "open", e))?;
         let mut to = out.file();
-        let copied =
-            std::io::copy(&mut from, &mut to).map_err(|e| Error::io(out.path(), "copy into", e))?;
+        let mut buf = vec![0u8; 8 << 20];
+        let mut copied = 0u64;
+        loop {
+            use std::io::{Read, Write};
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io(source, "read", e)),
+            };
+            to.write_all(&buf[..n])
+                .map_err(|e| Error::io(out.path(), "write the scratch copy", e))?;
+            copied += n as u64;
+        }
         if copied != len {
             return Err(Error::Truncated {
                 path: source.to_path_buf(),

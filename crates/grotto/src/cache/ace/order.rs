@@ -131,7 +131,9 @@ impl WriteOrder for ClockOrder {
     fn inserted(&mut self, slot: usize, hot: bool) {
         self.present[slot] = true;
         self.referenced[slot] = hot;
-        if self.hand == slot {
+        // A page just used goes behind the hand (met last); a prefetched
+        // one left at the hand is the first the sweep takes.
+        if hot && self.hand == slot {
             self.hand = (slot + 1) % self.present.len();
         }
     }
@@ -415,7 +417,7 @@ mod tests {
 
     #[test]
     fn prefetched_pages_go_first() {
-        for kind in [PolicyKind::Lru, PolicyKind::Cflru, PolicyKind::LruWsr] {
+        for kind in PolicyKind::ALL {
             let mut p = filled(kind, 4);
             p.removed(2);
             p.inserted(2, false);
@@ -480,12 +482,13 @@ mod tests {
         for s in 0..4 {
             p.inserted(s, s % 2 == 0);
         }
-        // Hand at 0: 0 referenced (cleared), 1 unreferenced.
+        // Only the hot inserts moved the hand: it is at 1, the first
+        // prefetched (unreferenced) page.
         let dirty = [true, false, true, true];
         let mut out = Vec::new();
         p.next_dirty(&dirty, 4, &mut out);
-        // Unreferenced first (3), then referenced (0, 2) from the hand.
-        assert_eq!(out, vec![3, 0, 2]);
+        // Unreferenced first (3), then referenced (2, 0) from the hand.
+        assert_eq!(out, vec![3, 2, 0]);
         assert_eq!(p.victim(&dirty), Some(1));
         out.clear();
         p.next_clean(&dirty, 4, &mut out);

@@ -110,6 +110,7 @@ pub struct WritePool {
     picked: Vec<usize>,
     predicted: Vec<u64>,
     done: Vec<Done>,
+    broken: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -127,11 +128,28 @@ impl WritePool {
                 "the write pool needs at least one 4 KiB slot".into(),
             ));
         }
-        let keys = sections
-            .iter()
-            .map(|s| s.first_key + s.pages)
-            .max()
-            .unwrap_or(0);
+        let too_big = || Error::Limit {
+            what: format!(
+                "{}: write pool sections past 2^62 pages",
+                file.path().display()
+            ),
+        };
+        let mut keys = 0u64;
+        for s in &sections {
+            let end = s.first_key.checked_add(s.pages).ok_or_else(too_big)?;
+            keys = keys.max(end);
+        }
+        let mut by_key: Vec<&Section> = sections.iter().filter(|s| s.pages > 0).collect();
+        by_key.sort_by_key(|s| s.first_key);
+        if by_key
+            .windows(2)
+            .any(|w| w[0].first_key + w[0].pages > w[1].first_key)
+        {
+            return Err(Error::Invalid(format!(
+                "{}: write pool sections overlap in their keys",
+                file.path().display()
+            )));
+        }
         if cfg.slots >= NONE as usize || keys >= NO_KEY / 2 {
             return Err(Error::Limit {
                 what: format!(
@@ -141,7 +159,10 @@ impl WritePool {
             });
         }
         for s in &sections {
-            let end = s.offset.checked_add(s.pages * SLOT_BYTES as u64);
+            let end = s
+                .pages
+                .checked_mul(SLOT_BYTES as u64)
+                .and_then(|b| s.offset.checked_add(b));
             if !s.offset.is_multiple_of(SLOT_BYTES as u64) || end.is_none_or(|e| e > file.len()) {
                 return Err(Error::Invalid(format!(
                     "{}: pages {}..{} at byte {} are not 4 KiB-aligned pages inside the file",
@@ -164,7 +185,7 @@ impl WritePool {
             .max(cfg.flush_depth.max(1))
             .min(cfg.slots.max(1));
         crate::metrics::check_memory(
-            cfg.slots as u64 * SLOT_BYTES as u64 + keys * 4,
+            WritePool::memory_bytes(cfg.slots, keys, n_e > 1),
             "the write pool",
         )?;
         let mut arena = AlignedBuf::new(cfg.slots * SLOT_BYTES, SLOT_BYTES)?;
@@ -190,7 +211,21 @@ impl WritePool {
             picked: Vec::new(),
             predicted: Vec::new(),
             done: Vec::new(),
+            broken: None,
         })
+    }
+
+    /// Bytes a pool of `slots` slots over `keys` pages holds: the slots,
+    /// about 40 bytes of bookkeeping per slot (policy links included), 4
+    /// bytes per key, and the prefetch history when `prefetch`.
+    pub fn memory_bytes(slots: usize, keys: u64, prefetch: bool) -> u64 {
+        let per_slot = SLOT_BYTES as u64 + 40;
+        let history = if prefetch {
+            Prefetcher::table_bytes(slots.max(64))
+        } else {
+            0
+        };
+        slots as u64 * per_slot + keys.saturating_mul(4) + history as u64
     }
 
     /// Number of page keys.
@@ -287,9 +322,9 @@ impl WritePool {
     /// The slot holding `key`, reading it (and evicting, writing back,
     /// prefetching as the configuration says) on a miss.
     fn fetch(&mut self, key: u64) -> Result<usize> {
-        if key >= self.keys() {
-            self.offset_of(key)?;
-        }
+        self.check_usable()?;
+        // Refused before anything is evicted (sections may leave gaps).
+        self.offset_of(key)?;
         let s = self.map[key as usize];
         if s != NONE {
             let s = s as usize;
@@ -360,7 +395,11 @@ impl WritePool {
             let mut guess = Vec::new();
             p.predict(key, extra, &mut guess);
             for g in guess {
-                if (g as usize) < self.map.len() && self.map[g as usize] == NONE && g != key {
+                if (g as usize) < self.map.len()
+                    && self.map[g as usize] == NONE
+                    && g != key
+                    && self.offset_of(g).is_ok()
+                {
                     self.predicted.push(g);
                 }
             }
@@ -419,58 +458,89 @@ impl WritePool {
     }
 
     /// Issues one request per (slot, key) at once and waits for all; the
-    /// first failure is returned naming its page.
+    /// first failure is returned naming its page. Every request queued has
+    /// completed when this returns, error or not, so no slot is ever
+    /// reused while the device may still read or write it; if the reader
+    /// itself fails while requests are in flight, the pool refuses all
+    /// further work.
     fn transfer(&mut self, dir: Dir, jobs: &[(usize, u64)]) -> Result<()> {
         if jobs.is_empty() {
             return Ok(());
         }
+        self.check_usable()?;
+        let offsets = jobs
+            .iter()
+            .map(|&(_, k)| self.offset_of(k))
+            .collect::<Result<Vec<u64>>>()?;
         let t = Instant::now();
+        let depth = self.io.depth();
         let mut first_err = None;
-        let mut pending = 0usize;
-        for chunk in jobs.chunks(self.io.depth()) {
-            for (i, &(s, k)) in chunk.iter().enumerate() {
-                let at = self.offset_of(k)?;
+        let mut waits = 0u64;
+        for (c, chunk) in jobs.chunks(depth).enumerate() {
+            for (i, &(s, _)) in chunk.iter().enumerate() {
                 let buf = IoBuf {
                     ptr: self.slot_ptr(s),
                     len: SLOT_BYTES,
                 };
                 // SAFETY: the slot's bytes belong to this pool, nobody else
-                // reads or writes them (`&mut self`), and the request
-                // completes before this function returns (waited below).
+                // reads or writes them (`&mut self`), and the request has
+                // completed before this function returns (the loop below
+                // waits until nothing is in flight).
                 let r = unsafe {
                     match dir {
-                        Dir::Read => self.io.read(at, &[buf], i as u64),
-                        Dir::Write => self.io.write(at, &[buf], i as u64),
+                        Dir::Read => self.io.read(offsets[c * depth + i], &[buf], i as u64),
+                        Dir::Write => self.io.write(offsets[c * depth + i], &[buf], i as u64),
                     }
                 };
-                r?;
-                pending += 1;
+                if let Err(e) = r {
+                    first_err.get_or_insert(e);
+                    break;
+                }
             }
-            self.io.flush()?;
-            while pending > 0 {
+            if let Err(e) = self.io.flush() {
+                first_err.get_or_insert(e);
+            }
+            waits += 1;
+            while self.io.in_flight() > 0 {
                 self.done.clear();
-                let got = self.io.wait(&mut self.done, pending)?;
-                pending -= got;
+                let want = self.io.in_flight();
+                if let Err(e) = self.io.wait(&mut self.done, want) {
+                    self.broken = Some(e.to_string());
+                    return Err(e);
+                }
                 for d in self.done.drain(..) {
                     if let Err(e) = d.result {
-                        let key = chunk[d.tag as usize].1;
+                        let key = chunk.get(d.tag as usize).map_or(u64::MAX, |j| j.1);
                         first_err.get_or_insert(name_page(e, dir, key));
                     }
                 }
+            }
+            if first_err.is_some() {
+                break;
             }
         }
         let secs = t.elapsed().as_secs_f64();
         match dir {
             Dir::Read => {
-                self.stats.read_waits += 1;
+                self.stats.read_waits += waits;
                 self.stats.read_seconds += secs;
             }
             Dir::Write => {
-                self.stats.write_waits += jobs.len().div_ceil(self.io.depth()) as u64;
+                self.stats.write_waits += waits;
                 self.stats.write_seconds += secs;
             }
         }
         first_err.map_or(Ok(()), Err)
+    }
+
+    fn check_usable(&self) -> Result<()> {
+        match &self.broken {
+            None => Ok(()),
+            Some(why) => Err(Error::Invalid(format!(
+                "{}: the write pool stopped after an I/O failure it could not recover from ({why}); open it again",
+                self.io.file().path().display()
+            ))),
+        }
     }
 }
 

@@ -62,6 +62,11 @@ impl Prefetcher {
         let start = out.len();
         if p > 0 && self.recent.contains(&(p - 1)) {
             out.extend((p + 1..self.keys).take(x));
+            // The stream goes on at the next miss past what is read along.
+            if let Some(&last) = out[start..].last() {
+                self.recent[self.recent_at] = last;
+                self.recent_at = (self.recent_at + 1) % RECENT;
+            }
         } else {
             let e = &self.table[self.slot(p)];
             if e.page == p {
@@ -105,6 +110,12 @@ impl Prefetcher {
         self.last = Some(p);
     }
 
+    /// Bytes the history table takes for `entries` entries.
+    pub fn table_bytes(entries: usize) -> usize {
+        let size = (entries.max(2) + 1).next_power_of_two() / 2;
+        size * std::mem::size_of::<Entry>() + RECENT * 8
+    }
+
     /// Bytes of memory the prefetchers hold.
     pub fn bytes(&self) -> usize {
         self.table.len() * std::mem::size_of::<Entry>() + RECENT * 8
@@ -123,6 +134,10 @@ mod tests {
         assert!(out.is_empty());
         p.predict(11, 3, &mut out);
         assert_eq!(out, vec![12, 13, 14]);
+        // The next miss after what was read along continues the stream.
+        out.clear();
+        p.predict(15, 3, &mut out);
+        assert_eq!(out, vec![16, 17, 18]);
         out.clear();
         p.predict(98, 3, &mut out);
         p.predict(99, 3, &mut out);
