@@ -279,7 +279,7 @@ fn a_failed_write_names_its_page_and_keeps_it_dirty() {
     .unwrap();
     pool.write(0).unwrap()[0] = 0xAB;
     pool.write(1).unwrap()[0] = 0xCD;
-    let e = pool.write(2).err().expect("the write-back of page 0 fails");
+    let e = pool.write(2).expect_err("the write-back of page 0 fails");
     let msg = e.to_string();
     assert!(
         msg.contains("write page 0") && msg.contains("pages.bin"),
