@@ -128,8 +128,8 @@ fn bench_ace_refuses_what_it_cannot_run() {
 
 #[test]
 fn generated_weights_are_in_unit_interval_and_agree_through_convert() {
-    let o = grotto(
-        &[
+    let grid = |out: &str| {
+        let args = [
             "generate",
             "grid",
             "--rows",
@@ -137,12 +137,13 @@ fn generated_weights_are_in_unit_interval_and_agree_through_convert() {
             "--cols",
             "20",
             "--weighted",
-            "-o",
-            "-",
             "-q",
-        ],
-        &[],
-    );
+            "-o",
+            out,
+        ];
+        grotto(&args, &[])
+    };
+    let o = grid("-");
     assert!(o.status.success(), "{}", text(&o.stderr));
     let t = text(&o.stdout);
     let mut lines = 0;
@@ -165,21 +166,7 @@ fn generated_weights_are_in_unit_interval_and_agree_through_convert() {
         &[],
     );
     assert!(c.status.success(), "{}", text(&c.stderr));
-    let d = grotto(
-        &[
-            "generate",
-            "grid",
-            "--rows",
-            "20",
-            "--cols",
-            "20",
-            "--weighted",
-            "-q",
-            "-o",
-            b.to_str().unwrap(),
-        ],
-        &[],
-    );
+    let d = grid(b.to_str().unwrap());
     assert!(d.status.success(), "{}", text(&d.stderr));
     let sssp = |p: &Path| {
         let o = grotto(
