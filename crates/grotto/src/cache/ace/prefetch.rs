@@ -29,11 +29,17 @@ struct Entry {
 
 const EMPTY: u64 = u64::MAX;
 
+/// History entries for at most `entries`: the largest power of two not
+/// above it (at least 2), so a slot is a mask of the hash.
+fn table_len(entries: usize) -> usize {
+    (entries.max(2) + 1).next_power_of_two() / 2
+}
+
 impl Prefetcher {
     /// Prefetchers for pages `0..keys`, with a history table of at most
     /// `entries` entries (rounded down to a power of two).
     pub fn new(keys: u64, entries: usize) -> Prefetcher {
-        let size = (entries.max(2) + 1).next_power_of_two() / 2;
+        let size = table_len(entries);
         Prefetcher {
             keys,
             recent: [EMPTY; RECENT],
@@ -112,8 +118,7 @@ impl Prefetcher {
 
     /// Bytes the history table takes for `entries` entries.
     pub fn table_bytes(entries: usize) -> usize {
-        let size = (entries.max(2) + 1).next_power_of_two() / 2;
-        size * std::mem::size_of::<Entry>() + RECENT * 8
+        table_len(entries) * std::mem::size_of::<Entry>() + RECENT * 8
     }
 
     /// Bytes of memory the prefetchers hold.
