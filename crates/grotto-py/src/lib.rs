@@ -201,6 +201,8 @@ fn column<'py>(py: Python<'py>, v: Values) -> PyResult<Bound<'py, PyAny>> {
                 .into_pyobject(py)?
                 .into_any()
         }
+        // `Table::into_columns` gives the four kinds above only.
+        _ => return Err(invalid("a result column of an unexpected kind".to_string())),
     })
 }
 
@@ -428,8 +430,8 @@ impl PyGraph {
         }
         let d = PyDict::new(py);
         let cols = PyList::empty(py);
-        for c in outcome.table.columns {
-            cols.append((c.name, column(py, c.values)?))?;
+        for (name, values) in outcome.table.into_columns() {
+            cols.append((name, column(py, values)?))?;
         }
         d.set_item("columns", cols)?;
         d.set_item("summary", outcome.summary.to_string())?;

@@ -10,18 +10,16 @@
 //! vertex's parent is one level up and has an edge to it, and the reached
 //! set and depths match a serial BFS.
 
-use super::output::Table;
+use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{
-    atomics_u32, counts_or_minus_one, fail, into_values, user_ids_or_minus_one, user_order,
-    vertex_table, Verdict, NONE,
-};
+use super::{atomics_u32, fail, into_values, Verdict, NONE};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::Result;
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Settings of a BFS.
 #[derive(Clone, Debug)]
@@ -63,11 +61,15 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     // Probed once per edge: a bitmap (n/8 bytes) stays in cache where the
     // parent array (4n bytes) would not.
     let visited = AtomicBitmap::new(n);
-    // Expanded ahead of their level; candidates for the level after next
-    // and the parent each was found from.
+    // Expanded ahead of their level, and candidates for the level after
+    // next. A candidate's parent goes straight into `parent` (no array of
+    // its own: 4 bytes a vertex saved), by a compare-and-swap from NONE.
+    // A claim in the level stores its parent unconditionally: a swap
+    // before that store is overwritten and a swap after it fails, so a
+    // claimed vertex keeps its claimer, and an unclaimed candidate keeps
+    // the one vertex that set its bit.
     let early = AtomicBitmap::new(n);
     let candidate = AtomicBitmap::new(n);
-    let candidate_parent = atomics_u32(n, NONE);
     visited.insert(s as u64);
     parent[s as usize].store(s, Relaxed);
     depth[s as usize].store(0, Relaxed);
@@ -88,7 +90,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
                 if depth[v as usize].load(Relaxed) == next_depth {
                     for &u in edges.ids {
                         if !visited.contains(u as u64) && candidate.insert(u as u64) {
-                            candidate_parent[u as usize].store(v, Relaxed);
+                            let _ = parent[u as usize].compare_exchange(NONE, v, Relaxed, Relaxed);
                         }
                     }
                     return;
@@ -130,7 +132,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         candidate.drain_words(0, candidate.word_count(), &mut found);
         for w in found {
             if visited.insert(w) {
-                parent[w as usize].store(candidate_parent[w as usize].load(Relaxed), Relaxed);
+                // Unclaimed, so `parent` still holds the candidate's.
                 depth[w as usize].store(next_depth + 1, Relaxed);
                 ahead.push(w as VertexId);
             }
@@ -254,11 +256,11 @@ pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
 
 impl BfsResult {
     /// Per-vertex `vertex,depth,parent` in the user's ids (-1: unreached).
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.depth.len());
-        t.push("depth", counts_or_minus_one(&self.depth));
-        t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("depth", Values::Count(self.depth));
+        t.push("parent", Values::Vertex(self.parent));
+        t
     }
 
     /// Figures for the run summary.
@@ -312,8 +314,8 @@ impl Algorithm for Bfs {
     fn verify(_: &Graph, csr: &Csr, _: &BfsConfig, out: &BfsResult) -> Verdict {
         verify(csr, out)
     }
-    fn table(g: &Graph, out: &BfsResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: BfsResult) -> Table {
+        out.into_table(g)
     }
     fn summary(g: &Graph, out: &BfsResult) -> serde_json::Value {
         out.summary(g)

@@ -17,16 +17,15 @@
 //! that visit numbers are distinct, and that every visited vertex but the
 //! source was pushed by an earlier-visited vertex with an edge to it.
 
-use super::output::Table;
+use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{
-    counts_or_minus_one, fail, user_ids_or_minus_one, user_order, vertex_table, Verdict, NONE,
-};
+use super::{fail, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// Settings of a pseudo-DFS.
@@ -208,11 +207,11 @@ pub fn verify(g: &Csr, res: &DfsResult) -> Verdict {
 
 impl DfsResult {
     /// Per-vertex `vertex,order,parent` in the user's ids (-1: unvisited).
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.order.len());
-        t.push("order", counts_or_minus_one(&self.order));
-        t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("order", Values::Count(self.order));
+        t.push("parent", Values::Vertex(self.parent));
+        t
     }
 
     /// Figures for the run summary.
@@ -283,8 +282,8 @@ impl Algorithm for Dfs {
     fn verify(_: &Graph, csr: &Csr, _: &DfsConfig, out: &DfsResult) -> Verdict {
         verify(csr, out)
     }
-    fn table(g: &Graph, out: &DfsResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: DfsResult) -> Table {
+        out.into_table(g)
     }
     fn summary(g: &Graph, out: &DfsResult) -> serde_json::Value {
         out.summary(g)

@@ -15,14 +15,15 @@
 //! command line as `grotto run eccentricity`.
 
 use super::bfs::{self, BfsConfig, BfsResult};
-use super::output::Table;
+use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{counts_or_minus_one, fail, user_order, vertex_table, Verdict};
+use super::{fail, Verdict};
 use crate::engine::{AsyncRun, Run};
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
+use std::sync::Arc;
 
 /// Settings of the sweeps.
 #[derive(Clone, Debug)]
@@ -183,10 +184,10 @@ impl Algorithm for Eccentricity {
         Ok(())
     }
 
-    fn table(g: &Graph, out: &EccentricityResult) -> Table {
-        let mut t = vertex_table(g, out.depth.len());
-        t.push("depth", counts_or_minus_one(&out.depth));
-        user_order(g, t)
+    fn table(g: &Arc<Graph>, out: EccentricityResult) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("depth", Values::Count(out.depth));
+        t
     }
 
     fn summary(g: &Graph, out: &EccentricityResult) -> serde_json::Value {

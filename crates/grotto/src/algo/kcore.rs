@@ -24,12 +24,13 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, need_undirected, user_order, vertex_table, Verdict};
+use super::{atomics_u32, fail, need_undirected, Verdict};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
 use crate::error::Result;
 use crate::store::Graph;
 use crate::VertexId;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Settings of a K-core computation.
 #[derive(Clone, Debug)]
@@ -269,13 +270,10 @@ pub fn verify_coreness(g: &Csr, res: &CorenessResult) -> Verdict {
 
 impl KcoreResult {
     /// Per-vertex `vertex,in_core` (1 or 0) in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.in_core.len());
-        t.push(
-            "in_core",
-            Values::U64(self.in_core.iter().map(|&c| c as u64).collect()),
-        );
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("in_core", Values::Bool(self.in_core));
+        t
     }
 
     /// Figures for the run summary.
@@ -286,13 +284,10 @@ impl KcoreResult {
 
 impl CorenessResult {
     /// Per-vertex `vertex,core` in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.core.len());
-        t.push(
-            "core",
-            Values::U64(self.core.iter().map(|&c| c as u64).collect()),
-        );
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("core", Values::U32(self.core));
+        t
     }
 
     /// Figures for the run summary.
@@ -340,8 +335,8 @@ impl Algorithm for Kcore {
     fn verify(_: &Graph, csr: &Csr, _: &KcoreConfig, out: &KcoreResult) -> Verdict {
         verify(csr, out)
     }
-    fn table(g: &Graph, out: &KcoreResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: KcoreResult) -> Table {
+        out.into_table(g)
     }
     fn summary(_: &Graph, out: &KcoreResult) -> serde_json::Value {
         out.summary()
@@ -376,8 +371,8 @@ impl Algorithm for Coreness {
     fn verify(_: &Graph, csr: &Csr, _: &CorenessConfig, out: &CorenessResult) -> Verdict {
         verify_coreness(csr, out)
     }
-    fn table(g: &Graph, out: &CorenessResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: CorenessResult) -> Table {
+        out.into_table(g)
     }
     fn summary(_: &Graph, out: &CorenessResult) -> serde_json::Value {
         out.summary()

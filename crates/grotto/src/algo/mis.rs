@@ -19,13 +19,14 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{fail, need_undirected, user_order, vertex_table, Verdict};
+use super::{fail, need_undirected, Verdict};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::Result;
 use crate::rng::Rng;
 use crate::store::Graph;
 use crate::VertexId;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Settings of MIS.
 #[derive(Clone, Debug)]
@@ -202,13 +203,10 @@ pub fn verify(g: &Csr, seed: u64, user: &dyn Fn(VertexId) -> u32, res: &MisResul
 
 impl MisResult {
     /// Per-vertex `vertex,in_set` (1 or 0) in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.in_set.len());
-        t.push(
-            "in_set",
-            Values::U64(self.in_set.iter().map(|&c| c as u64).collect()),
-        );
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("in_set", Values::Bool(self.in_set));
+        t
     }
 
     /// Figures for the run summary.
@@ -252,8 +250,8 @@ impl Algorithm for Mis {
     fn verify(g: &Graph, csr: &Csr, c: &MisConfig, out: &MisResult) -> Verdict {
         verify(csr, c.seed, &|v| g.rank(v), out)
     }
-    fn table(g: &Graph, out: &MisResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: MisResult) -> Table {
+        out.into_table(g)
     }
     fn summary(_: &Graph, out: &MisResult) -> serde_json::Value {
         out.summary()

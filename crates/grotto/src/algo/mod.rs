@@ -85,11 +85,21 @@ pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
     let n = g.vertex_count();
     let out = g.out();
     let mut rng = Rng::new(seed, 0x5eed);
-    for _ in 0..1000 {
+    for draw in 0..1000 {
         if n == 0 {
             break;
         }
-        let v = g.vertex_at_rank(rng.below(n) as u32);
+        let r = rng.below(n) as u32;
+        // The first draws find their vertex by a pass over the order, so
+        // a run that needs no rank-to-vertex table (4 bytes a vertex)
+        // does not build one; most graphs stop at the first draw.
+        let v = if draw < 4 && !g.rank_lookup_is_cheap() {
+            let mut one = [0];
+            g.vertices_at_ranks(r, &mut one);
+            one[0]
+        } else {
+            g.vertex_at_rank(r)
+        };
         if out.degree(v) > 0 {
             return Ok(v);
         }
@@ -182,6 +192,12 @@ impl AtomicF64 {
     pub fn new(x: f64) -> AtomicF64 {
         AtomicF64(AtomicU64::new(x.to_bits()))
     }
+    /// The value, consuming the cell (so a `Vec<AtomicF64>` turns into
+    /// a `Vec<f64>` in place, without a second array).
+    #[inline]
+    pub fn into_inner(self) -> f64 {
+        f64::from_bits(self.0.into_inner())
+    }
     /// Reads the value.
     #[inline]
     pub fn load(&self) -> f64 {
@@ -271,65 +287,6 @@ pub(crate) fn atomics_u32(n: u64, x: u32) -> Vec<std::sync::atomic::AtomicU32> {
 /// The values of a vector of atomics.
 pub(crate) fn into_values(v: Vec<std::sync::atomic::AtomicU32>) -> Vec<u32> {
     v.into_iter().map(|a| a.into_inner()).collect()
-}
-
-/// A result table whose first column holds the user's id of each of the
-/// `n` vertices.
-pub(crate) fn vertex_table(g: &Graph, n: usize) -> output::Table {
-    let mut t = output::Table::default();
-    t.push("vertex", vertex_values(g, (0..n as VertexId).collect()));
-    t
-}
-
-/// Vertices as a result column in the user's ids: names for a graph with
-/// names, else integers.
-pub(crate) fn vertex_values(g: &Graph, vs: Vec<VertexId>) -> output::Values {
-    match g.names() {
-        Some(t) => output::Values::Name(t.clone(), vs.into_iter().map(|v| g.rank(v)).collect()),
-        None => output::Values::U64(vs.into_iter().map(|v| g.original_id(v)).collect()),
-    }
-}
-
-/// `t`, whose rows are internal vertices, with its rows in the user's
-/// order (the rank order; unchanged for a file without a vertex order).
-pub(crate) fn user_order(g: &Graph, mut t: output::Table) -> output::Table {
-    if let Some(order) = g.order() {
-        for c in &mut t.columns {
-            c.values.scatter(order);
-        }
-    }
-    t
-}
-
-/// Vertex references (parents) as the user's ids, -1 for [`NONE`].
-pub(crate) fn user_ids_or_minus_one(g: &Graph, vs: &[VertexId]) -> output::Values {
-    if let Some(t) = g.names() {
-        let ranks = vs
-            .iter()
-            .map(|&v| if v == NONE { NONE } else { g.rank(v) })
-            .collect();
-        return output::Values::Name(t.clone(), ranks);
-    }
-    output::Values::I64(
-        vs.iter()
-            .map(|&v| {
-                if v == NONE {
-                    -1
-                } else {
-                    g.original_id(v) as i64
-                }
-            })
-            .collect(),
-    )
-}
-
-/// Counts (depths, visit numbers) as signed values, -1 for `u32::MAX`.
-pub(crate) fn counts_or_minus_one(xs: &[u32]) -> output::Values {
-    output::Values::I64(
-        xs.iter()
-            .map(|&x| if x == u32::MAX { -1 } else { x as i64 })
-            .collect(),
-    )
 }
 
 #[cfg(test)]

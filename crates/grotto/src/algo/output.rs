@@ -7,11 +7,15 @@
 use crate::error::{Error, Result};
 use crate::io::output::{Output, Streams};
 use crate::store::names::Names;
+use crate::store::Graph;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-/// One column of values.
+/// One column of values, one per internal vertex when the table has a
+/// graph (rows are then written in the user's order and vertex columns
+/// in the user's ids, at write time: nothing is copied or widened
+/// before), else one per row.
 #[derive(Debug, Clone)]
 pub enum Values {
     /// Unsigned 64-bit integers (vertex ids, counts).
@@ -23,64 +27,140 @@ pub enum Values {
     /// Vertices of a graph with names, by rank in name order, written as
     /// their names ([`super::NONE`] for none: an empty CSV field, a Parquet null).
     Name(Arc<Names>, Vec<u32>),
+    /// Unsigned values kept at 32 bits, written as 8-byte unsigned fields.
+    U32(Vec<u32>),
+    /// Flags, written as 8-byte unsigned 1 or 0.
+    Bool(Vec<bool>),
+    /// Single-precision floats, written as doubles.
+    F32(Vec<f32>),
+    /// Counts kept at 32 bits with `u32::MAX` for none, written as signed
+    /// 8-byte fields with -1 for none.
+    Count(Vec<u32>),
+    /// Internal vertex ids ([`super::NONE`] for none), written in the
+    /// user's ids (-1 for none) or as names (empty for none).
+    Vertex(Vec<u32>),
+    /// Vertices by rank in the user's order, written in the user's ids
+    /// or as names.
+    Rank(Vec<u32>),
+    /// Each row's own vertex, in the user's ids or as its name.
+    Own,
+}
+
+/// One value of a cell, as a writer sees it.
+enum Cell<'a> {
+    U(u64),
+    I(i64),
+    F(f64),
+    Text(Option<&'a str>),
 }
 
 impl Values {
-    /// Moves value `i` to row `to[i]` (`to` a permutation of the rows).
-    pub fn scatter(&mut self, to: &[u32]) {
-        fn go<T: Copy + Default>(v: &mut Vec<T>, to: &[u32]) {
-            let mut out = vec![T::default(); v.len()];
-            for (x, &r) in v.iter().zip(to) {
-                out[r as usize] = *x;
-            }
-            *v = out;
-        }
-        match self {
-            Values::U64(v) => go(v, to),
-            Values::I64(v) => go(v, to),
-            Values::F64(v) => go(v, to),
-            Values::Name(_, v) => go(v, to),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
+    /// Rows this column holds (`None` for [`Values::Own`], which has one
+    /// per vertex of the table's graph).
+    fn len(&self) -> Option<usize> {
+        Some(match self {
             Values::U64(v) => v.len(),
             Values::I64(v) => v.len(),
             Values::F64(v) => v.len(),
             Values::Name(_, v) => v.len(),
+            Values::U32(v) => v.len(),
+            Values::Bool(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::Count(v) => v.len(),
+            Values::Vertex(v) => v.len(),
+            Values::Rank(v) => v.len(),
+            Values::Own => return None,
+        })
+    }
+
+    /// Whether the column is written as names on `g`.
+    fn is_names(&self, g: Option<&Graph>) -> bool {
+        match self {
+            Values::Name(..) => true,
+            Values::Vertex(_) | Values::Rank(_) | Values::Own => {
+                g.is_some_and(|g| g.names().is_some())
+            }
+            _ => false,
         }
     }
-    fn npy_type(&self) -> &'static str {
+
+    fn npy_type(&self, g: Option<&Graph>) -> &'static str {
+        if self.is_names(g) {
+            return "str";
+        }
         match self {
-            Values::U64(_) => "<u8",
-            Values::I64(_) => "<i8",
-            Values::F64(_) => "<f8",
+            Values::U64(_) | Values::U32(_) | Values::Bool(_) | Values::Rank(_) | Values::Own => {
+                "<u8"
+            }
+            Values::I64(_) | Values::Count(_) | Values::Vertex(_) => "<i8",
+            Values::F64(_) | Values::F32(_) => "<f8",
             Values::Name(..) => "str",
         }
     }
-    fn bytes_at(&self, i: usize) -> [u8; 8] {
+
+    /// The value at index `i` (an internal vertex for a table with a
+    /// graph, else a row).
+    #[inline]
+    fn cell<'a>(&'a self, i: usize, g: Option<&'a Graph>) -> Cell<'a> {
+        let vertex = |v: u32| -> Cell<'a> {
+            match g {
+                Some(g) => match g.names() {
+                    Some(n) => Cell::Text((v != super::NONE).then(|| n.get(g.rank(v)))),
+                    None if v == super::NONE => Cell::I(-1),
+                    None => Cell::I(g.original_id(v) as i64),
+                },
+                None if v == super::NONE => Cell::I(-1),
+                None => Cell::I(v as i64),
+            }
+        };
         match self {
-            Values::U64(v) => v[i].to_le_bytes(),
-            Values::I64(v) => v[i].to_le_bytes(),
-            Values::F64(v) => v[i].to_le_bytes(),
-            // Refused by `write_to` before records are written.
-            Values::Name(_, v) => (v[i] as u64).to_le_bytes(),
+            Values::U64(v) => Cell::U(v[i]),
+            Values::I64(v) => Cell::I(v[i]),
+            Values::F64(v) => Cell::F(v[i]),
+            Values::Name(names, v) => Cell::Text((v[i] != super::NONE).then(|| names.get(v[i]))),
+            Values::U32(v) => Cell::U(v[i] as u64),
+            Values::Bool(v) => Cell::U(v[i] as u64),
+            Values::F32(v) => Cell::F(v[i] as f64),
+            Values::Count(v) => Cell::I(if v[i] == u32::MAX { -1 } else { v[i] as i64 }),
+            Values::Vertex(v) => vertex(v[i]),
+            Values::Rank(v) => match g {
+                Some(g) => match g.names() {
+                    Some(n) => Cell::Text(Some(n.get(v[i]))),
+                    None => Cell::U(g.original_id_of_rank(v[i])),
+                },
+                None => Cell::U(v[i] as u64),
+            },
+            Values::Own => match g {
+                Some(g) => match g.names() {
+                    Some(n) => Cell::Text(Some(n.get(g.rank(i as u32)))),
+                    None => Cell::U(g.original_id(i as u32)),
+                },
+                None => Cell::U(i as u64),
+            },
         }
     }
-    fn text_at(&self, i: usize, out: &mut Vec<u8>) {
-        match self {
-            Values::U64(v) => out.extend_from_slice(itoa::Buffer::new().format(v[i]).as_bytes()),
-            Values::I64(v) => out.extend_from_slice(itoa::Buffer::new().format(v[i]).as_bytes()),
-            Values::F64(v) => {
-                // Shortest text that reads back as the same double.
-                let _ = write!(out, "{:?}", v[i]);
+}
+
+impl Cell<'_> {
+    fn bytes(&self) -> [u8; 8] {
+        match *self {
+            Cell::U(x) => x.to_le_bytes(),
+            Cell::I(x) => x.to_le_bytes(),
+            Cell::F(x) => x.to_le_bytes(),
+            // Refused by `write_to` before records are written.
+            Cell::Text(_) => [0; 8],
+        }
+    }
+    fn text(&self, out: &mut Vec<u8>) {
+        match *self {
+            Cell::U(x) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+            Cell::I(x) => out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes()),
+            // Shortest text that reads back as the same double.
+            Cell::F(x) => {
+                let _ = write!(out, "{x:?}");
             }
-            Values::Name(names, v) => {
-                if v[i] != super::NONE {
-                    csv_field(names.get(v[i]), out)
-                }
-            }
+            Cell::Text(Some(t)) => csv_field(t, out),
+            Cell::Text(None) => {}
         }
     }
 }
@@ -118,10 +198,19 @@ pub struct Column {
 }
 
 /// Per-vertex results: equal-length columns, the first the vertex id.
+///
+/// A table over a graph ([`Table::for_graph`]) keeps its columns by
+/// internal vertex and is written in the user's order, one row at a
+/// time: rows, user ids and names are looked up as each row is written,
+/// so writing costs no memory per vertex beyond the columns themselves
+/// (and the graph's rank-to-vertex table, for a file with a vertex
+/// order).
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     /// The columns.
     pub columns: Vec<Column>,
+    /// The graph whose vertices the rows are, if any.
+    graph: Option<Arc<Graph>>,
 }
 
 /// Rows per row group of a Parquet result.
@@ -168,6 +257,18 @@ impl std::str::FromStr for Format {
 }
 
 impl Table {
+    /// A table with one row per vertex of `g`, in the user's order, and
+    /// a first column `vertex` holding each row's vertex in the user's
+    /// ids (or its name).
+    pub fn for_graph(g: Arc<Graph>) -> Table {
+        let mut t = Table {
+            columns: Vec::new(),
+            graph: Some(g),
+        };
+        t.push("vertex", Values::Own);
+        t
+    }
+
     /// Adds a column.
     pub fn push(&mut self, name: &'static str, values: Values) {
         self.columns.push(Column { name, values });
@@ -175,19 +276,128 @@ impl Table {
 
     /// Rows.
     pub fn rows(&self) -> usize {
-        self.columns.first().map_or(0, |c| c.values.len())
+        match &self.graph {
+            Some(g) => g.vertex_count() as usize,
+            None => self
+                .columns
+                .iter()
+                .find_map(|c| c.values.len())
+                .unwrap_or(0),
+        }
+    }
+
+    /// Calls `f` with each row's index into the columns (the vertex of
+    /// that rank, for a table over a graph), in row order. Vertices are
+    /// found a chunk of ranks at a time: a sixteenth of the rows, at
+    /// least 64Ki, so the lookup needs a quarter byte per vertex at most.
+    fn each_index<E>(
+        &self,
+        mut f: impl FnMut(usize) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let rows = self.rows();
+        let Some(g) = &self.graph else {
+            return (0..rows).try_for_each(f);
+        };
+        let chunk = (rows / 16).max(1 << 16).min(rows.max(1));
+        let mut vs = vec![0 as crate::VertexId; chunk];
+        let mut lo = 0;
+        while lo < rows {
+            let n = chunk.min(rows - lo);
+            g.vertices_at_ranks(lo as u32, &mut vs[..n]);
+            for &v in &vs[..n] {
+                f(v as usize)?;
+            }
+            lo += n;
+        }
+        Ok(())
+    }
+
+    /// The indices into the columns of rows `lo..hi`.
+    fn indices(&self, lo: usize, hi: usize) -> Vec<usize> {
+        match &self.graph {
+            Some(g) => {
+                let mut vs = vec![0 as crate::VertexId; hi - lo];
+                g.vertices_at_ranks(lo as u32, &mut vs);
+                vs.into_iter().map(|v| v as usize).collect()
+            }
+            None => (lo..hi).collect(),
+        }
+    }
+
+    fn graph(&self) -> Option<&Graph> {
+        self.graph.as_deref()
     }
 
     /// The record layout of the `bin` and `npy` formats, in words.
     pub fn layout(&self) -> String {
         self.columns
             .iter()
-            .map(|c| match c.values {
-                Values::Name(..) => format!("{}:name", c.name),
-                _ => format!("{}:{}", c.name, &c.values.npy_type()[1..]),
+            .map(|c| match c.values.npy_type(self.graph()) {
+                "str" => format!("{}:name", c.name),
+                t => format!("{}:{}", c.name, &t[1..]),
             })
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// The columns in row order as plain arrays: 64-bit integers and
+    /// doubles, or name ranks (for callers that hand arrays on, such as
+    /// the Python package).
+    pub fn into_columns(self) -> Vec<(&'static str, Values)> {
+        let g = self.graph();
+        let rows = self.rows();
+        let idx = self.indices(0, rows);
+        self.columns
+            .iter()
+            .map(|c| {
+                let v = &c.values;
+                let out = match v.npy_type(g) {
+                    "str" => {
+                        let names = match (v, g.and_then(|g| g.names())) {
+                            (Values::Name(n, _), _) => n.clone(),
+                            (_, Some(n)) => n.clone(),
+                            _ => Arc::new(Names::default()),
+                        };
+                        let ranks = idx
+                            .iter()
+                            .map(|&i| match v {
+                                Values::Name(_, x) => x[i],
+                                Values::Vertex(x) if x[i] == super::NONE => super::NONE,
+                                Values::Vertex(x) => g.map_or(x[i], |g| g.rank(x[i])),
+                                Values::Rank(x) => x[i],
+                                _ => g.map_or(i as u32, |g| g.rank(i as u32)),
+                            })
+                            .collect();
+                        Values::Name(names, ranks)
+                    }
+                    "<u8" => Values::U64(
+                        idx.iter()
+                            .map(|&i| match v.cell(i, g) {
+                                Cell::U(x) => x,
+                                _ => 0,
+                            })
+                            .collect(),
+                    ),
+                    "<i8" => Values::I64(
+                        idx.iter()
+                            .map(|&i| match v.cell(i, g) {
+                                Cell::I(x) => x,
+                                _ => 0,
+                            })
+                            .collect(),
+                    ),
+                    _ => Values::F64(
+                        idx.iter()
+                            .map(|&i| match v.cell(i, g) {
+                                Cell::F(x) => x,
+                                _ => 0.0,
+                            })
+                            .collect(),
+                    ),
+                };
+                (c.name, out)
+            })
+            .collect()
     }
 
     /// Writes the table to `path` in `format`, atomically (see
@@ -199,15 +409,17 @@ impl Table {
     /// Writes the table into `out`, an output opened before the run (so a
     /// bad destination failed before any work), and commits it.
     pub fn write_to(&self, out: Output, format: Format) -> Result<()> {
-        if self.columns.iter().any(|c| c.values.len() != self.rows()) {
+        let rows = self.rows();
+        if self
+            .columns
+            .iter()
+            .any(|c| c.values.len().is_some_and(|n| n != rows))
+        {
             return Err(Error::Invalid("result columns differ in length".into()));
         }
         let path = out.path().to_path_buf();
         if matches!(format, Format::Bin | Format::Npy)
-            && self
-                .columns
-                .iter()
-                .any(|c| matches!(c.values, Values::Name(..)))
+            && self.columns.iter().any(|c| c.values.is_names(self.graph()))
         {
             return Err(Error::Invalid(format!(
                 "{}: this graph's vertices have names, and {} files hold numbers only; write csv or parquet",
@@ -252,6 +464,8 @@ impl Table {
         let mut lo = 0;
         while lo < rows || (rows == 0 && writer.is_none()) {
             let hi = (lo + PARQUET_GROUP_ROWS).min(rows);
+            let g = self.graph();
+            let idx = self.indices(lo, hi);
             let cols: Vec<(&str, ArrayRef)> = self
                 .columns
                 .iter()
@@ -262,14 +476,27 @@ impl Table {
                     } else {
                         c.name
                     };
-                    let a: ArrayRef = match &c.values {
-                        Values::U64(v) => Arc::new(UInt64Array::from(v[lo..hi].to_vec())),
-                        Values::I64(v) => Arc::new(Int64Array::from(v[lo..hi].to_vec())),
-                        Values::F64(v) => Arc::new(Float64Array::from(v[lo..hi].to_vec())),
-                        Values::Name(names, v) => Arc::new(
-                            v[lo..hi]
-                                .iter()
-                                .map(|&x| (x != super::NONE).then(|| names.get(x)))
+                    let v = &c.values;
+                    let cells = idx.iter().map(|&i| v.cell(i, g));
+                    let a: ArrayRef = match v.npy_type(g) {
+                        "<u8" => Arc::new(UInt64Array::from_iter_values(cells.map(|x| match x {
+                            Cell::U(x) => x,
+                            _ => 0,
+                        }))),
+                        "<i8" => Arc::new(Int64Array::from_iter_values(cells.map(|x| match x {
+                            Cell::I(x) => x,
+                            _ => 0,
+                        }))),
+                        "<f8" => Arc::new(Float64Array::from_iter_values(cells.map(|x| match x {
+                            Cell::F(x) => x,
+                            _ => 0.0,
+                        }))),
+                        _ => Arc::new(
+                            cells
+                                .map(|x| match x {
+                                    Cell::Text(t) => t,
+                                    _ => None,
+                                })
                                 .collect::<StringArray>(),
                         ),
                     };
@@ -303,37 +530,37 @@ impl Table {
         let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
         writeln!(w, "{}", names.join(","))?;
         let mut line = Vec::with_capacity(128);
-        for i in 0..self.rows() {
+        let g = self.graph();
+        self.each_index(|i| {
             line.clear();
             for (k, c) in self.columns.iter().enumerate() {
                 if k > 0 {
                     line.push(b',');
                 }
-                c.values.text_at(i, &mut line);
+                c.values.cell(i, g).text(&mut line);
             }
             line.push(b'\n');
-            w.write_all(&line)?;
-        }
-        Ok(())
+            w.write_all(&line)
+        })
     }
 
     fn write_records(&self, w: &mut impl Write) -> std::io::Result<()> {
         let mut rec = Vec::with_capacity(8 * self.columns.len());
-        for i in 0..self.rows() {
+        let g = self.graph();
+        self.each_index(|i| {
             rec.clear();
             for c in &self.columns {
-                rec.extend_from_slice(&c.values.bytes_at(i));
+                rec.extend_from_slice(&c.values.cell(i, g).bytes());
             }
-            w.write_all(&rec)?;
-        }
-        Ok(())
+            w.write_all(&rec)
+        })
     }
 
     fn npy_header(&self) -> Vec<u8> {
         let descr: Vec<String> = self
             .columns
             .iter()
-            .map(|c| format!("('{}', '{}')", c.name, c.values.npy_type()))
+            .map(|c| format!("('{}', '{}')", c.name, c.values.npy_type(self.graph())))
             .collect();
         let mut dict = format!(
             "{{'descr': [{}], 'fortran_order': False, 'shape': ({},), }}",

@@ -37,15 +37,13 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{
-    fail, in_direction, push_run, user_order, vertex_table, AtomicF64, Residual, Verdict,
-    PHASE_STEP,
-};
+use super::{fail, in_direction, push_run, AtomicF64, Residual, Verdict, PHASE_STEP};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 /// Which PageRank definition to compute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,8 +284,10 @@ fn run_with<C: Contribution>(
             (new - old).abs()
         });
     }
+    drop((contrib, acc));
     Ok(PageRankResult {
-        score: x.iter().map(|a| a.load()).collect(),
+        // In place: no second array of scores.
+        score: x.into_iter().map(AtomicF64::into_inner).collect(),
         iterations,
         last_change: change,
         converged: change < cfg.tolerance,
@@ -426,8 +426,11 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
         Semantics::Gap => 1.0,
     };
     Ok(PageRankResult {
-        score: (0..n as usize)
-            .map(|v| score[v].load() + cell[v].res.load() * scale)
+        // In place: no second array of scores.
+        score: score
+            .into_iter()
+            .zip(&cell)
+            .map(|(x, c)| x.into_inner() + c.res.load() * scale)
             .collect(),
         iterations: passes,
         last_change: left / (1.0 - d),
@@ -501,10 +504,10 @@ pub fn verify(g: &Csr, cfg: &PageRankConfig, res: &PageRankResult) -> Verdict {
 
 impl PageRankResult {
     /// Per-vertex `vertex,score` in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.score.len());
-        t.push("score", Values::F64(self.score.clone()));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("score", Values::F64(self.score));
+        t
     }
 
     /// Figures for the run summary.
@@ -598,8 +601,8 @@ impl Algorithm for PageRank {
     fn verify(_: &Graph, csr: &Csr, c: &PageRankConfig, out: &PageRankResult) -> Verdict {
         verify(csr, c, out)
     }
-    fn table(g: &Graph, out: &PageRankResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: PageRankResult) -> Table {
+        out.into_table(g)
     }
     fn summary(g: &Graph, out: &PageRankResult) -> serde_json::Value {
         out.summary(g)

@@ -27,11 +27,12 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{fail, push_run, user_order, vertex_table, AtomicF64, Residual, Verdict, PHASE_STEP};
+use super::{fail, push_run, AtomicF64, Residual, Verdict, PHASE_STEP};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
+use std::sync::Arc;
 
 /// Settings of personalized PageRank.
 #[derive(Clone, Debug)]
@@ -159,10 +160,11 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
         seeds.sort_unstable();
         seeds.dedup_by_key(|e| e.0);
     }
-    let residual: Vec<f64> = cell.iter().map(|c| c.res.load()).collect();
+    let residual: Vec<f64> = cell.into_iter().map(|c| c.res.into_inner()).collect();
     Ok(PprResult {
         source: s,
-        score: p.iter().map(|a| a.load()).collect(),
+        // In place: no second array of scores.
+        score: p.into_iter().map(AtomicF64::into_inner).collect(),
         residual_sum: residual.iter().sum(),
         residual,
         epsilon: eps,
@@ -223,10 +225,10 @@ pub fn verify(g: &Csr, alpha: f64, res: &PprResult) -> Verdict {
 
 impl PprResult {
     /// Per-vertex `vertex,score` in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.score.len());
-        t.push("score", Values::F64(self.score.clone()));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("score", Values::F64(self.score));
+        t
     }
 
     /// Figures for the run summary.
@@ -289,8 +291,8 @@ impl Algorithm for Ppr {
     fn verify(_: &Graph, csr: &Csr, c: &PprConfig, out: &PprResult) -> Verdict {
         verify(csr, c.alpha, out)
     }
-    fn table(g: &Graph, out: &PprResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: PprResult) -> Table {
+        out.into_table(g)
     }
     fn summary(g: &Graph, out: &PprResult) -> serde_json::Value {
         out.summary(g)

@@ -16,13 +16,14 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, into_values, user_order, vertex_table, Verdict, NONE};
+use super::{atomics_u32, fail, into_values, Verdict, NONE};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::rng::{splitmix64, Rng};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
 /// Settings of a random-walk run.
 #[derive(Clone, Debug)]
@@ -186,10 +187,10 @@ pub fn verify(graph: &Graph, g: &Csr, cfg: &WalkConfig, res: &WalkResult) -> Ver
 
 impl WalkResult {
     /// Per-vertex `vertex,visits` in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.visits.len());
-        t.push("visits", Values::U64(self.visits.clone()));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("visits", Values::U64(self.visits));
+        t
     }
 
     /// Figures for the run summary.
@@ -239,8 +240,8 @@ impl Algorithm for RandomWalk {
     fn verify(g: &Graph, csr: &Csr, c: &WalkConfig, out: &WalkResult) -> Verdict {
         verify(g, csr, c, out)
     }
-    fn table(g: &Graph, out: &WalkResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: WalkResult) -> Table {
+        out.into_table(g)
     }
     fn summary(_: &Graph, out: &WalkResult) -> serde_json::Value {
         out.summary()

@@ -24,6 +24,7 @@ use crate::engine::{AsyncRun, Engine, Run, RunMetrics};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// What an algorithm does when the synchronous engine is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -303,7 +304,7 @@ pub trait Algorithm: 'static {
     /// `csr` (out-edges) of `g`.
     fn verify(g: &Graph, csr: &Csr, c: &Self::Config, out: &Self::Output) -> Verdict;
     /// Per-vertex columns in the user's ids.
-    fn table(g: &Graph, out: &Self::Output) -> Table;
+    fn table(g: &Arc<Graph>, out: Self::Output) -> Table;
     /// Figures for the run summary.
     fn summary(g: &Graph, out: &Self::Output) -> serde_json::Value;
 }
@@ -444,7 +445,7 @@ impl<A: Algorithm> Registered for Entry<A> {
         Ok(Outcome {
             summary: A::summary(g, &out),
             config: A::config_json(g, params, &cfg)?,
-            table: A::table(g, &out),
+            table: A::table(g, out),
             verdict,
             metrics,
         })

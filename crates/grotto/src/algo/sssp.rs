@@ -15,12 +15,13 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{fail, user_ids_or_minus_one, user_order, vertex_table, Verdict, NONE};
+use super::{fail, Verdict, NONE};
 use crate::engine::{AsyncRun, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// Settings of SSSP.
@@ -178,14 +179,11 @@ pub fn verify(g: &Csr, res: &SsspResult) -> Verdict {
 impl SsspResult {
     /// Per-vertex `vertex,distance,parent` in the user's ids (distance
     /// `inf` and parent -1 when unreached).
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.dist.len());
-        t.push(
-            "distance",
-            Values::F64(self.dist.iter().map(|&d| d as f64).collect()),
-        );
-        t.push("parent", user_ids_or_minus_one(g, &self.parent));
-        user_order(g, t)
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push("distance", Values::F32(self.dist));
+        t.push("parent", Values::Vertex(self.parent));
+        t
     }
 
     /// Figures for the run summary.
@@ -247,8 +245,8 @@ impl Algorithm for Sssp {
     fn verify(_: &Graph, csr: &Csr, _: &SsspConfig, out: &SsspResult) -> Verdict {
         verify(csr, out)
     }
-    fn table(g: &Graph, out: &SsspResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: SsspResult) -> Table {
+        out.into_table(g)
     }
     fn summary(g: &Graph, out: &SsspResult) -> serde_json::Value {
         out.summary(g)

@@ -19,12 +19,13 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, into_values, user_order, vertex_table, Verdict};
+use super::{atomics_u32, fail, into_values, Verdict};
 use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Largest component sizes reported in the summary.
 pub const TOP_SIZES: usize = 5;
@@ -32,10 +33,11 @@ pub const TOP_SIZES: usize = 5;
 /// Components, in internal ids.
 #[derive(Clone, Debug)]
 pub struct WccResult {
-    /// Per vertex: the smallest internal id of its component.
-    pub root: Vec<VertexId>,
-    /// Per vertex: the smallest original id of its component (the label).
-    pub label: Vec<u64>,
+    /// Per vertex: the rank (place in the user's order) of its
+    /// component's first vertex, whose user id is the component's label
+    /// ([`Graph::original_id_of_rank`]): 4 bytes a vertex, where the
+    /// user ids themselves would take 8.
+    pub label: Vec<u32>,
     /// Number of components.
     pub components: u64,
     /// Sizes of the largest components, largest first.
@@ -156,16 +158,17 @@ pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
     finish(r.graph(), r.threads(), into_values(label))
 }
 
-/// Turns per-vertex roots (smallest internal id of the component) into
-/// labels in original ids and component statistics.
-fn finish(g: &Graph, threads: usize, root: Vec<VertexId>) -> Result<WccResult> {
+/// Turns per-vertex roots (any one vertex of the component, the same
+/// for all of it) into labels (the smallest rank of the component: the
+/// user's smallest id or first name) and component statistics, in place:
+/// 8 bytes a vertex besides the roots.
+fn finish(g: &Graph, threads: usize, mut root: Vec<VertexId>) -> Result<WccResult> {
     let n = root.len() as u64;
-    // Labels in original ids: the smallest original id per root.
-    let min_orig: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(u64::MAX)).collect();
+    let min_rank = atomics_u32(n, u32::MAX);
     let sizes = atomics_u32(n, 0);
-    let flush = |(rt, min, size): (usize, u64, u32)| {
+    let flush = |(rt, min, size): (usize, u32, u32)| {
         if size > 0 {
-            min_orig[rt].fetch_min(min, Relaxed);
+            min_rank[rt].fetch_min(min, Relaxed);
             sizes[rt].fetch_add(size, Relaxed);
         }
     };
@@ -173,47 +176,54 @@ fn finish(g: &Graph, threads: usize, root: Vec<VertexId>) -> Result<WccResult> {
         // Sums per root kept in a small direct-mapped table and added to
         // the shared ones when evicted: a giant component's root would
         // otherwise take one contended update per vertex.
-        let mut local = [(0usize, u64::MAX, 0u32); 64];
+        let mut local = [(0usize, u32::MAX, 0u32); 64];
         for v in lo as VertexId..hi as VertexId {
             let rt = root[v as usize] as usize;
             let e = &mut local[rt % 64];
             if e.0 != rt {
-                flush(std::mem::replace(e, (rt, u64::MAX, 0)));
+                flush(std::mem::replace(e, (rt, u32::MAX, 0)));
             }
-            e.1 = e.1.min(g.original_id(v));
+            e.1 = e.1.min(g.rank(v));
             e.2 += 1;
         }
         local.into_iter().for_each(flush);
     });
-    let label = root
-        .iter()
-        .map(|&rt| min_orig[rt as usize].load(Relaxed))
-        .collect();
-    let sizes = into_values(sizes);
-    let mut all: Vec<u64> = sizes
-        .iter()
-        .filter(|&&s| s > 0)
-        .map(|&s| s as u64)
-        .collect();
-    let components = all.len() as u64;
-    let singletons = all.iter().filter(|&&s| s == 1).count() as u64;
-    // The largest few: select them, then sort only those.
-    if all.len() > TOP_SIZES {
-        all.select_nth_unstable_by(TOP_SIZES, |a, b| b.cmp(a));
-        all.truncate(TOP_SIZES);
+    for rt in root.iter_mut() {
+        *rt = min_rank[*rt as usize].load(Relaxed);
     }
-    all.sort_unstable_by(|a, b| b.cmp(a));
+    drop(min_rank);
+    // Component counts, and the largest few kept in a small sorted list.
+    let (mut components, mut singletons) = (0u64, 0u64);
+    let mut largest: Vec<u64> = Vec::with_capacity(TOP_SIZES + 1);
+    for s in sizes
+        .iter()
+        .map(|s| s.load(Relaxed) as u64)
+        .filter(|&s| s > 0)
+    {
+        components += 1;
+        singletons += u64::from(s == 1);
+        if largest.len() < TOP_SIZES || largest.last().is_some_and(|&l| s > l) {
+            let at = largest.partition_point(|&l| l >= s);
+            largest.insert(at, s);
+            largest.truncate(TOP_SIZES);
+        }
+    }
     Ok(WccResult {
-        root,
-        label,
+        label: root,
         components,
-        largest: all,
+        largest,
         singletons,
     })
 }
 
-/// Checks `res` on `g` (the out-edges) with original ids `orig`.
-pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdict {
+/// Checks `res` on `g` (the out-edges) with original ids `orig` (of a
+/// vertex) and `of_rank` (of a rank).
+pub fn verify(
+    g: &Csr,
+    orig: &dyn Fn(VertexId) -> u64,
+    of_rank: &dyn Fn(u32) -> u64,
+    res: &WccResult,
+) -> Verdict {
     let n = g.vertex_count() as usize;
     let mut uf: Vec<usize> = (0..n).collect();
     fn root(uf: &mut [usize], mut x: usize) -> usize {
@@ -256,10 +266,10 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
     }
     for v in 0..n {
         let want = min_of_comp[&root(&mut uf, v)];
-        if res.label[v] != want {
+        if of_rank(res.label[v]) != want {
             fail!(
                 "vertex {v} has label {}, its component's smallest id is {want}",
-                res.label[v]
+                of_rank(res.label[v])
             );
         }
     }
@@ -275,20 +285,17 @@ pub fn verify(g: &Csr, orig: &dyn Fn(VertexId) -> u64, res: &WccResult) -> Verdi
 
 impl WccResult {
     /// Per-vertex `vertex,component` in the user's ids.
-    pub fn table(&self, g: &Graph) -> Table {
-        let mut t = vertex_table(g, self.label.len());
+    pub fn into_table(self, g: &Arc<Graph>) -> Table {
+        let mut t = Table::for_graph(g.clone());
         t.push(
             "component",
             match g.names() {
                 // With names, a label is the rank of the smallest name.
-                Some(names) => Values::Name(
-                    names.clone(),
-                    self.label.iter().map(|&l| l as u32).collect(),
-                ),
-                None => Values::U64(self.label.clone()),
+                Some(names) => Values::Name(names.clone(), self.label),
+                None => Values::Rank(self.label),
             },
         );
-        user_order(g, t)
+        t
     }
 
     /// Figures for the run summary.
@@ -333,10 +340,15 @@ impl Algorithm for Wcc {
         run_async(r)
     }
     fn verify(g: &Graph, csr: &Csr, _: &(), out: &WccResult) -> Verdict {
-        verify(csr, &|v| g.original_id(v), out)
+        verify(
+            csr,
+            &|v| g.original_id(v),
+            &|r| g.original_id_of_rank(r),
+            out,
+        )
     }
-    fn table(g: &Graph, out: &WccResult) -> Table {
-        out.table(g)
+    fn table(g: &Arc<Graph>, out: WccResult) -> Table {
+        out.into_table(g)
     }
     fn summary(_: &Graph, out: &WccResult) -> serde_json::Value {
         out.summary()
@@ -361,8 +373,13 @@ mod tests {
             for cfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, _) = e.run(run).unwrap();
-                verify(&csr, &|v| g.original_id(v), &res)
-                    .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                verify(
+                    &csr,
+                    &|v| g.original_id(v),
+                    &|r| g.original_id_of_rank(r),
+                    &res,
+                )
+                .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
     }
@@ -379,8 +396,13 @@ mod tests {
             for cfg in testkit::configs() {
                 let e = crate::engine::AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, _) = e.run(run_async).unwrap();
-                verify(&csr, &|v| g.original_id(v), &res)
-                    .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                verify(
+                    &csr,
+                    &|v| g.original_id(v),
+                    &|r| g.original_id_of_rank(r),
+                    &res,
+                )
+                .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
         let d = testkit::rmat(8, 4, 1, false);
@@ -399,14 +421,21 @@ mod tests {
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (res, _) = e.run(run).unwrap();
         let g = &tg.graph;
-        let label_of = |id: u64| res.label[g.vertex_of(id).unwrap() as usize];
+        let label_of =
+            |id: u64| g.original_id_of_rank(res.label[g.vertex_of(id).unwrap() as usize]);
         assert_eq!(label_of(900), 5);
         assert_eq!(label_of(7), 5);
         assert_eq!(label_of(3001), 1000);
         let csr = Csr::load(g, Direction::Out).unwrap();
         let mut bad = res.clone();
         let v = g.vertex_of(7).unwrap() as usize;
-        bad.label[v] = 7;
-        assert!(verify(&csr, &|v| g.original_id(v), &bad).is_err());
+        bad.label[v] = g.rank(v as VertexId);
+        assert!(verify(
+            &csr,
+            &|v| g.original_id(v),
+            &|r| g.original_id_of_rank(r),
+            &bad
+        )
+        .is_err());
     }
 }

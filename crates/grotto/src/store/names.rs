@@ -224,6 +224,40 @@ impl Graph {
         }
     }
 
+    /// The internal vertices of ranks `lo`, `lo + 1`, ... into `out`
+    /// (one per slot; ranks past the vertex count are left alone). Without
+    /// the rank-to-vertex table already built, this takes one pass over
+    /// the order and builds nothing, so writing results in the user's
+    /// order a chunk at a time costs no memory per vertex.
+    pub fn vertices_at_ranks(&self, lo: u32, out: &mut [VertexId]) {
+        let Some(o) = &self.order else {
+            for (i, x) in out.iter_mut().enumerate() {
+                *x = lo + i as u32;
+            }
+            return;
+        };
+        if let Some(inv) = self.by_rank.get() {
+            let from = (lo as usize).min(inv.len());
+            let to = (from + out.len()).min(inv.len());
+            out[..to - from].copy_from_slice(&inv[from..to]);
+            return;
+        }
+        let len = out.len() as u64;
+        for (v, &r) in o.iter().enumerate() {
+            let k = (r as u64).wrapping_sub(lo as u64);
+            if k < len {
+                out[k as usize] = v as VertexId;
+            }
+        }
+    }
+
+    /// Whether finding a vertex by rank is a table lookup (no order, or
+    /// the rank-to-vertex table is built) rather than a pass over the
+    /// order.
+    pub fn rank_lookup_is_cheap(&self) -> bool {
+        self.order.is_none() || self.by_rank.get().is_some()
+    }
+
     /// Sorts a neighbour list (and its weights, when `ws` holds them) into
     /// the user's order; lists are stored sorted by internal id, which
     /// differs from it in a file with a vertex order.
@@ -254,7 +288,12 @@ impl Graph {
     /// names, the rank of its name (which orders vertices as the names do;
     /// [`Graph::label`] gives the name).
     pub fn original_id(&self, v: VertexId) -> u64 {
-        let r = self.rank(v);
+        self.original_id_of_rank(self.rank(v))
+    }
+
+    /// The user's integer id of the vertex of rank `r` (below the
+    /// vertex count): [`Graph::original_id`] without the rank lookup.
+    pub fn original_id_of_rank(&self, r: u32) -> u64 {
         match (&self.id_map, &self.names) {
             (Some(m), _) => m[r as usize],
             (None, Some(_)) => r as u64,
