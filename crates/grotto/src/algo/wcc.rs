@@ -373,15 +373,19 @@ mod tests {
             for cfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, _) = e.run(run).unwrap();
-                verify(
-                    &csr,
-                    &|v| g.original_id(v),
-                    &|r| g.original_id_of_rank(r),
-                    &res,
-                )
-                .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                check(&csr, &g, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
+    }
+
+    /// [`verify`] with `g`'s own ids.
+    fn check(csr: &Csr, g: &Graph, res: &WccResult) -> Verdict {
+        verify(
+            csr,
+            &|v| g.original_id(v),
+            &|r| g.original_id_of_rank(r),
+            res,
+        )
     }
 
     #[test]
@@ -396,13 +400,7 @@ mod tests {
             for cfg in testkit::configs() {
                 let e = crate::engine::AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, _) = e.run(run_async).unwrap();
-                verify(
-                    &csr,
-                    &|v| g.original_id(v),
-                    &|r| g.original_id_of_rank(r),
-                    &res,
-                )
-                .unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                check(&csr, &g, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
         let d = testkit::rmat(8, 4, 1, false);
