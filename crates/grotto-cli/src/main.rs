@@ -1,5 +1,5 @@
-//! The `grotto` command line: generate, convert, info, export, check, demo,
-//! profile, doctor, bench.
+//! The `grotto` command line: generate, convert, run, update, info,
+//! export, check, demo, profile, doctor, bench.
 
 mod bench;
 mod bench_ace;
@@ -8,6 +8,7 @@ mod device;
 mod plot;
 mod progress;
 mod run;
+mod update;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -48,6 +49,8 @@ enum Cmd {
     Convert(ConvertArgs),
     /// Run an algorithm on a .grotto file (`grotto run --help` lists them).
     Run(run::RunArgs),
+    /// Change a .grotto file in place: insert and delete edges given in files, without a rebuild.
+    Update(update::UpdateArgs),
     /// Describe a .grotto file.
     Info {
         /// The graph file.
@@ -157,6 +160,7 @@ fn main() {
     let result = match cli.cmd {
         Cmd::Generate(a) => generate(&ctx, a),
         Cmd::Convert(a) => convert::convert(&ctx, a),
+        Cmd::Update(a) => update::update_cmd(&ctx, a),
         Cmd::Info { file } => info(&ctx, &file),
         Cmd::Export {
             file,

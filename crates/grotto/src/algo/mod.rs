@@ -30,6 +30,8 @@ pub mod wcc;
 
 #[cfg(test)]
 mod layouts_tests;
+#[cfg(test)]
+mod updates_tests;
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;

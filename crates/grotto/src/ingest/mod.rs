@@ -20,6 +20,7 @@
 //! [`parse`], [`source`], [`records`], [`build`] and [`ids`].
 
 pub mod arrays;
+pub mod batch;
 pub mod build;
 pub mod cell;
 pub mod checks;
@@ -60,6 +61,63 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
 use std::time::Instant;
+
+/// How a text input is parsed: its format sniffed (or forced), the parse
+/// spec, what the sniffer saw (skip lines corrected for a CSV header),
+/// and why that format, in words.
+pub(crate) fn text_spec(
+    path: &Path,
+    opts: &ConvertOptions,
+) -> Result<(ParseSpec, sniff::Sniffed, String)> {
+    let weights_said = opts.weighted == Some(true) || opts.ignore_weights;
+    let sn = sniff::sniff(path, opts.format, weights_said)?;
+    let mut evidence = sn.evidence.clone();
+    if sn.format == Format::AdjList && opts.weighted == Some(true) {
+        return Err(Error::Invalid(
+            "weighted adjacency lists are not supported; use an edge list with a weight column"
+                .into(),
+        ));
+    }
+    let has_w = sn.has_weights && sn.format != Format::AdjList;
+    let weighted = !opts.ignore_weights && opts.weighted.unwrap_or(has_w);
+    let spec = ParseSpec {
+        format: sn.format,
+        weighted,
+        ignore_weights: sn.format == Format::EdgeList
+            && !weighted
+            && has_w
+            && opts.weighted.is_none()
+            || (opts.ignore_weights && has_w),
+        mtx: sn.mtx,
+        skip_invalid: opts.skip_invalid,
+        csv: None,
+    };
+    let mut spec = spec;
+    let mut sn = sn;
+    if sn.format == Format::Csv {
+        let (text, _) = sniff::sample(path)?;
+        let weights = if opts.ignore_weights {
+            Some(false)
+        } else {
+            opts.weighted
+        };
+        let columns = opts.columns.clone().unwrap_or_default();
+        let h = csv::header(path, &text, &columns, weights)?;
+        spec.csv = Some(h.columns);
+        spec.weighted = h.columns.weight.is_some();
+        spec.ignore_weights = false;
+        sn.skip_lines = h.skip_lines;
+        evidence = h.evidence;
+    } else if opts.columns.is_some() {
+        return Err(Error::Invalid(format!(
+            "column names are given, and {} reads as {} (no header): column names apply to \
+             Parquet and to CSV with a header (--format csv)",
+            path.display(),
+            sn.format.name()
+        )));
+    }
+    Ok((spec, sn, evidence))
+}
 
 /// Converts `input` into the graph file `output`: a Parquet file or a
 /// directory of them (edge columns named by `columns`), or else a text
@@ -124,50 +182,8 @@ pub fn convert_from(
         match source {
             Source::File(input) => {
                 let compression = source::detect_compression(&input.path)?;
-                let weights_said = opts.weighted == Some(true) || opts.ignore_weights;
-                let sn = sniff::sniff(&input.path, opts.format, weights_said)?;
-                evidence = Some(sn.evidence.clone());
-                if sn.format == Format::AdjList && opts.weighted == Some(true) {
-                    return Err(Error::Invalid("weighted adjacency lists are not supported; use an edge list with a weight column".into()));
-                }
-                let has_w = sn.has_weights && sn.format != Format::AdjList;
-                let weighted = !opts.ignore_weights && opts.weighted.unwrap_or(has_w);
-                let spec = ParseSpec {
-                    format: sn.format,
-                    weighted,
-                    ignore_weights: sn.format == Format::EdgeList
-                        && !weighted
-                        && has_w
-                        && opts.weighted.is_none()
-                        || (opts.ignore_weights && has_w),
-                    mtx: sn.mtx,
-                    skip_invalid: opts.skip_invalid,
-                    csv: None,
-                };
-                let mut spec = spec;
-                let mut sn = sn;
-                if sn.format == Format::Csv {
-                    let (text, _) = sniff::sample(&input.path)?;
-                    let weights = if opts.ignore_weights {
-                        Some(false)
-                    } else {
-                        opts.weighted
-                    };
-                    let columns = opts.columns.clone().unwrap_or_default();
-                    let h = csv::header(&input.path, &text, &columns, weights)?;
-                    spec.csv = Some(h.columns);
-                    spec.weighted = h.columns.weight.is_some();
-                    spec.ignore_weights = false;
-                    sn.skip_lines = h.skip_lines;
-                    evidence = Some(h.evidence);
-                } else if opts.columns.is_some() {
-                    return Err(Error::Invalid(format!(
-                        "column names are given, and {} reads as {} (no header): column names apply to \
-                         Parquet and to CSV with a header (--format csv)",
-                        input.path.display(),
-                        sn.format.name()
-                    )));
-                }
+                let (spec, sn, ev) = text_spec(&input.path, opts)?;
+                evidence = Some(ev);
                 let (fixed, base, und) = match (sn.mtx, opts.vertices, sn.declared_vertices) {
                     (Some(h), Some(v), _) if v != h.n => {
                         return Err(Error::Invalid(format!(
@@ -576,6 +592,12 @@ impl BuildCtx<'_> {
         if let Some(o) = &order {
             w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
         }
+        // Room for updates: two empty manifest slots (docs/updates.md).
+        w.section(
+            SectionKind::Manifest,
+            &vec![0u8; crate::store::manifest::MANIFEST_BYTES as usize],
+            2,
+        )?;
         let r = self.plan.rules;
         let edges = if r.undirected {
             (out.entries - out.loops) / 2 + out.loops
@@ -618,16 +640,10 @@ impl BuildCtx<'_> {
         if r.keep_self_loops {
             flags |= FLAG_SELF_LOOPS;
         }
+        // Every file has room for updates, which came in version 6.
+        flags |= FLAG_DELTA;
         let header = Header {
-            version: if order.is_some() {
-                FORMAT_VERSION
-            } else if out.packed {
-                PACKED_VERSION
-            } else if self.plan.names.is_some() {
-                NAMES_VERSION
-            } else {
-                NAMELESS_VERSION
-            },
+            version: DELTA_VERSION,
             flags,
             vertex_count: n,
             edge_count: edges,

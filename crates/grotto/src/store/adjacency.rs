@@ -6,6 +6,7 @@
 
 use super::blockmap::{block_span, BlockMap};
 use super::codec::{self, TAG_SPAN};
+use super::delta::{patch_piece, Change, Delta};
 use super::format::*;
 use super::graph::Graph;
 use super::load::corrupt;
@@ -66,6 +67,8 @@ pub struct Adjacency {
     pub(super) packed: bool,
     /// The block map: read from the file, or built on first use.
     pub(super) map: OnceLock<BlockMap>,
+    /// Committed updates, applied as lists are read (files with updates).
+    pub(super) delta: Option<Delta>,
 }
 
 impl Adjacency {
@@ -113,8 +116,27 @@ impl Adjacency {
     pub fn entry(&self, v: VertexId) -> IndexEntry {
         IndexEntry::decode(self.index[v as usize])
     }
+    /// The committed updates of this adjacency, if any.
+    pub fn delta(&self) -> Option<&Delta> {
+        self.delta.as_ref()
+    }
+    #[inline]
+    fn change(&self, v: VertexId) -> Option<Change<'_>> {
+        self.delta.as_ref().and_then(|d| d.get(v))
+    }
     /// Degree of `v` in this adjacency.
+    #[inline]
     pub fn degree(&self, v: VertexId) -> u64 {
+        match self.change(v) {
+            None => self.base_degree(v),
+            Some(Change::Patch { ins, del }) => {
+                self.base_degree(v) + ins.len() as u64 - del.len() as u64
+            }
+            Some(Change::Replace(l)) => l.len() as u64,
+        }
+    }
+    /// Degree of `v` in the file's base lists, before updates.
+    pub fn base_degree(&self, v: VertexId) -> u64 {
         match self.entry(v) {
             IndexEntry::Disk { degree, .. } => degree,
             IndexEntry::One(_) => 1,
@@ -125,19 +147,23 @@ impl Adjacency {
     fn huge_row(&self, v: u64) -> Option<usize> {
         self.huge.binary_search_by_key(&v, |&(x, _)| x).ok()
     }
-    /// `v`'s list when the index holds it (degree 1 or 2), else `None`
-    /// (an empty list, or one in edge blocks).
+    /// `v`'s list when memory holds it (in the index, degree 1 or 2, or
+    /// replaced by an update), else `None` (an empty list, or one in edge
+    /// blocks).
     #[inline]
-    pub fn inline_list(&self, v: VertexId) -> Option<InlineList> {
+    pub fn inline_list(&self, v: VertexId) -> Option<InlineList<'_>> {
+        match self.change(v) {
+            None => self.base_inline(v),
+            Some(Change::Replace(l)) => (!l.is_empty()).then_some(InlineList::Updated(l)),
+            Some(Change::Patch { .. }) => None,
+        }
+    }
+    /// `v`'s base list when the index holds it.
+    #[inline]
+    pub(super) fn base_inline(&self, v: VertexId) -> Option<InlineList<'_>> {
         match self.entry(v) {
-            IndexEntry::One(a) => Some(InlineList {
-                ids: [a, 0],
-                len: 1,
-            }),
-            IndexEntry::Two(a, b) => Some(InlineList {
-                ids: [a, b],
-                len: 2,
-            }),
+            IndexEntry::One(a) => Some(InlineList::Index([a, 0], 1)),
+            IndexEntry::Two(a, b) => Some(InlineList::Index([a, b], 2)),
             _ => None,
         }
     }
@@ -163,6 +189,62 @@ impl Adjacency {
     /// when packed bytes do not decode to the list the index describes.
     #[inline]
     pub fn list_in_block<'b>(
+        &self,
+        v: VertexId,
+        b: u64,
+        block: &'b [u8],
+        scratch: &'b mut Vec<VertexId>,
+    ) -> Result<Option<ListPiece<'b>>> {
+        match self.change(v) {
+            Some(Change::Patch { ins, del }) => self.patched_piece(v, b, block, scratch, ins, del),
+            _ => self.base_piece(v, b, block, scratch),
+        }
+    }
+
+    /// The part of `v`'s base list held by block `b`, merged with the
+    /// vertex's committed inserts and deletes (see [`super::delta`]).
+    #[cold]
+    fn patched_piece<'b>(
+        &self,
+        v: VertexId,
+        b: u64,
+        block: &'b [u8],
+        scratch: &'b mut Vec<VertexId>,
+        ins: &[VertexId],
+        del: &[VertexId],
+    ) -> Result<Option<ListPiece<'b>>> {
+        let (first, len, range) = match self.base_piece(v, b, block, scratch)? {
+            None => return Ok(None),
+            Some(p) => (p.first, p.ids.len(), p.range),
+        };
+        if !self.packed {
+            let ids: &[VertexId] = bytemuck::cast_slice(block);
+            scratch.clear();
+            scratch.extend_from_slice(&ids[range.clone()]);
+        }
+        let k = self.block_range(v).map_or(0, |(a, _)| b - a) as usize;
+        let fences = self.delta.as_ref().map_or(&[][..], |d| d.fences(v));
+        let pos = patch_piece(scratch, len, first, k, fences, ins, del).map_err(|why| {
+            corrupt(
+                &self.path,
+                format!(
+                    "the committed update of vertex {v}'s {} list {why}",
+                    self.blocks.kind.name()
+                ),
+            )
+        })?;
+        Ok(Some(ListPiece {
+            ids: scratch.as_slice(),
+            first: pos,
+            degree: self.degree(v),
+            range,
+        }))
+    }
+
+    /// The part of `v`'s base list held by block `b` (the file's bytes,
+    /// without updates).
+    #[inline]
+    pub(super) fn base_piece<'b>(
         &self,
         v: VertexId,
         b: u64,
@@ -285,18 +367,24 @@ impl Adjacency {
     }
 }
 
-/// A list of one or two ids kept in the vertex index.
+/// A list held in memory: one or two ids kept in the vertex index, or a
+/// list an update replaced.
 #[derive(Clone, Copy, Debug)]
-pub struct InlineList {
-    ids: [VertexId; 2],
-    len: u8,
+pub enum InlineList<'a> {
+    /// In the index: the ids and how many are used.
+    Index([VertexId; 2], u8),
+    /// In the delta of committed updates.
+    Updated(&'a [VertexId]),
 }
 
-impl InlineList {
+impl InlineList<'_> {
     /// The ids.
     #[inline]
     pub fn ids(&self) -> &[VertexId] {
-        &self.ids[..self.len as usize]
+        match self {
+            InlineList::Index(ids, len) => &ids[..*len as usize],
+            InlineList::Updated(l) => l,
+        }
     }
 }
 
@@ -413,5 +501,30 @@ impl<'g> BlockReader<'g> {
             }
         }
         self.g.check_list(v, out)
+    }
+
+    /// The fences of `v`'s base list: the first base id of each of its
+    /// blocks after the first (empty when the list fits one block or is
+    /// not on disk). See [`super::delta`].
+    pub fn base_fences(&mut self, v: VertexId) -> Result<Vec<VertexId>> {
+        let Some((first, last)) = self.a.block_range(v) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::with_capacity((last - first) as usize);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        for b in first + 1..=last {
+            let i = self.load(b, false)?;
+            let piece = self.a.base_piece(v, b, &self.slots[i].1, &mut scratch)?;
+            match piece.and_then(|p| p.ids.first().copied()) {
+                Some(x) => out.push(x),
+                None => {
+                    return Err(self.g.corrupt_here(format!(
+                        "vertex {v}'s list should touch block {b} but does not"
+                    )))
+                }
+            }
+        }
+        self.scratch = scratch;
+        Ok(out)
     }
 }

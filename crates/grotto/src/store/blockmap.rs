@@ -226,8 +226,13 @@ mod tests {
             let mut bytes = std::fs::read(t.graph.path()).unwrap();
             let mut old = h.clone();
             old.version = 1;
-            old.sections
-                .retain(|s| !matches!(s.kind, SectionKind::OutBlockMap | SectionKind::InBlockMap));
+            old.flags &= !crate::store::format::FLAG_DELTA;
+            old.sections.retain(|s| {
+                !matches!(
+                    s.kind,
+                    SectionKind::OutBlockMap | SectionKind::InBlockMap | SectionKind::Manifest
+                )
+            });
             bytes[..4096].copy_from_slice(&old.encode());
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("old.grotto");

@@ -14,10 +14,12 @@ pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
 /// The newest format version this build writes and reads. Version 2 added
 /// the block map sections, version 3 vertex names ([`FLAG_NAMES`]),
 /// version 4 packed blocks ([`FLAG_PACKED`]), version 5 a vertex order
-/// ([`FLAG_ORDER`]); older files still open, and each file is written
-/// with the oldest version that has what it uses, so that older builds
-/// read it.
-pub const FORMAT_VERSION: u32 = 5;
+/// ([`FLAG_ORDER`]), version 6 committed updates ([`FLAG_DELTA`]); older
+/// files still open, and each file is written with the oldest version
+/// that has what it uses, so that older builds read it.
+pub const FORMAT_VERSION: u32 = 6;
+/// The version a file is raised to by its first update.
+pub const DELTA_VERSION: u32 = 6;
 /// The version a file with packed blocks and no vertex order is written as.
 pub const PACKED_VERSION: u32 = 4;
 /// The version a file without vertex names or packed blocks is written as.
@@ -56,7 +58,10 @@ pub const FLAG_PACKED: u64 = 1 << 8;
 /// Header flag: internal vertex ids are renumbered (an order section maps
 /// each to its rank in the user's order; version 5 and later).
 pub const FLAG_ORDER: u64 = 1 << 9;
-pub(crate) const KNOWN_FLAGS: u64 = (1 << 10) - 1;
+/// Header flag: updates were committed (a manifest section names delta
+/// runs appended after the base sections; version 6 and later).
+pub const FLAG_DELTA: u64 = 1 << 10;
+pub(crate) const KNOWN_FLAGS: u64 = (1 << 11) - 1;
 
 /// Block encoding tag: 1024 raw little-endian u32 neighbour ids.
 pub const ENCODING_RAW_U32: u8 = 0;
@@ -104,11 +109,15 @@ pub enum SectionKind {
     /// The rank in the user's order (u32) of each internal vertex, a
     /// permutation of `0..n` (present with `FLAG_ORDER`).
     Order,
+    /// Two 4 KiB slots naming the delta runs in force (present with
+    /// `FLAG_DELTA`; see [`super::manifest`]). Its section CRC is 0: each
+    /// slot carries its own.
+    Manifest,
 }
 
 impl SectionKind {
     /// Every kind, in the order sections appear in a file.
-    pub const ALL: [SectionKind; 17] = [
+    pub const ALL: [SectionKind; 18] = [
         SectionKind::OutBlocks,
         SectionKind::OutWeights,
         SectionKind::OutIndex,
@@ -126,6 +135,7 @@ impl SectionKind {
         SectionKind::IdMap,
         SectionKind::Names,
         SectionKind::Order,
+        SectionKind::Manifest,
     ];
 
     /// The sections of one adjacency, the in-adjacency when `inn`, in the
@@ -176,6 +186,7 @@ impl SectionKind {
             SectionKind::IdMap => 20,
             SectionKind::Names => 21,
             SectionKind::Order => 22,
+            SectionKind::Manifest => 30,
         }
     }
 
@@ -204,6 +215,7 @@ impl SectionKind {
             SectionKind::IdMap => "id-map",
             SectionKind::Names => "names",
             SectionKind::Order => "order",
+            SectionKind::Manifest => "manifest",
         }
     }
 
@@ -218,6 +230,12 @@ impl SectionKind {
                 | SectionKind::InBlocks
                 | SectionKind::InWeights
         )
+    }
+
+    /// Sections whose section CRC is 0: block data, and the manifest
+    /// (rewritten slot by slot, each slot with its own CRC).
+    pub fn has_no_section_crc(self) -> bool {
+        self.is_block_data() || self == SectionKind::Manifest
     }
 }
 

@@ -39,6 +39,47 @@ pub struct Graph {
     /// Internal vertex of each rank: the inverse of `order`, built on
     /// first use (lookups by user id, seeded draws).
     pub(super) by_rank: std::sync::OnceLock<Vec<u32>>,
+    /// Files with committed updates: what the manifest in force says.
+    updates: Option<Updates>,
+    /// Files with room for updates: where the next commit goes.
+    pub(super) commit_point: Option<CommitPoint>,
+}
+
+/// Where a file's next commit goes: the manifest in force, its slot, the
+/// manifest section and the first free byte after the runs.
+#[derive(Clone, Debug)]
+pub(super) struct CommitPoint {
+    pub(super) manifest: super::manifest::Manifest,
+    pub(super) slot: usize,
+    pub(super) manifest_at: u64,
+    pub(super) end: u64,
+    pub(super) header_crc: u32,
+}
+
+/// What the committed updates of a file amount to (`grotto info`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Updates {
+    /// Commits since the base, counted by the manifest's sequence number.
+    pub commits: u64,
+    /// Delta runs in force.
+    pub runs: u64,
+    /// Bytes of those runs.
+    pub run_bytes: u64,
+    /// Net inserted and deleted arcs, all adjacencies.
+    pub inserted: u64,
+    /// See `inserted`.
+    pub deleted: u64,
+    /// Vertices whose lists differ from the base's, all adjacencies.
+    pub changed_lists: u64,
+    /// Vertices and edges of the base, before updates.
+    pub base_vertices: u64,
+    /// See `base_vertices`.
+    pub base_edges: u64,
+    /// Bytes after the last run that no manifest names (left by an
+    /// interrupted commit; the next commit writes over them).
+    pub unreferenced_tail: u64,
+    /// Bytes of runs no longer in force (before a fold).
+    pub dead_bytes: u64,
 }
 
 /// Sizes of the in-memory part of an open graph.
@@ -51,6 +92,8 @@ pub struct MemoryFootprint {
     pub block_meta_bytes: u64,
     /// Bytes of the tables of user ids: id map, names, vertex order.
     pub id_map_bytes: u64,
+    /// Bytes of committed updates held in memory.
+    pub delta_bytes: u64,
 }
 
 impl Graph {
@@ -111,6 +154,8 @@ impl Graph {
             names: None,
             order: None,
             by_rank: std::sync::OnceLock::new(),
+            updates: None,
+            commit_point: None,
             file,
             header,
         };
@@ -164,14 +209,117 @@ impl Graph {
                 path,
             )?);
         }
+        if g.header.has_delta() {
+            let crc = super::header::get_u32(&hb, BLOCK_BYTES - 4);
+            let c = super::history::read_committed(&g.file, path, &g.header, crc, len)?;
+            if c.manifest.seq > 0 {
+                g.apply_committed(&c, len)?;
+            }
+            g.commit_point = Some(CommitPoint {
+                manifest: c.manifest,
+                slot: c.slot,
+                manifest_at: c.manifest_at,
+                end: c.end,
+                header_crc: crc,
+            });
+        }
         Ok(g)
+    }
+
+    /// Turns the committed changes into each adjacency's delta and the
+    /// counts after them.
+    fn apply_committed(&mut self, c: &super::history::Committed, len: u64) -> Result<()> {
+        let path = self.path.clone();
+        let bad = |what: String| corrupt(&path, what);
+        let (n0, n) = (self.header.vertex_count, c.manifest.vertices);
+        if n < n0 || n > MAX_VERTICES {
+            return Err(bad(format!(
+                "the manifest says {n} vertices, the base {n0}"
+            )));
+        }
+        if n > n0 && (self.id_map.is_some() || self.names.is_some()) {
+            return Err(bad(
+                "the updates add vertices to a graph with an id map or names".into(),
+            ));
+        }
+        if self.inn.is_none() && !(c.inn.ins.is_empty() && c.inn.del.is_empty()) {
+            return Err(bad(
+                "the updates change in-lists the graph does not have".into()
+            ));
+        }
+        let mut changed = 0;
+        for (dir, adj, ops) in [
+            (0u8, Some(&mut self.out), &c.out),
+            (1, self.inn.as_mut(), &c.inn),
+        ] {
+            let Some(adj) = adj else { continue };
+            adj.index.resize(n as usize, 0);
+            let fences: Vec<(VertexId, Vec<VertexId>)> = c
+                .fences
+                .iter()
+                .filter(|f| f.0 == dir)
+                .map(|f| (f.1, f.2.clone()))
+                .collect();
+            let delta = super::delta::Delta::build(
+                n,
+                ops,
+                |v| adj.block_range(v).map(|(a, b)| b - a + 1),
+                |v| {
+                    adj.base_inline(v).map_or(([0, 0], 0), |l| {
+                        let ids = l.ids();
+                        ([ids[0], ids.get(1).copied().unwrap_or(0)], ids.len())
+                    })
+                },
+                &fences,
+            )
+            .map_err(|why| bad(format!("the committed updates: {why}")))?;
+            let entries = adj.entries as i64 + ops.entry_change();
+            if entries != c.manifest.out_entries as i64 {
+                return Err(bad(format!(
+                    "the manifest says {} entries, the base and its runs make {entries}",
+                    c.manifest.out_entries
+                )));
+            }
+            adj.entries = entries as u64;
+            changed += delta.changed();
+            adj.delta = Some(delta);
+        }
+        if let Some(o) = self.order.as_mut() {
+            o.extend(n0 as u32..n as u32);
+        }
+        let run_bytes: u64 = c.manifest.runs.iter().map(|r| r.length).sum();
+        let live: u64 = c.manifest.runs.iter().map(|r| padded(r.length)).sum();
+        let first_run = c.manifest_at + super::manifest::MANIFEST_BYTES;
+        self.updates = Some(Updates {
+            commits: c.manifest.seq,
+            runs: c.manifest.runs.len() as u64,
+            run_bytes,
+            inserted: (c.out.ins.len() + c.inn.ins.len()) as u64,
+            deleted: (c.out.del.len() + c.inn.del.len()) as u64,
+            changed_lists: changed,
+            base_vertices: n0,
+            base_edges: self.header.edge_count,
+            unreferenced_tail: len.saturating_sub(c.end),
+            dead_bytes: c.end.saturating_sub(first_run + live),
+        });
+        self.header.vertex_count = n;
+        self.header.edge_count = c.manifest.edges;
+        self.header.out_entries = c.manifest.out_entries;
+        Ok(())
+    }
+
+    /// What committed updates amount to, for a file that has any.
+    pub fn updates(&self) -> Option<&Updates> {
+        self.updates.as_ref()
     }
 
     /// The file this graph was opened from.
     pub fn path(&self) -> &Path {
         &self.path
     }
-    /// The decoded header.
+    /// The decoded header; with committed updates, its vertex, edge and
+    /// entry counts are the updated graph's ([`Graph::updates`] has the
+    /// base's).
     pub fn header(&self) -> &Header {
         &self.header
     }
@@ -235,6 +383,12 @@ impl Graph {
                 + self.names.as_ref().map_or(0, |n| n.bytes())
                 + self.order.as_ref().map_or(0, |o| o.len() as u64 * 4)
                 + self.by_rank.get().map_or(0, |o| o.len() as u64 * 4),
+            delta_bytes: [Some(&self.out), self.inn.as_ref()]
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.delta.as_ref())
+                .map(super::delta::Delta::bytes)
+                .sum(),
         }
     }
 

@@ -69,6 +69,10 @@ impl Header {
     pub fn has_order(&self) -> bool {
         self.flags & FLAG_ORDER != 0
     }
+    /// True when updates were committed (a manifest section exists).
+    pub fn has_delta(&self) -> bool {
+        self.flags & FLAG_DELTA != 0
+    }
 
     /// The section of `kind`, if present.
     pub fn section(&self, kind: SectionKind) -> Option<&Section> {
@@ -364,6 +368,7 @@ impl Header {
                     self.has_order(),
                     "the flags say vertices keep the user's order",
                 ),
+                Manifest => (self.has_delta(), "the flags say no update was committed"),
                 _ => (true, ""),
             };
             if !allowed {
@@ -376,9 +381,9 @@ impl Header {
                     self.version
                 ));
             }
-            if s.kind.is_block_data() && s.crc != 0 {
+            if s.kind.has_no_section_crc() && s.crc != 0 {
                 return Err(format!(
-                    "section {} has a section checksum {:#010x}; block sections are checked per block and carry 0",
+                    "section {} has a section checksum {:#010x}; block sections and the manifest are checked per block and carry 0",
                     s.kind.name(),
                     s.crc
                 ));
@@ -465,6 +470,23 @@ impl Header {
             }
             size(&need(Order)?, n, 4)?;
         }
+        if self.has_delta() {
+            if self.version < DELTA_VERSION {
+                return Err(format!(
+                    "a version {} file has committed updates (they came in version {DELTA_VERSION})",
+                    self.version
+                ));
+            }
+            let m = need(Manifest)?;
+            if m.count != 2 || m.length != super::manifest::MANIFEST_BYTES {
+                return Err(format!(
+                    "section manifest holds {} slots in {} bytes, expected 2 in {}",
+                    m.count,
+                    m.length,
+                    super::manifest::MANIFEST_BYTES
+                ));
+            }
+        }
         if self.has_names() {
             if self.version < 3 {
                 return Err(format!(
@@ -491,18 +513,18 @@ impl Header {
     }
 }
 
-fn put_u32(b: &mut [u8], at: usize, v: u32) {
+pub(super) fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
-fn put_u64(b: &mut [u8], at: usize, v: u64) {
+pub(super) fn put_u64(b: &mut [u8], at: usize, v: u64) {
     b[at..at + 8].copy_from_slice(&v.to_le_bytes());
 }
-fn get_u32(b: &[u8], at: usize) -> u32 {
+pub(super) fn get_u32(b: &[u8], at: usize) -> u32 {
     let mut a = [0u8; 4];
     a.copy_from_slice(&b[at..at + 4]);
     u32::from_le_bytes(a)
 }
-fn get_u64(b: &[u8], at: usize) -> u64 {
+pub(super) fn get_u64(b: &[u8], at: usize) -> u64 {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[at..at + 8]);
     u64::from_le_bytes(a)

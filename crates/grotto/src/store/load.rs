@@ -267,6 +267,7 @@ pub(super) fn load_adjacency(
         weights,
         entries,
         map: OnceLock::new(),
+        delta: None,
     };
     if let Some(sm) = h.section(km).copied() {
         let bad = |why: String| corrupt(path, format!("section {} {why}", km.name()));

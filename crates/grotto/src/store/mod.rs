@@ -7,14 +7,18 @@
 pub mod adjacency;
 pub mod blockmap;
 pub mod codec;
+pub mod delta;
 pub mod format;
 pub mod graph;
 pub mod header;
+pub mod history;
 pub mod layout;
 mod load;
+pub mod manifest;
 pub mod names;
 pub mod stats;
+pub mod update;
 pub mod writer;
 
 pub use adjacency::{Adjacency, BlockReader, InlineList, ListPiece};
-pub use graph::{Direction, Graph};
+pub use graph::{Direction, Graph, Updates};

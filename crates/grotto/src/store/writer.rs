@@ -262,7 +262,7 @@ impl GraphWriter {
                 "GraphWriter::write called outside a section".into(),
             ));
         };
-        if !open.kind.is_block_data() {
+        if !open.kind.has_no_section_crc() {
             open.crc = crc32c::crc32c_append(open.crc, bytes);
         }
         self.raw(bytes)
@@ -278,7 +278,7 @@ impl GraphWriter {
         let length = self.pos - open.start;
         let pad = (padded(length) - length) as usize;
         let zeros = vec![0u8; pad];
-        let crc = if open.kind.is_block_data() {
+        let crc = if open.kind.has_no_section_crc() {
             0
         } else {
             crc32c::crc32c_append(open.crc, &zeros)

@@ -1,0 +1,149 @@
+//! `grotto update`: change a graph file in place with batches of edge
+//! inserts and deletes (docs/updates.md).
+
+use crate::convert::{mib, FormatArg};
+use crate::{Ctx, SCHEMA_VERSION};
+use clap::Args;
+use grotto::ingest::batch::{read_batch, BatchEdges};
+use grotto::ingest::parquet::EdgeColumns;
+use grotto::ingest::{ConvertOptions, Format};
+use grotto::store::update::GraphUpdate;
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub(crate) struct UpdateArgs {
+    /// The .grotto file to change in place.
+    graph: PathBuf,
+    /// Edges to insert, in your ids: a file in any format `convert` reads (text, gzip or zstd, Parquet). An id past the last vertex adds vertices; an edge already there is counted, not an error.
+    #[arg(long, value_name = "FILE")]
+    insert: Option<PathBuf>,
+    /// Edges to delete (same formats). An edge that is not there is counted, not an error. Deletes apply before inserts: an edge in both files ends up present.
+    #[arg(long, value_name = "FILE")]
+    delete: Option<PathBuf>,
+    /// Format of the edge files (default: detected, as `convert` does).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
+    /// Parquet or CSV (--format csv) files: the source and destination columns [default: src,dst].
+    #[arg(long, value_name = "SRC,DST")]
+    columns: Option<EdgeColumns>,
+    /// Read files with a weight column, ignoring the weights (the graph is unweighted).
+    #[arg(long)]
+    ignore_weights: bool,
+}
+
+pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    if a.insert.is_none() && a.delete.is_none() {
+        return Err(grotto::Error::Invalid(
+            "nothing to do: give --insert FILE, --delete FILE or both".into(),
+        )
+        .into());
+    }
+    for f in a.insert.iter().chain(a.delete.iter()) {
+        if f == &a.graph {
+            return Err(grotto::Error::Invalid(format!(
+                "{} is the graph itself, not an edge file",
+                f.display()
+            ))
+            .into());
+        }
+    }
+    // The lock is taken before the graph is read, so the batch is checked
+    // against the version it will change.
+    let mut up = GraphUpdate::open(&a.graph)?;
+    let opts = ConvertOptions {
+        threads: ctx.threads,
+        ignore_weights: a.ignore_weights,
+        format: a.format.and_then(|f| match f {
+            FormatArg::Edgelist => Some(Format::EdgeList),
+            FormatArg::Adjacency => Some(Format::AdjList),
+            FormatArg::Mtx => Some(Format::MatrixMarket),
+            FormatArg::Csv => Some(Format::Csv),
+            FormatArg::Parquet => None,
+        }),
+        columns: a.columns.clone(),
+        ..ConvertOptions::default()
+    };
+    let columns = a.columns.clone().unwrap_or_default();
+    let names = up.graph().names().cloned();
+    let read = |f: &Option<PathBuf>| -> anyhow::Result<BatchEdges> {
+        match f {
+            Some(p) => Ok(read_batch(p, &opts, &columns, names.as_deref())?),
+            None => Ok(BatchEdges::default()),
+        }
+    };
+    // Both files are read in full before anything is staged: a bad line
+    // in either changes nothing.
+    let ins = read(&a.insert)?;
+    let del = read(&a.delete)?;
+    let read_s = t0.elapsed().as_secs_f64();
+    if names.is_some() {
+        up.stage_ranks(&ins.edges, &del.edges)?;
+    } else {
+        for &(u, v) in &del.edges {
+            up.delete(u, v)?;
+        }
+        for &(u, v) in &ins.edges {
+            up.insert(u, v)?;
+        }
+    }
+    let r = up.commit()?;
+    let total_s = t0.elapsed().as_secs_f64();
+    if ctx.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["schema_version"] = json!(SCHEMA_VERSION);
+        v["command"] = json!("update");
+        v["insert_lines"] = json!(ins.edges.len());
+        v["delete_lines"] = json!(del.edges.len());
+        v["read_s"] = json!(read_s);
+        v["total_s"] = json!(total_s);
+        println!("{v}");
+    } else if !ctx.quiet {
+        if !r.written {
+            println!(
+                "{}: nothing changed (commit {} stays in force)",
+                a.graph.display(),
+                r.commit
+            );
+        } else {
+            println!("updated {} (commit {})", a.graph.display(), r.commit);
+        }
+        println!(
+            "  inserted   {} edges ({} already present{})",
+            r.inserted,
+            r.already_present,
+            if r.self_loops_dropped > 0 {
+                format!(", {} self loops dropped", r.self_loops_dropped)
+            } else {
+                String::new()
+            }
+        );
+        println!(
+            "  deleted    {} edges ({} not present)",
+            r.deleted, r.not_present
+        );
+        println!(
+            "  now        {} vertices ({} new), {} edges",
+            r.vertices, r.new_vertices, r.edges
+        );
+        if r.written {
+            println!(
+                "  written    {:.2} MiB: one delta run{}; {} runs in force",
+                mib(r.bytes_written),
+                if r.folded {
+                    " holding all earlier runs"
+                } else {
+                    ""
+                },
+                r.runs
+            );
+        }
+        println!(
+            "  time       read {read_s:.3} s, resolve {:.3} s, write {:.3} s, total {total_s:.3} s",
+            r.resolve_s, r.write_s
+        );
+    }
+    Ok(())
+}

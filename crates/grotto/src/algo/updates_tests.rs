@@ -1,0 +1,279 @@
+//! Every registered algorithm on graphs changed by committed updates,
+//! against the same algorithm on a fresh conversion of the updated edge
+//! list: on both engines, the verifier passes on both files and the
+//! results are equal (floats to 1e-6, BFS parents and DFS orders by their
+//! verifiers only: they depend on thread timing). The graphs cover raw
+//! and packed blocks, lists kept in the index, a hub whose list spans
+//! several blocks (patched piece by piece), reverse edges and new
+//! vertices; each takes three batches.
+
+use super::output::Values;
+use super::registry::Params;
+use super::ALGORITHMS;
+use crate::engine::{Engine, EngineConfig, EngineKind};
+use crate::ingest::{convert, ConvertOptions, Input};
+use crate::store::layout::LayoutConfig;
+use crate::store::update::GraphUpdate;
+use crate::store::{BlockReader, Direction, Graph};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+struct Case {
+    name: &'static str,
+    undirected: bool,
+    reverse: bool,
+    n: u64,
+    edges: Vec<(u64, u64)>,
+}
+
+fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+fn cases() -> Vec<Case> {
+    let mut x = 11u64;
+    let random: Vec<(u64, u64)> = (0..5000)
+        .map(|_| (xorshift(&mut x) % 700, xorshift(&mut x) % 700))
+        .collect();
+    // A hub with 3000 neighbours: its list spans blocks raw and packed.
+    let mut hub: Vec<(u64, u64)> = (1..3000u64).map(|i| (0, i * 3)).collect();
+    hub.extend((1..1500u64).map(|i| (i * 3, i * 3 + 1)));
+    let mut grid = Vec::new();
+    for r in 0..30u64 {
+        for c in 0..30u64 {
+            let v = r * 30 + c;
+            if c + 1 < 30 {
+                grid.push((v, v + 1));
+            }
+            if r + 1 < 30 {
+                grid.push((v, v + 30));
+            }
+        }
+    }
+    vec![
+        Case {
+            name: "random, directed with reverse",
+            undirected: false,
+            reverse: true,
+            n: 700,
+            edges: random,
+        },
+        Case {
+            name: "hub, undirected",
+            undirected: true,
+            reverse: false,
+            n: 9000,
+            edges: hub,
+        },
+        Case {
+            name: "grid 30x30",
+            undirected: true,
+            reverse: false,
+            n: 900,
+            edges: grid,
+        },
+    ]
+}
+
+/// The edge set as the graph holds it (undirected: smaller end first;
+/// self loops dropped).
+fn normal(edges: &[(u64, u64)], undirected: bool) -> BTreeSet<(u64, u64)> {
+    edges
+        .iter()
+        .filter(|e| e.0 != e.1)
+        .map(|&(a, b)| {
+            if undirected {
+                (a.min(b), a.max(b))
+            } else {
+                (a, b)
+            }
+        })
+        .collect()
+}
+
+fn build(
+    dir: &Path,
+    name: &str,
+    edges: &BTreeSet<(u64, u64)>,
+    n: u64,
+    c: &Case,
+    packed: bool,
+) -> std::path::PathBuf {
+    let text = dir.join(format!("{name}.el"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+    for (u, v) in edges {
+        writeln!(f, "{u} {v}").unwrap();
+    }
+    drop(f);
+    let out = dir.join(format!("{name}.grotto"));
+    let opts = ConvertOptions {
+        undirected: c.undirected,
+        reverse: c.reverse,
+        vertices: Some(n),
+        layout: LayoutConfig {
+            packed,
+            ..LayoutConfig::default()
+        },
+        ..ConvertOptions::default()
+    };
+    convert(&Input::path(&text), &out, &opts).unwrap();
+    out
+}
+
+/// Every list of `g` against the expected edge set.
+fn same_lists(g: &Graph, want: &BTreeSet<(u64, u64)>, c: &Case) {
+    let mut dirs = vec![Direction::Out];
+    if c.reverse {
+        dirs.push(Direction::In);
+    }
+    for dir in dirs {
+        let mut r = BlockReader::new(g, dir).unwrap();
+        let mut got = BTreeSet::new();
+        let mut ids = Vec::new();
+        for v in 0..g.vertex_count() as u32 {
+            r.neighbors(v, &mut ids, None).unwrap();
+            assert_eq!(ids.len() as u64, g.adjacency(dir).unwrap().degree(v));
+            for &u in &ids {
+                let (a, b) = (g.original_id(v), g.original_id(u));
+                let e = match (dir, c.undirected) {
+                    (Direction::Out, false) => (a, b),
+                    (Direction::In, _) => (b, a),
+                    (Direction::Out, true) => (a.min(b), a.max(b)),
+                };
+                got.insert(e);
+            }
+        }
+        assert_eq!(&got, want, "{} {dir:?}", c.name);
+    }
+}
+
+fn columns_agree(algo: &str, a: Vec<(&'static str, Values)>, b: Vec<(&'static str, Values)>) {
+    assert_eq!(a.len(), b.len(), "{algo}");
+    for ((na, va), (nb, vb)) in a.into_iter().zip(b) {
+        assert_eq!(na, nb);
+        // Orders and parents that depend on which thread came first are
+        // checked by the verifiers.
+        if matches!((algo, na), ("bfs", "parent") | ("dfs", _) | ("mis", _)) {
+            continue;
+        }
+        match (va, vb) {
+            (Values::F64(x), Values::F64(y)) => {
+                assert_eq!(x.len(), y.len());
+                for (i, (p, q)) in x.iter().zip(&y).enumerate() {
+                    assert!(
+                        (p - q).abs() <= 1e-6 * p.abs().max(1.0),
+                        "{algo} {na}[{i}]: {p} vs {q}"
+                    );
+                }
+            }
+            (x, y) => assert_eq!(format!("{x:?}"), format!("{y:?}"), "{algo} column {na}"),
+        }
+    }
+}
+
+#[test]
+fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
+    let mut compared = 0;
+    for packed in [true, false] {
+        for c in cases() {
+            let dir = tempfile::tempdir().unwrap();
+            let mut want = normal(&c.edges, c.undirected);
+            let mut n = c.n;
+            let path = build(dir.path(), "base", &want, n, &c, packed);
+            let mut x = 99u64 + n;
+            for batch in 0..3 {
+                let mut up = GraphUpdate::open(&path).unwrap();
+                let have: Vec<(u64, u64)> = want.iter().copied().collect();
+                let mut del = Vec::new();
+                for _ in 0..have.len() / 8 {
+                    del.push(have[(xorshift(&mut x) % have.len() as u64) as usize]);
+                }
+                // Deletes of edges that are not there, and of unknown ids.
+                del.push((n + 5, 1));
+                del.push((1, 1));
+                let mut ins = Vec::new();
+                for i in 0..have.len() / 6 {
+                    let a = xorshift(&mut x) % (n + 3);
+                    let b = if i % 5 == 0 {
+                        0
+                    } else {
+                        xorshift(&mut x) % (n + 3)
+                    };
+                    ins.push((a, b));
+                }
+                ins.push((2, 2));
+                for &(a, b) in &del {
+                    up.delete(a, b).unwrap();
+                }
+                for &(a, b) in &ins {
+                    up.insert(a, b).unwrap();
+                }
+                let report = up.commit().unwrap();
+                assert!(report.written, "{} batch {batch}", c.name);
+                for e in normal(&del, c.undirected) {
+                    want.remove(&e);
+                }
+                want.extend(normal(&ins, c.undirected));
+                n = ins
+                    .iter()
+                    .map(|e| e.0.max(e.1) + 1)
+                    .max()
+                    .unwrap_or(0)
+                    .max(n);
+                assert_eq!(report.vertices, n, "{}", c.name);
+                assert_eq!(report.edges, want.len() as u64, "{}", c.name);
+
+                let updated = Arc::new(Graph::open(&path).unwrap());
+                assert_eq!(updated.updates().map(|u| u.commits), Some(batch + 1));
+                updated.verify_all_blocks().unwrap();
+                if let Some((a, b)) = updated.out().block_range(0).filter(|r| r.1 > r.0) {
+                    // The hub's spanning list was patched by its fences.
+                    let d = updated.out().delta().unwrap();
+                    assert_eq!(d.fences(0).len() as u64, b - a, "{}", c.name);
+                }
+                same_lists(&updated, &want, &c);
+                let fresh_path = build(dir.path(), &format!("fresh{batch}"), &want, n, &c, packed);
+                let fresh = Arc::new(Graph::open(&fresh_path).unwrap());
+                for algo in ALGORITHMS {
+                    for kind in [EngineKind::Sync, EngineKind::Async] {
+                        let mut outs = Vec::new();
+                        for g in [&updated, &fresh] {
+                            let Ok(plan) = algo.plan(Some(kind), g) else {
+                                continue;
+                            };
+                            let cfg = EngineConfig {
+                                cache: crate::cache::CacheSize::Bytes(8 * 4096),
+                                ..EngineConfig::default()
+                            };
+                            let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
+                            let params = Params::new(algo.params());
+                            let Ok(out) = algo.execute(&engine, &plan, &params, true) else {
+                                continue;
+                            };
+                            assert!(
+                                matches!(out.verdict, Some(Ok(()))),
+                                "{} on {} ({kind:?}, packed {packed}, batch {batch}): {:?}",
+                                algo.name(),
+                                c.name,
+                                out.verdict
+                            );
+                            outs.push(out.table.into_columns());
+                        }
+                        if outs.len() == 2 {
+                            let b = outs.pop().unwrap();
+                            let a = outs.pop().unwrap();
+                            columns_agree(algo.name(), a, b);
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared >= 200, "only {compared} runs compared");
+}

@@ -1,0 +1,125 @@
+//! Reading the edge files of an update (`grotto update --insert FILE
+//! --delete FILE`): any text format `convert` reads, parsed in parallel
+//! with the same located errors, or a Parquet file with integer ids; the
+//! ids come back as the user wrote them, ready for
+//! [`crate::store::update::GraphUpdate`]. A file that fails to parse
+//! fails the whole update before anything is written.
+
+use super::options::{ConvertOptions, EdgeColumns, EdgeGenerator};
+use super::parse::{self, EdgeSink, Ids};
+use super::Format;
+use crate::error::{Error, Result};
+use crate::store::names::Names;
+use std::path::Path;
+
+/// The edges of one update file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchEdges {
+    /// `(u, v)` per edge: user ids, or, for a graph with names, the ranks
+    /// of the names in the graph's table.
+    pub edges: Vec<(u64, u64)>,
+    /// Whether `edges` holds name ranks.
+    pub ranks: bool,
+    /// Lines read.
+    pub lines: u64,
+}
+
+struct Collect {
+    base: u64,
+    edges: Vec<(u64, u64)>,
+}
+
+impl EdgeSink for Collect {
+    fn edge(&mut self, u: u64, v: u64, _w: f32) -> bool {
+        self.edges.push((u + self.base, v + self.base));
+        true
+    }
+    fn vertex(&mut self, _u: u64) {}
+}
+
+/// Reads the edges of `path`: text in any format `convert` reads (format
+/// and header options from `opts`), or Parquet (edge columns `columns`).
+/// With `names`, vertex tokens are names resolved in that table; a name
+/// the table lacks is an error that names the line.
+pub fn read_batch(
+    path: &Path,
+    opts: &ConvertOptions,
+    columns: &EdgeColumns,
+    names: Option<&Names>,
+) -> Result<BatchEdges> {
+    super::checks::check_input(path)?;
+    if super::parquet::is_parquet(path) {
+        if names.is_some() {
+            return Err(Error::Invalid(format!(
+                "{}: Parquet update files for a graph with vertex names are not supported yet; \
+                 use a text edge list",
+                path.display()
+            )));
+        }
+        let pq = super::parquet::ParquetEdges::for_options(path, columns, opts)?;
+        if pq.names().is_some() {
+            return Err(Error::Invalid(format!(
+                "{}: its vertex ids are strings, and the graph's are integers",
+                path.display()
+            )));
+        }
+        let mut sink = Collect {
+            base: 0,
+            edges: Vec::with_capacity(pq.edges() as usize),
+        };
+        for c in 0..pq.chunks() {
+            crate::interrupt::check()?;
+            pq.emit(c, &mut sink)?;
+        }
+        return Ok(BatchEdges {
+            edges: sink.edges,
+            ranks: false,
+            lines: 0,
+        });
+    }
+    let (spec, sn, _) = super::text_spec(path, opts)?;
+    if spec.weighted {
+        return Err(Error::Invalid(format!(
+            "{}: weights are given, and updates do not change weights yet (the graph is \
+             unweighted); leave the weight column out or pass --ignore-weights",
+            path.display()
+        )));
+    }
+    if names.is_some() && sn.format == Format::MatrixMarket {
+        return Err(Error::Invalid(
+            "Matrix Market entries are row and column numbers, and this graph's vertices have names"
+                .into(),
+        ));
+    }
+    let base = if sn.format == Format::MatrixMarket {
+        1
+    } else {
+        0
+    };
+    let ids = match names {
+        Some(t) => Ids::Resolve(t),
+        None => Ids::Integer,
+    };
+    let threads = super::plan::default_threads(opts.threads);
+    let (sinks, counts) = parse::parse_file(
+        path,
+        &spec,
+        ids,
+        sn.skip_lines,
+        threads,
+        &|| Collect {
+            base: if names.is_some() { 0 } else { base },
+            edges: Vec::new(),
+        },
+        &|_| {},
+    )?;
+    let mut edges = Vec::with_capacity(sinks.iter().map(|s| s.edges.len()).sum());
+    for s in sinks {
+        edges.extend(s.edges);
+    }
+    Ok(BatchEdges {
+        edges,
+        ranks: names.is_some(),
+        lines: counts.lines,
+    })
+}

@@ -1,0 +1,463 @@
+//! The changes committed to a graph since it was converted, held in memory
+//! next to the index and applied where block bytes become lists
+//! ([`super::adjacency::Adjacency::list_in_block`]), so that engines and
+//! algorithms read the updated graph without knowing there was an update.
+//!
+//! A vertex whose list changed has its bit set. Its entry holds sorted
+//! inserted ids then sorted deleted ids when its base list is on disk (a
+//! *patch*, applied to each piece as it is read), or its whole new list
+//! when the base list was kept in the index, was empty, or the vertex is
+//! new (a *replacement*, served from memory like an inline list).
+//!
+//! A base list spanning several blocks is patched piece by piece: piece
+//! `k` takes the inserted and deleted ids between the first base id of
+//! block `k` and that of block `k + 1` (its *fences*, saved with the
+//! change when it was committed), so the pieces still partition the
+//! sorted merged list and each piece's position in it is known without
+//! reading the others.
+
+use crate::VertexId;
+
+/// The net changes of one adjacency: for a key `(v << 32) | u`, an id `u`
+/// inserted into or deleted from `v`'s list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetOps {
+    /// Inserted keys, sorted, no repeats.
+    pub ins: Vec<u64>,
+    /// Deleted keys, sorted, no repeats.
+    pub del: Vec<u64>,
+}
+
+/// The key of the arc `v -> u`.
+#[inline]
+pub fn key(v: VertexId, u: VertexId) -> u64 {
+    ((v as u64) << 32) | u as u64
+}
+
+/// The arc of a key.
+#[inline]
+pub fn unkey(k: u64) -> (VertexId, VertexId) {
+    ((k >> 32) as VertexId, k as VertexId)
+}
+
+impl NetOps {
+    /// Folds `later` (committed after `self`, and effective against the
+    /// graph `self` describes: it inserts only absent arcs and deletes
+    /// only present ones) into the net change since the base. An arc
+    /// deleted then inserted again, or inserted then deleted, nets out.
+    /// Fails with the arc when `later` contradicts `self` (inserts an arc
+    /// `self` already inserted, or deletes one `self` already deleted).
+    pub fn fold(&self, later: &NetOps) -> Result<NetOps, String> {
+        let mut ins = Vec::with_capacity(self.ins.len() + later.ins.len());
+        let mut del = Vec::with_capacity(self.del.len() + later.del.len());
+        // Per key: +1 for an insert, -1 for a delete, summed over both.
+        let mut tagged: Vec<(u64, i8)> =
+            Vec::with_capacity(self.ins.len() + self.del.len() + later.ins.len() + later.del.len());
+        tagged.extend(self.ins.iter().map(|&k| (k, 1)));
+        tagged.extend(self.del.iter().map(|&k| (k, -1)));
+        tagged.extend(later.ins.iter().map(|&k| (k, 1)));
+        tagged.extend(later.del.iter().map(|&k| (k, -1)));
+        tagged.sort_unstable();
+        let mut i = 0;
+        while i < tagged.len() {
+            let k = tagged[i].0;
+            let mut net = 0i32;
+            while i < tagged.len() && tagged[i].0 == k {
+                net += tagged[i].1 as i32;
+                i += 1;
+            }
+            match net {
+                0 => {}
+                1 => ins.push(k),
+                -1 => del.push(k),
+                _ => {
+                    let (v, u) = unkey(k);
+                    return Err(format!(
+                        "the arc {v} -> {u} is {} twice",
+                        if net > 0 { "inserted" } else { "deleted" }
+                    ));
+                }
+            }
+        }
+        Ok(NetOps { ins, del })
+    }
+
+    /// Inserted minus deleted arcs.
+    pub fn entry_change(&self) -> i64 {
+        self.ins.len() as i64 - self.del.len() as i64
+    }
+}
+
+/// What the delta holds for one vertex.
+#[derive(Clone, Copy, Debug)]
+pub enum Change<'d> {
+    /// The base list is on disk: ids to merge into it and ids to drop.
+    Patch {
+        /// Inserted ids, sorted.
+        ins: &'d [VertexId],
+        /// Deleted ids, sorted.
+        del: &'d [VertexId],
+    },
+    /// The whole list, sorted: the base list was not on disk.
+    Replace(&'d [VertexId]),
+}
+
+/// The in-memory delta of one adjacency (see the module comment).
+#[derive(Debug, Default)]
+pub struct Delta {
+    bits: Vec<u64>,
+    /// Set bits in the words before each word.
+    before: Vec<u32>,
+    /// Per changed vertex, in vertex order: where its ids start in `ids`
+    /// (one more entry, the end).
+    off: Vec<u64>,
+    /// Per changed vertex: ids that are inserts (patch), or `u32::MAX`
+    /// for a replacement.
+    nins: Vec<u32>,
+    ids: Vec<VertexId>,
+    /// Changed vertices whose base list spans several blocks, sorted, with
+    /// where their fences start in `fences`.
+    fence_at: Vec<(VertexId, u64)>,
+    fences: Vec<VertexId>,
+}
+
+const REPLACE: u32 = u32::MAX;
+
+impl Delta {
+    /// Builds the delta of `ops` over `n` vertices. `on_disk(v)` says
+    /// whether `v`'s base list is in edge blocks; `base_small(v)` gives
+    /// the base list of any other vertex (held in the index, at most two
+    /// ids, or empty); `fences` maps each changed vertex whose base list
+    /// spans `k > 1` blocks to its `k - 1` fences. Fails when an insert
+    /// is already in a small base list or a delete is not in it, or a
+    /// spanning list has no fences.
+    pub fn build(
+        n: u64,
+        ops: &NetOps,
+        on_disk: impl Fn(VertexId) -> Option<u64>,
+        base_small: impl Fn(VertexId) -> ([VertexId; 2], usize),
+        fences: &[(VertexId, Vec<VertexId>)],
+    ) -> Result<Delta, String> {
+        let words = n.div_ceil(64) as usize;
+        let mut d = Delta {
+            bits: vec![0; words],
+            before: Vec::with_capacity(words),
+            off: vec![0],
+            ..Delta::default()
+        };
+        let (mut i, mut j) = (0, 0);
+        let (ins, del) = (&ops.ins, &ops.del);
+        let mut merged = Vec::new();
+        while i < ins.len() || j < del.len() {
+            let vi = ins.get(i).map_or(u64::MAX, |&k| k >> 32);
+            let vd = del.get(j).map_or(u64::MAX, |&k| k >> 32);
+            let v = vi.min(vd);
+            if v >= n {
+                return Err(format!("a change names vertex {v} of {n}"));
+            }
+            let i2 = i + ins[i..].partition_point(|&k| k >> 32 == v);
+            let j2 = j + del[j..].partition_point(|&k| k >> 32 == v);
+            let vins = ins[i..i2].iter().map(|&k| k as VertexId);
+            let vdel = del[j..j2].iter().map(|&k| k as VertexId);
+            let v = v as VertexId;
+            d.bits[(v / 64) as usize] |= 1 << (v % 64);
+            match on_disk(v) {
+                Some(blocks) => {
+                    d.ids.extend(vins);
+                    d.ids.extend(vdel);
+                    d.nins.push((i2 - i) as u32);
+                    if blocks > 1 {
+                        let f = fences
+                            .binary_search_by_key(&v, |x| x.0)
+                            .map(|p| &fences[p].1)
+                            .map_err(|_| {
+                                format!("vertex {v}'s list spans blocks but has no fences")
+                            })?;
+                        if f.len() as u64 != blocks - 1 {
+                            return Err(format!(
+                                "vertex {v}'s list spans {blocks} blocks but has {} fences",
+                                f.len()
+                            ));
+                        }
+                        d.fence_at.push((v, d.fences.len() as u64));
+                        d.fences.extend_from_slice(f);
+                    }
+                }
+                None => {
+                    let (b, len) = base_small(v);
+                    let delv: Vec<VertexId> = vdel.collect();
+                    merged.clear();
+                    let kept = b[..len].iter().filter(|x| !delv.contains(x));
+                    if kept.clone().count() + delv.len() != len {
+                        return Err(format!("a delete from vertex {v} is not in its list"));
+                    }
+                    merged.extend(kept);
+                    let before = merged.len();
+                    merged.extend(vins);
+                    merged.sort_unstable();
+                    merged.dedup();
+                    if merged.len() != before + (i2 - i) {
+                        return Err(format!("an insert into vertex {v} is already in its list"));
+                    }
+                    d.ids.extend_from_slice(&merged);
+                    d.nins.push(REPLACE);
+                }
+            }
+            d.off.push(d.ids.len() as u64);
+            i = i2;
+            j = j2;
+        }
+        let mut c = 0u32;
+        for w in &d.bits {
+            d.before.push(c);
+            c += w.count_ones();
+        }
+        Ok(d)
+    }
+
+    /// Vertices whose list changed.
+    pub fn changed(&self) -> u64 {
+        self.nins.len() as u64
+    }
+
+    /// Bytes of memory the delta takes.
+    pub fn bytes(&self) -> u64 {
+        (self.bits.len() * 8
+            + self.before.len() * 4
+            + self.off.len() * 8
+            + self.nins.len() * 4
+            + self.ids.len() * 4
+            + self.fence_at.len() * 16
+            + self.fences.len() * 4) as u64
+    }
+
+    /// `v`'s change, if its list changed.
+    #[inline]
+    pub fn get(&self, v: VertexId) -> Option<Change<'_>> {
+        let w = (v / 64) as usize;
+        let word = *self.bits.get(w)?;
+        let bit = 1u64 << (v % 64);
+        if word & bit == 0 {
+            return None;
+        }
+        let c = self.before[w] as usize + (word & (bit - 1)).count_ones() as usize;
+        let ids = &self.ids[self.off[c] as usize..self.off[c + 1] as usize];
+        Some(match self.nins[c] {
+            REPLACE => Change::Replace(ids),
+            n => {
+                let (ins, del) = ids.split_at(n as usize);
+                Change::Patch { ins, del }
+            }
+        })
+    }
+
+    /// The fences of `v`'s spanning base list (empty when it fits a block).
+    pub fn fences(&self, v: VertexId) -> &[VertexId] {
+        match self.fence_at.binary_search_by_key(&v, |x| x.0) {
+            Ok(p) => {
+                let s = self.fence_at[p].1 as usize;
+                let e = self
+                    .fence_at
+                    .get(p + 1)
+                    .map_or(self.fences.len(), |x| x.1 as usize);
+                &self.fences[s..e]
+            }
+            Err(_) => &[],
+        }
+    }
+}
+
+/// Ids of sorted `xs` below `x`.
+#[inline]
+fn below(xs: &[VertexId], x: u64) -> usize {
+    xs.partition_point(|&y| (y as u64) < x)
+}
+
+/// Patches piece `k` of a spanning (or whole, `k = 0` and no fences) base
+/// list in place. The base piece is `buf[..len]`, starting at position
+/// `first` of the base list; `ins` and `del` are the vertex's sorted
+/// changes, `fences` its fences. On return `buf` holds the merged piece;
+/// the result is its position in the merged list. Fails when a delete
+/// that falls in this piece is not in it, or an insert already is.
+pub fn patch_piece(
+    buf: &mut Vec<VertexId>,
+    len: usize,
+    first: u64,
+    k: usize,
+    fences: &[VertexId],
+    ins: &[VertexId],
+    del: &[VertexId],
+) -> Result<u64, &'static str> {
+    let lo = if k == 0 { 0 } else { fences[k - 1] as u64 };
+    let hi = fences.get(k).map_or(u64::MAX, |&f| f as u64);
+    let (i0, i1) = (below(ins, lo), below(ins, hi));
+    let (d0, d1) = (below(del, lo), below(del, hi));
+    let (ins_k, del_k) = (&ins[i0..i1], &del[d0..d1]);
+    let pos = first + i0 as u64 - d0 as u64;
+    let m = ins_k.len();
+    buf.truncate(len);
+    buf.resize(len + m, 0);
+    buf.copy_within(0..len, m);
+    // Merge buf[m..m+len] (base) minus del_k with ins_k into buf[0..];
+    // the write position never passes the read position.
+    let (mut r, mut o, mut a, mut dl) = (m, 0usize, 0usize, 0usize);
+    while r < m + len {
+        let x = buf[r];
+        if dl < del_k.len() && del_k[dl] < x {
+            return Err("deletes an id its list does not hold");
+        }
+        while a < m && ins_k[a] < x {
+            buf[o] = ins_k[a];
+            o += 1;
+            a += 1;
+        }
+        if a < m && ins_k[a] == x {
+            return Err("inserts an id its list already holds");
+        }
+        r += 1;
+        if dl < del_k.len() && del_k[dl] == x {
+            dl += 1;
+            continue;
+        }
+        buf[o] = x;
+        o += 1;
+    }
+    if dl < del_k.len() {
+        return Err("deletes an id its list does not hold");
+    }
+    while a < m {
+        buf[o] = ins_k[a];
+        o += 1;
+        a += 1;
+    }
+    buf.truncate(o);
+    Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The merged list, by sets.
+    fn naive(base: &[u32], ins: &[u32], del: &[u32]) -> Vec<u32> {
+        let mut s: std::collections::BTreeSet<u32> = base.iter().copied().collect();
+        for d in del {
+            assert!(s.remove(d));
+        }
+        for i in ins {
+            assert!(s.insert(*i));
+        }
+        s.into_iter().collect()
+    }
+
+    proptest! {
+        #[test]
+        fn pieces_partition_the_merged_list(
+            set in proptest::collection::btree_set(0u32..2000, 1..300),
+            pieces in 1usize..6,
+            ops in proptest::collection::vec((0u32..2100, any::<bool>()), 0..200),
+        ) {
+            let base: Vec<u32> = set.iter().copied().collect();
+            // Split the base into `pieces` runs; fences are their first ids.
+            let step = base.len().div_ceil(pieces).max(1);
+            let runs: Vec<&[u32]> = base.chunks(step).collect();
+            let fences: Vec<u32> = runs[1..].iter().map(|r| r[0]).collect();
+            let mut ins = Vec::new();
+            let mut del = Vec::new();
+            let mut seen = std::collections::BTreeSet::new();
+            for (x, d) in ops {
+                if !seen.insert(x) { continue; }
+                if set.contains(&x) { if d { del.push(x) } } else { ins.push(x) }
+            }
+            ins.sort_unstable();
+            del.sort_unstable();
+            let want = naive(&base, &ins, &del);
+            let mut got = Vec::new();
+            let mut first = 0u64;
+            for (k, r) in runs.iter().enumerate() {
+                let mut buf = r.to_vec();
+                let pos = patch_piece(&mut buf, r.len(), first, k, &fences, &ins, &del).unwrap();
+                prop_assert_eq!(pos, got.len() as u64);
+                got.extend_from_slice(&buf);
+                first += r.len() as u64;
+            }
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn folding_nets_out(ops in proptest::collection::vec((0u64..40, any::<bool>()), 0..200)) {
+            // Apply ops one batch at a time to a set, folding effective ops.
+            let base: std::collections::BTreeSet<u64> = (0..40).filter(|k| k % 3 == 0).collect();
+            let mut now = base.clone();
+            let mut net = NetOps::default();
+            for chunk in ops.chunks(7) {
+                let mut b = NetOps::default();
+                let mut seen = std::collections::BTreeSet::new();
+                for &(k, ins) in chunk {
+                    if !seen.insert(k) { continue; }
+                    if ins && !now.contains(&k) { b.ins.push(k) }
+                    if !ins && now.contains(&k) { b.del.push(k) }
+                }
+                b.ins.sort_unstable();
+                b.del.sort_unstable();
+                for k in &b.ins { now.insert(*k); }
+                for k in &b.del { now.remove(k); }
+                net = net.fold(&b).unwrap();
+            }
+            let want_ins: Vec<u64> = now.difference(&base).copied().collect();
+            let want_del: Vec<u64> = base.difference(&now).copied().collect();
+            prop_assert_eq!(net.ins, want_ins);
+            prop_assert_eq!(net.del, want_del);
+        }
+    }
+
+    #[test]
+    fn patch_detects_contradictions() {
+        let mut b = vec![1, 5, 9];
+        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[5], &[]).is_err());
+        let mut b = vec![1, 5, 9];
+        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[], &[4]).is_err());
+        let mut b = vec![1, 5, 9];
+        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[], &[10]).is_err());
+        let mut b = vec![1, 5, 9];
+        assert_eq!(patch_piece(&mut b, 3, 0, 0, &[], &[0, 6], &[5]), Ok(0));
+        assert_eq!(b, vec![0, 1, 6, 9]);
+    }
+
+    #[test]
+    fn lookups_and_replacements() {
+        let ops = NetOps {
+            ins: vec![key(1, 7), key(3, 2), key(3, 4), key(70, 1)],
+            del: vec![key(1, 2), key(3, 9)],
+        };
+        let d = Delta::build(
+            100,
+            &ops,
+            |v| (v == 1).then_some(1),
+            |v| if v == 3 { ([9, 0], 1) } else { ([0, 0], 0) },
+            &[],
+        )
+        .unwrap();
+        assert_eq!(d.changed(), 3);
+        assert!(d.get(0).is_none() && d.get(2).is_none() && d.get(99).is_none());
+        match d.get(1) {
+            Some(Change::Patch { ins, del }) => assert_eq!((ins, del), (&[7][..], &[2][..])),
+            c => panic!("{c:?}"),
+        }
+        match d.get(3) {
+            Some(Change::Replace(l)) => assert_eq!(l, &[2, 4]),
+            c => panic!("{c:?}"),
+        }
+        match d.get(70) {
+            Some(Change::Replace(l)) => assert_eq!(l, &[1]),
+            c => panic!("{c:?}"),
+        }
+        // A delete of an id a small list lacks is refused.
+        let bad = NetOps {
+            ins: vec![],
+            del: vec![key(3, 8)],
+        };
+        assert!(Delta::build(10, &bad, |_| None, |_| ([9, 0], 1), &[]).is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! Reading what updates committed to a file (format version 6): the
+//! manifest slot in force, its delta runs checked and decoded, and their
+//! changes folded into one net change per adjacency, which
+//! [`super::graph::Graph::open`] turns into each adjacency's
+//! [`super::delta::Delta`].
+
+use super::delta::NetOps;
+use super::format::*;
+use super::load::{corrupt, required};
+use super::manifest::{Fences, Manifest, Run, MANIFEST_BYTES};
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+/// The committed state of a file, read and folded.
+#[derive(Clone, Debug)]
+pub struct Committed {
+    /// The manifest in force.
+    pub manifest: Manifest,
+    /// Which slot holds it (0 or 1; 1 when neither is valid, so that the
+    /// first commit writes slot 0).
+    pub slot: usize,
+    /// Where the manifest section starts.
+    pub manifest_at: u64,
+    /// Net out-adjacency changes since the base.
+    pub out: NetOps,
+    /// Net in-adjacency changes since the base.
+    pub inn: NetOps,
+    /// The fences of every spanning list a run touched, sorted by
+    /// (dir, vertex).
+    pub fences: Fences,
+    /// The first byte after the base sections, the manifest and the runs:
+    /// where the next run goes.
+    pub end: u64,
+}
+
+/// The end of the last section of `h`, padded.
+pub fn sections_end(h: &Header) -> u64 {
+    h.sections
+        .iter()
+        .map(|s| s.offset + padded(s.length))
+        .max()
+        .unwrap_or(BLOCK_BYTES as u64)
+}
+
+fn read_at(file: &File, path: &Path, at: u64, len: usize, what: &str) -> Result<Vec<u8>> {
+    let mut b = vec![0u8; len];
+    file.read_exact_at(&mut b, at).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Error::Truncated {
+                path: path.into(),
+                what: format!("{what} is past the end of the file"),
+            }
+        } else {
+            Error::io(path, format!("read {what}"), e)
+        }
+    })?;
+    Ok(b)
+}
+
+/// Reads the manifest slot in force and its runs. `header_crc` is the
+/// checksum of the header block (a slot names the header it belongs to);
+/// `file_len` bounds the runs.
+pub fn read_committed(
+    file: &File,
+    path: &Path,
+    h: &Header,
+    header_crc: u32,
+    file_len: u64,
+) -> Result<Committed> {
+    let s = required(h, SectionKind::Manifest, path)?;
+    let bytes = read_at(
+        file,
+        path,
+        s.offset,
+        MANIFEST_BYTES as usize,
+        "the manifest",
+    )?;
+    let mut best: Option<(Manifest, usize)> = None;
+    for (i, slot) in bytes.chunks(BLOCK_BYTES).enumerate() {
+        let m = Manifest::decode(slot)
+            .map_err(|why| corrupt(path, format!("manifest slot {i}: {why}")))?;
+        if let Some(m) = m.filter(|m| m.header_crc == header_crc) {
+            if best.as_ref().is_none_or(|b| m.seq > b.0.seq) {
+                best = Some((m, i));
+            }
+        }
+    }
+    // Neither slot valid: no update was committed (a file as convert
+    // wrote it, or one whose first commit was cut short).
+    let (manifest, slot) = best.unwrap_or((
+        Manifest {
+            seq: 0,
+            header_crc,
+            vertices: h.vertex_count,
+            edges: h.edge_count,
+            out_entries: h.out_entries,
+            runs: Vec::new(),
+        },
+        1,
+    ));
+    let mut end = sections_end(h);
+    let mut out = NetOps::default();
+    let mut inn = NetOps::default();
+    let mut fences: Fences = Vec::new();
+    let mut vertices = h.vertex_count;
+    for (i, r) in manifest.runs.iter().enumerate() {
+        let what = format!("delta run {i}");
+        let stop = r.offset.checked_add(r.length);
+        if !r.offset.is_multiple_of(BLOCK_BYTES as u64) || r.offset < end || stop.is_none() {
+            return Err(corrupt(
+                path,
+                format!("{what} at byte {} overlaps what comes before it", r.offset),
+            ));
+        }
+        if stop.is_some_and(|e| e > file_len) {
+            return Err(Error::Truncated {
+                path: path.into(),
+                what: format!("{what} ends past the end of the file"),
+            });
+        }
+        let b = read_at(file, path, r.offset, r.length as usize, &what)?;
+        if crc32c::crc32c(&b) != r.crc {
+            return Err(corrupt(path, format!("{what} fails its checksum")));
+        }
+        let run = Run::decode(&b).map_err(|why| corrupt(path, format!("{what}: {why}")))?;
+        if run.vertices < vertices {
+            return Err(corrupt(path, format!("{what} removes vertices")));
+        }
+        vertices = run.vertices;
+        let fold = |a: &NetOps, b: &NetOps| {
+            a.fold(b).map_err(|why| {
+                corrupt(
+                    path,
+                    format!("{what} contradicts the runs before it: {why}"),
+                )
+            })
+        };
+        out = fold(&out, &run.out)?;
+        inn = fold(&inn, &run.inn)?;
+        fences.extend(run.fences);
+        end = r.offset + padded(r.length);
+    }
+    if vertices != manifest.vertices {
+        return Err(corrupt(
+            path,
+            format!(
+                "the manifest says {} vertices, its runs {vertices}",
+                manifest.vertices
+            ),
+        ));
+    }
+    // The latest fences of each list win (a base list's fences never
+    // change, so they agree anyway).
+    fences.sort_by_key(|f| (f.0, f.1));
+    fences.dedup_by_key(|f| (f.0, f.1));
+    Ok(Committed {
+        manifest,
+        slot,
+        manifest_at: s.offset,
+        out,
+        inn,
+        fences,
+        end: end.max(s.offset + MANIFEST_BYTES),
+    })
+}

@@ -1,0 +1,333 @@
+//! Byte layout of what an update adds to a graph file (format version 6):
+//! the manifest section's two slots and the delta runs they list. How
+//! they are written, and in which order, is in [`super::update`];
+//! `docs/format.md` ("Updates") says the same in prose.
+//!
+//! A slot (4096 bytes) names the runs in force and the graph's counts
+//! after them; the valid slot with the higher sequence number wins, so a
+//! commit switches from one version to the next with one synced write of
+//! the other slot, and a torn write leaves the older slot in force.
+//!
+//! A run holds one commit's net changes: sorted arc keys inserted and
+//! deleted in each adjacency, and the fences of the spanning base lists
+//! they touch (see [`super::delta`]).
+
+use super::delta::NetOps;
+use super::format::BLOCK_BYTES;
+use super::header::{get_u32, get_u64, put_u32, put_u64};
+use crate::VertexId;
+
+/// First eight bytes of a valid manifest slot.
+pub const SLOT_MAGIC: [u8; 8] = *b"GRMANIF\x01";
+/// First eight bytes of a delta run.
+pub const RUN_MAGIC: [u8; 8] = *b"GRDELTA\x01";
+/// The manifest section: two slots.
+pub const MANIFEST_BYTES: u64 = 2 * BLOCK_BYTES as u64;
+const SLOT_FIXED: usize = 64;
+const RUN_ROW: usize = 24;
+const SLOT_CRC_AT: usize = BLOCK_BYTES - 4;
+/// Most runs one manifest lists; a commit past it folds them into one.
+pub const MAX_RUNS: usize = (SLOT_CRC_AT - SLOT_FIXED) / RUN_ROW;
+const RUN_FIXED: usize = 64;
+
+/// Where a run lies in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunRef {
+    /// Byte offset, a multiple of 4096.
+    pub offset: u64,
+    /// Length in bytes, without padding.
+    pub length: u64,
+    /// CRC-32C of the run's bytes.
+    pub crc: u32,
+}
+
+/// One manifest slot, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// Higher wins.
+    pub seq: u64,
+    /// The CRC of the header this slot belongs to (a slot copied from
+    /// another file does not count).
+    pub header_crc: u32,
+    /// Vertices after the runs.
+    pub vertices: u64,
+    /// Edges after the runs.
+    pub edges: u64,
+    /// Out-adjacency entries after the runs.
+    pub out_entries: u64,
+    /// The runs, oldest first.
+    pub runs: Vec<RunRef>,
+}
+
+impl Manifest {
+    /// The slot's 4096 bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = vec![0u8; BLOCK_BYTES];
+        b[..8].copy_from_slice(&SLOT_MAGIC);
+        put_u64(&mut b, 8, self.seq);
+        put_u32(&mut b, 16, self.header_crc);
+        put_u32(&mut b, 20, self.runs.len() as u32);
+        put_u64(&mut b, 24, self.vertices);
+        put_u64(&mut b, 32, self.edges);
+        put_u64(&mut b, 40, self.out_entries);
+        for (i, r) in self.runs.iter().enumerate() {
+            let at = SLOT_FIXED + i * RUN_ROW;
+            put_u64(&mut b, at, r.offset);
+            put_u64(&mut b, at + 8, r.length);
+            put_u32(&mut b, at + 16, r.crc);
+        }
+        let crc = crc32c::crc32c(&b[..SLOT_CRC_AT]);
+        put_u32(&mut b, SLOT_CRC_AT, crc);
+        b
+    }
+
+    /// Decodes a slot: `Ok(None)` when it holds no valid manifest (never
+    /// written, or torn: magic or checksum wrong), an error when its
+    /// checksum is right but its fields are not.
+    pub fn decode(b: &[u8]) -> Result<Option<Manifest>, String> {
+        if b.len() != BLOCK_BYTES
+            || b[..8] != SLOT_MAGIC
+            || crc32c::crc32c(&b[..SLOT_CRC_AT]) != get_u32(b, SLOT_CRC_AT)
+        {
+            return Ok(None);
+        }
+        let n = get_u32(b, 20) as usize;
+        if n > MAX_RUNS {
+            return Err(format!("manifest lists {n} runs, at most {MAX_RUNS} fit"));
+        }
+        if let Some(i) = (48..SLOT_FIXED)
+            .chain(SLOT_FIXED + n * RUN_ROW..SLOT_CRC_AT)
+            .find(|&i| b[i] != 0)
+        {
+            return Err(format!("manifest byte {i} is reserved but not zero"));
+        }
+        let runs = (0..n)
+            .map(|i| {
+                let at = SLOT_FIXED + i * RUN_ROW;
+                RunRef {
+                    offset: get_u64(b, at),
+                    length: get_u64(b, at + 8),
+                    crc: get_u32(b, at + 16),
+                }
+            })
+            .collect::<Vec<_>>();
+        if let Some(i) = (0..n).find(|&i| get_u32(b, SLOT_FIXED + i * RUN_ROW + 20) != 0) {
+            return Err(format!("manifest run row {i}: reserved word is not zero"));
+        }
+        Ok(Some(Manifest {
+            seq: get_u64(b, 8),
+            header_crc: get_u32(b, 16),
+            vertices: get_u64(b, 24),
+            edges: get_u64(b, 32),
+            out_entries: get_u64(b, 40),
+            runs,
+        }))
+    }
+}
+
+/// A run's fences: for the spanning base list of `v` in adjacency `dir`
+/// (0 out, 1 in), the first base id of each of its blocks after the first.
+pub type Fences = Vec<(u8, VertexId, Vec<VertexId>)>;
+
+/// One commit's changes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Run {
+    /// Vertices after this run.
+    pub vertices: u64,
+    /// Out-adjacency changes.
+    pub out: NetOps,
+    /// In-adjacency changes (graphs with reverse edges).
+    pub inn: NetOps,
+    /// Fences, sorted by (dir, vertex).
+    pub fences: Fences,
+}
+
+impl Run {
+    /// The run's bytes (unpadded).
+    pub fn encode(&self) -> Vec<u8> {
+        let arrays = [&self.out.ins, &self.out.del, &self.inn.ins, &self.inn.del];
+        let ids: usize = self.fences.iter().map(|f| f.2.len()).sum();
+        let keys: usize = arrays.iter().map(|a| a.len()).sum();
+        let mut b = Vec::with_capacity(RUN_FIXED + 8 * keys + 16 * self.fences.len() + 4 * ids);
+        b.extend_from_slice(&RUN_MAGIC);
+        b.extend_from_slice(&self.vertices.to_le_bytes());
+        for a in arrays {
+            b.extend_from_slice(&(a.len() as u64).to_le_bytes());
+        }
+        b.extend_from_slice(&(self.fences.len() as u64).to_le_bytes());
+        b.extend_from_slice(&(ids as u64).to_le_bytes());
+        for a in arrays {
+            b.extend_from_slice(bytemuck::cast_slice(a));
+        }
+        for (dir, v, f) in &self.fences {
+            b.extend_from_slice(&(((*dir as u64) << 32) | *v as u64).to_le_bytes());
+            b.extend_from_slice(&(f.len() as u64).to_le_bytes());
+        }
+        for (_, _, f) in &self.fences {
+            b.extend_from_slice(bytemuck::cast_slice(f));
+        }
+        b
+    }
+
+    /// Decodes and checks a run's bytes (their checksum was checked by the
+    /// caller): lengths, keys strictly increasing and below the vertex
+    /// count, a key never both inserted and deleted, fences sorted.
+    pub fn decode(b: &[u8]) -> Result<Run, String> {
+        if b.len() < RUN_FIXED || b[..8] != RUN_MAGIC {
+            return Err("delta run: bad magic".into());
+        }
+        let vertices = get_u64(b, 8);
+        let counts: Vec<u64> = (0..6).map(|i| get_u64(b, 16 + 8 * i)).collect();
+        let need = counts[..4]
+            .iter()
+            .try_fold(RUN_FIXED as u64, |s, &c| s.checked_add(c.checked_mul(8)?))
+            .and_then(|s| s.checked_add(counts[4].checked_mul(16)?))
+            .and_then(|s| s.checked_add(counts[5].checked_mul(4)?));
+        if need != Some(b.len() as u64) {
+            return Err(format!(
+                "delta run: {} bytes, its counts call for {need:?}",
+                b.len()
+            ));
+        }
+        let mut at = RUN_FIXED;
+        let mut take_keys = |n: u64| -> Result<Vec<u64>, String> {
+            let v: Vec<u64> = (0..n as usize).map(|i| get_u64(b, at + 8 * i)).collect();
+            at += 8 * n as usize;
+            if v.windows(2).any(|w| w[0] >= w[1]) {
+                return Err("delta run: keys are not strictly increasing".into());
+            }
+            if let Some(&k) = v
+                .iter()
+                .find(|&&k| (k >> 32) >= vertices || (k as u32 as u64) >= vertices)
+            {
+                return Err(format!(
+                    "delta run: arc {} -> {} names a vertex beyond {vertices}",
+                    k >> 32,
+                    k as u32
+                ));
+            }
+            Ok(v)
+        };
+        let out = NetOps {
+            ins: take_keys(counts[0])?,
+            del: take_keys(counts[1])?,
+        };
+        let inn = NetOps {
+            ins: take_keys(counts[2])?,
+            del: take_keys(counts[3])?,
+        };
+        for ops in [&out, &inn] {
+            if let Some(k) = first_common(&ops.ins, &ops.del) {
+                return Err(format!(
+                    "delta run: arc {} -> {} is both inserted and deleted",
+                    k >> 32,
+                    k as u32
+                ));
+            }
+        }
+        let rows = counts[4] as usize;
+        let mut at = b.len() - 16 * rows - 4 * counts[5] as usize;
+        let mut heads = Vec::with_capacity(rows);
+        let mut total = 0u64;
+        for i in 0..rows {
+            let k = get_u64(b, at + 16 * i);
+            let c = get_u64(b, at + 16 * i + 8);
+            if k >> 32 > 1 || (k as u32 as u64) >= vertices {
+                return Err(format!("delta run: fence row {i} names no list"));
+            }
+            if heads.last().is_some_and(|&(p, _)| p >= k) {
+                return Err("delta run: fence rows are not sorted".into());
+            }
+            total = total.saturating_add(c);
+            heads.push((k, c));
+        }
+        if total != counts[5] {
+            return Err("delta run: fence rows do not add up to its fences".into());
+        }
+        at += 16 * rows;
+        let mut fences = Vec::with_capacity(rows);
+        for (k, c) in heads {
+            let f: Vec<VertexId> = (0..c as usize).map(|i| get_u32(b, at + 4 * i)).collect();
+            at += 4 * c as usize;
+            fences.push(((k >> 32) as u8, k as VertexId, f));
+        }
+        Ok(Run {
+            vertices,
+            out,
+            inn,
+            fences,
+        })
+    }
+}
+
+/// A key in both sorted arrays, if any.
+fn first_common(a: &[u64], b: &[u64]) -> Option<u64> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return Some(a[i]),
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn slots_round_trip_and_torn_slots_do_not_count() {
+        let m = Manifest {
+            seq: 7,
+            header_crc: 0xdead_beef,
+            vertices: 10,
+            edges: 12,
+            out_entries: 24,
+            runs: vec![RunRef {
+                offset: 8192,
+                length: 100,
+                crc: 5,
+            }],
+        };
+        let b = m.encode();
+        assert_eq!(Manifest::decode(&b), Ok(Some(m)));
+        let mut torn = b.clone();
+        torn[100] ^= 1;
+        assert_eq!(Manifest::decode(&torn), Ok(None));
+        assert_eq!(Manifest::decode(&vec![0u8; BLOCK_BYTES]), Ok(None));
+    }
+
+    proptest! {
+        #[test]
+        fn runs_round_trip(
+            ins in proptest::collection::btree_set((0u64..50, 0u64..50), 0..40),
+            del in proptest::collection::btree_set((50u64..60, 0u64..50), 0..40),
+            f in proptest::collection::vec(0u32..50, 0..9),
+            cut in 0usize..4000,
+        ) {
+            let keys = |s: &std::collections::BTreeSet<(u64, u64)>| s.iter().map(|&(v, u)| (v << 32) | u).collect::<Vec<_>>();
+            let r = Run {
+                vertices: 60,
+                out: NetOps { ins: keys(&ins), del: keys(&del) },
+                inn: NetOps { ins: keys(&del), del: vec![] },
+                fences: vec![(0, 3, f.clone()), (1, 4, f)],
+            };
+            let b = r.encode();
+            prop_assert_eq!(Run::decode(&b), Ok(r));
+            // A cut run never decodes (and never panics).
+            if cut < b.len() {
+                prop_assert!(Run::decode(&b[..cut]).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_counts_are_refused_before_allocating() {
+        let mut b = Run::default().encode();
+        b[16..24].copy_from_slice(&(u64::MAX / 4).to_le_bytes());
+        assert!(Run::decode(&b).is_err());
+    }
+}

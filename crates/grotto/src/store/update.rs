@@ -1,0 +1,574 @@
+//! Committing a batch of edge changes to a graph file without rebuilding
+//! it (docs/updates.md has the design and its costs).
+//!
+//! A [`GraphUpdate`] locks the file, stages inserts and deletes in the
+//! user's ids, and [`GraphUpdate::commit`]s them:
+//! 1. **resolve**: the current lists of the touched vertices are read, so
+//!    that only real changes are kept (an insert of an edge already
+//!    there, or a delete of one that is not, is counted and dropped) and
+//!    every degree after the commit is known exactly;
+//! 2. **write** the batch's net changes as one delta run after the last
+//!    one, and sync;
+//! 3. **switch**: write the other manifest slot, naming the runs and the
+//!    counts after them, and sync.
+//!
+//! A crash before step 3's write is durable leaves the old slot in force
+//! (the bytes after it are reused by the next commit); after, the new.
+//! Base blocks are never written, so a reader that opened the old version
+//! keeps reading it. Deletes apply before inserts: an edge in both ends up
+//! present.
+//!
+//! Example (a Rust user adding and removing edges):
+//! ```no_run
+//! use grotto::store::update::GraphUpdate;
+//! # fn main() -> grotto::Result<()> {
+//! let mut up = GraphUpdate::open(std::path::Path::new("g.grotto"))?;
+//! up.insert(1, 42)?; // user ids; a new id adds a vertex
+//! up.delete(7, 9)?;
+//! let report = up.commit()?;
+//! println!("{} inserted, {} deleted", report.inserted, report.deleted);
+//! # Ok(())
+//! # }
+//! ```
+
+use super::delta::{key, unkey, NetOps};
+use super::format::*;
+use super::graph::Graph;
+use super::manifest::{Fences, Manifest, Run, RunRef, MAX_RUNS};
+use super::{BlockReader, Direction};
+use crate::error::{Error, Result};
+use crate::io::inplace::{InPlace, PowerCut};
+use crate::VertexId;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What a commit did. Edge counts are edges as the user counts them (an
+/// undirected edge once).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UpdateReport {
+    /// The graph file.
+    pub graph: PathBuf,
+    /// Edges inserted (they were absent).
+    pub inserted: u64,
+    /// Edges deleted (they were present).
+    pub deleted: u64,
+    /// Inserts of edges already present, dropped.
+    pub already_present: u64,
+    /// Deletes of edges not present, dropped.
+    pub not_present: u64,
+    /// Self loops dropped (the graph was converted without them).
+    pub self_loops_dropped: u64,
+    /// Vertices added.
+    pub new_vertices: u64,
+    /// Vertices after the commit.
+    pub vertices: u64,
+    /// Edges after the commit.
+    pub edges: u64,
+    /// The commit's sequence number (commits since conversion); the
+    /// current one when nothing changed.
+    pub commit: u64,
+    /// Whether anything was written.
+    pub written: bool,
+    /// Bytes written to the file (run and manifest slot).
+    pub bytes_written: u64,
+    /// Delta runs in force after the commit.
+    pub runs: u64,
+    /// Whether the earlier runs were folded into this commit's run (the
+    /// manifest had no room for another).
+    pub folded: bool,
+    /// Seconds reading the touched lists and working out the net change.
+    pub resolve_s: f64,
+    /// Seconds writing and syncing the run and the manifest.
+    pub write_s: f64,
+}
+
+/// A batch of edge changes being staged for one graph file, which stays
+/// locked against other updates until the batch is committed or dropped.
+pub struct GraphUpdate {
+    file: InPlace,
+    graph: Graph,
+    ins: Vec<(VertexId, VertexId)>,
+    del: Vec<(VertexId, VertexId)>,
+    vertices: u64,
+}
+
+impl GraphUpdate {
+    /// Opens `path` for an update: takes the update lock, then opens and
+    /// checks the graph. Refuses files this build cannot update.
+    pub fn open(path: &Path) -> Result<GraphUpdate> {
+        Self::open_inner(path, None)
+    }
+
+    /// [`GraphUpdate::open`] with a simulated power cut (crash tests).
+    pub fn open_with_power_cut(path: &Path, cut: PowerCut) -> Result<GraphUpdate> {
+        Self::open_inner(path, Some(cut))
+    }
+
+    fn open_inner(path: &Path, cut: Option<PowerCut>) -> Result<GraphUpdate> {
+        let mut file = InPlace::open(path)?;
+        if let Some(c) = cut {
+            file = file.with_power_cut(c);
+        }
+        let graph = Graph::open(path)?;
+        let h = graph.header();
+        let refuse = |why: String| {
+            Err(Error::Invalid(format!(
+                "cannot update {}: {why}",
+                path.display()
+            )))
+        };
+        if !h.has_delta() {
+            return refuse(format!(
+                "it was written by an older grotto (format version {}) without room for \
+                 updates; convert it again to update it",
+                h.version
+            ));
+        }
+        if h.weighted() {
+            return refuse("updating weighted graphs is not supported yet".into());
+        }
+        if h.flags & FLAG_MULTI != 0 {
+            return refuse(
+                "it keeps duplicate edges (--keep-duplicates), and updating such graphs \
+                 is not supported yet"
+                    .into(),
+            );
+        }
+        Ok(GraphUpdate {
+            vertices: graph.vertex_count(),
+            file,
+            graph,
+            ins: Vec::new(),
+            del: Vec::new(),
+        })
+    }
+
+    /// The graph as it is before this batch.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The internal vertex of the user's integer id `id`; when `create`,
+    /// an id past the last vertex of a graph without an id map adds
+    /// vertices up to it (the ids between become isolated vertices, as a
+    /// conversion would make them). `None`: not a vertex (and not made).
+    fn vertex_for(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
+        let g = &self.graph;
+        if g.names().is_some() {
+            return Err(Error::Invalid(
+                "this graph's vertices have names; stage edges by name".into(),
+            ));
+        }
+        if let Ok(v) = g.vertex_of(id) {
+            return Ok(Some(v));
+        }
+        if !create {
+            return Ok(None);
+        }
+        if g.header().has_id_map() {
+            return Err(Error::Invalid(format!(
+                "vertex {id} is not in the graph, and adding vertices to a graph whose ids \
+                 were compacted (an id map) is not supported yet; convert the updated edge \
+                 list instead"
+            )));
+        }
+        let base = g.header().id_base;
+        let Some(r) = id.checked_sub(base) else {
+            return Err(Error::Invalid(format!(
+                "vertex id {id} is below this graph's first id, {base}"
+            )));
+        };
+        if r >= MAX_VERTICES {
+            return Err(Error::Limit {
+                what: format!(
+                    "vertex id {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
+                    r as u128 + 1
+                ),
+            });
+        }
+        // Ranks past the base's are their own internal ids.
+        self.vertices = self.vertices.max(r + 1);
+        Ok(Some(r as VertexId))
+    }
+
+    /// The internal vertex of the name `name`; names cannot be added yet.
+    fn vertex_named(&self, name: &str, create: bool) -> Result<Option<VertexId>> {
+        match self.graph.vertex_named(name) {
+            Ok(v) => Ok(Some(v)),
+            Err(Error::NoSuchVertex { .. }) if !create => Ok(None),
+            Err(Error::NoSuchVertex { .. }) => Err(Error::Invalid(format!(
+                "vertex {name:?} is not in the graph, and adding vertices to a graph with \
+                 names is not supported yet; convert the updated edge list instead"
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stages the edge `u -> v` (user ids) for insertion.
+    pub fn insert(&mut self, u: u64, v: u64) -> Result<()> {
+        let a = self.vertex_for(u, true)?;
+        let b = self.vertex_for(v, true)?;
+        if let (Some(a), Some(b)) = (a, b) {
+            self.ins.push((a, b));
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` (user ids) for deletion; an edge that is
+    /// not there is counted when the batch commits.
+    pub fn delete(&mut self, u: u64, v: u64) -> Result<()> {
+        match (self.vertex_for(u, false)?, self.vertex_for(v, false)?) {
+            (Some(a), Some(b)) => self.del.push((a, b)),
+            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` between named vertices for insertion.
+    pub fn insert_named(&mut self, u: &str, v: &str) -> Result<()> {
+        let a = self.vertex_named(u, true)?;
+        let b = self.vertex_named(v, true)?;
+        if let (Some(a), Some(b)) = (a, b) {
+            self.ins.push((a, b));
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` between named vertices for deletion.
+    pub fn delete_named(&mut self, u: &str, v: &str) -> Result<()> {
+        match (self.vertex_named(u, false)?, self.vertex_named(v, false)?) {
+            (Some(a), Some(b)) => self.del.push((a, b)),
+            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
+        }
+        Ok(())
+    }
+
+    /// Stages edges between vertices given by the ranks of their names
+    /// (a graph with names; [`crate::ingest::batch`] reads them so).
+    pub fn stage_ranks(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
+        let n = self.graph.vertex_count();
+        if let Some(&(a, b)) = ins.iter().chain(del).find(|e| e.0 >= n || e.1 >= n) {
+            return Err(Error::Invalid(format!(
+                "ranks {a} and {b}: the graph has {n} named vertices"
+            )));
+        }
+        let g = &self.graph;
+        let at = |r: u64| g.vertex_at_rank(r as u32);
+        self.ins.extend(ins.iter().map(|&(a, b)| (at(a), at(b))));
+        self.del.extend(del.iter().map(|&(a, b)| (at(a), at(b))));
+        Ok(())
+    }
+
+    /// Stages internal-id edges (already mapped; ids past the vertex count
+    /// add vertices). For callers that map ids themselves.
+    pub fn stage_internal(&mut self, ins: &[(VertexId, VertexId)], del: &[(VertexId, VertexId)]) {
+        for &(a, b) in ins {
+            self.vertices = self.vertices.max(a.max(b) as u64 + 1);
+        }
+        self.ins.extend_from_slice(ins);
+        self.del.extend_from_slice(del);
+    }
+
+    /// Edges staged so far (inserts, deletes).
+    pub fn staged(&self) -> (u64, u64) {
+        (self.ins.len() as u64, self.del.len() as u64)
+    }
+
+    /// Resolves, writes and switches to the staged batch (see the module
+    /// comment). Nothing is written when the batch changes nothing.
+    pub fn commit(mut self) -> Result<UpdateReport> {
+        let t0 = Instant::now();
+        let g = &self.graph;
+        let loops_kept = g.header().flags & FLAG_SELF_LOOPS != 0;
+        let undirected = !g.directed();
+        let mut report = UpdateReport {
+            graph: g.path().to_path_buf(),
+            ..UpdateReport::default()
+        };
+        // Arc keys of the out-adjacency; an undirected edge is two arcs.
+        let arcs = |edges: &[(VertexId, VertexId)], loops: &mut u64| -> Vec<u64> {
+            let mut k = Vec::with_capacity(edges.len() * if undirected { 2 } else { 1 });
+            for &(a, b) in edges {
+                if a == VertexId::MAX {
+                    continue;
+                }
+                if a == b && !loops_kept {
+                    *loops += 1;
+                    continue;
+                }
+                k.push(key(a, b));
+                if undirected && a != b {
+                    k.push(key(b, a));
+                }
+            }
+            k.par_sort_unstable();
+            k.dedup();
+            k
+        };
+        let mut loops = 0;
+        let ins = arcs(&self.ins, &mut loops);
+        report.self_loops_dropped = loops;
+        let mut missing_loops = 0;
+        let del = arcs(&self.del, &mut missing_loops);
+        let missing_unknown = self.del.iter().filter(|e| e.0 == VertexId::MAX).count() as u64;
+        let resolved = resolve(g, &ins, &del)?;
+        // An undirected edge counts once: as its arc from the smaller end.
+        let once = |k: &u64| {
+            let (a, b) = unkey(*k);
+            !undirected || a <= b
+        };
+        let count = |ks: &[u64]| ks.iter().filter(|k| once(k)).count() as u64;
+        report.inserted = count(&resolved.ops.ins);
+        report.deleted = count(&resolved.ops.del);
+        report.already_present = count(&resolved.present);
+        report.not_present = count(&resolved.absent) + missing_loops + missing_unknown;
+        report.new_vertices = self.vertices - g.vertex_count();
+        report.vertices = self.vertices;
+        report.edges = g.edge_count() + report.inserted - report.deleted;
+        report.resolve_s = t0.elapsed().as_secs_f64();
+        let point = g
+            .commit_point
+            .clone()
+            .ok_or_else(|| Error::Invalid(format!("{} has no manifest", g.path().display())))?;
+        report.commit = point.manifest.seq;
+        report.runs = point.manifest.runs.len() as u64;
+        if resolved.ops.ins.is_empty() && resolved.ops.del.is_empty() && report.new_vertices == 0 {
+            return Ok(report);
+        }
+        let t1 = Instant::now();
+        let inn = if g.header().has_reverse() {
+            let flip = |ks: &[u64]| {
+                let mut r: Vec<u64> = ks
+                    .iter()
+                    .map(|&k| {
+                        let (a, b) = unkey(k);
+                        key(b, a)
+                    })
+                    .collect();
+                r.par_sort_unstable();
+                r
+            };
+            NetOps {
+                ins: flip(&resolved.ops.ins),
+                del: flip(&resolved.ops.del),
+            }
+        } else {
+            NetOps::default()
+        };
+        let mut run = Run {
+            vertices: self.vertices,
+            out: resolved.ops,
+            inn,
+            fences: resolved.fences,
+        };
+        let entries = (g.header().out_entries as i64 + run.out.entry_change()) as u64;
+        let mut runs = point.manifest.runs.clone();
+        let mut at = point.end;
+        if runs.len() >= MAX_RUNS {
+            // No room for another run: fold the runs in force and this
+            // batch into one, written after them.
+            let c = committed(&self.file, g, &point)?;
+            run.out = c.out.fold(&run.out).map_err(|w| g.corrupt_here(w))?;
+            run.inn = c.inn.fold(&run.inn).map_err(|w| g.corrupt_here(w))?;
+            run.fences.extend(c.fences);
+            run.fences.sort_by_key(|f| (f.0, f.1));
+            run.fences.dedup_by_key(|f| (f.0, f.1));
+            runs.clear();
+            report.folded = true;
+        }
+        let mut bytes = run.encode();
+        let length = bytes.len() as u64;
+        let crc = crc32c::crc32c(&bytes);
+        bytes.resize(padded(length) as usize, 0);
+        runs.push(RunRef {
+            offset: at,
+            length,
+            crc,
+        });
+        let manifest = Manifest {
+            seq: point.manifest.seq + 1,
+            header_crc: point.header_crc,
+            vertices: self.vertices,
+            edges: report.edges,
+            out_entries: entries,
+            runs,
+        };
+        let slot_bytes = manifest.encode();
+        let original_len = self.file.file_len()?;
+        let r = (|| -> Result<()> {
+            self.file.write_at(&bytes, at, "a delta run")?;
+            self.file.sync()?;
+            crate::interrupt::check()?;
+            let slot = 1 - point.slot.min(1);
+            self.file.write_at(
+                &slot_bytes,
+                point.manifest_at + (slot * BLOCK_BYTES) as u64,
+                "a manifest slot",
+            )?;
+            self.file.sync()
+        })();
+        if let Err(e) = r {
+            // The old slot is in force; drop what this commit appended
+            // (best effort: the next commit writes over it anyway).
+            if !matches!(e, Error::Invalid(ref m) if m.starts_with("simulated power cut")) {
+                let _ = self.file.truncate(original_len.max(point.end));
+            }
+            return Err(e);
+        }
+        at += bytes.len() as u64;
+        // Bytes past the new end are left from an interrupted commit.
+        if original_len > at {
+            self.file.truncate(at)?;
+            self.file.sync()?;
+        }
+        report.written = true;
+        report.bytes_written = bytes.len() as u64 + BLOCK_BYTES as u64;
+        report.commit = manifest.seq;
+        report.runs = manifest.runs.len() as u64;
+        report.write_s = t1.elapsed().as_secs_f64();
+        Ok(report)
+    }
+}
+
+/// The committed changes in force, read again (for a fold).
+fn committed(
+    file: &InPlace,
+    g: &Graph,
+    point: &super::graph::CommitPoint,
+) -> Result<super::history::Committed> {
+    use std::os::unix::fs::FileExt;
+    let mut hb = vec![0u8; BLOCK_BYTES];
+    file.file()
+        .read_exact_at(&mut hb, 0)
+        .map_err(|e| Error::io(g.path(), "read header", e))?;
+    let len = file.file_len()?;
+    let base = Header::decode(&hb, g.path(), len)?;
+    let c = super::history::read_committed(file.file(), g.path(), &base, point.header_crc, len)?;
+    Ok(c)
+}
+
+/// A batch resolved against the current lists.
+struct Resolved {
+    /// The net change.
+    ops: NetOps,
+    /// Fences of the spanning base lists it changes.
+    fences: Fences,
+    /// Inserted arcs already present.
+    present: Vec<u64>,
+    /// Deleted arcs not present.
+    absent: Vec<u64>,
+}
+
+/// Reads the current out-list of every vertex `ins` or `del` touches (in
+/// parallel, vertex ranges per thread) and keeps the real changes:
+/// inserts of absent arcs, deletes of present arcs not inserted again.
+fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
+    let n = g.vertex_count();
+    let mut touched: Vec<VertexId> = ins.iter().chain(del.iter()).map(|&k| unkey(k).0).collect();
+    touched.par_sort_unstable();
+    touched.dedup();
+    let parts = (rayon::current_num_threads() * 8).max(1);
+    let per = touched.len().div_ceil(parts).max(1);
+    let chunks: Vec<Result<Resolved>> = touched
+        .par_chunks(per)
+        .map(|vs| {
+            let mut r = BlockReader::new(g, Direction::Out)?;
+            let mut out = Resolved {
+                ops: NetOps::default(),
+                fences: Vec::new(),
+                present: Vec::new(),
+                absent: Vec::new(),
+            };
+            let mut list = Vec::new();
+            let lo = key(vs[0], 0);
+            let (mut i, mut j) = (
+                ins.partition_point(|&k| k < lo),
+                del.partition_point(|&k| k < lo),
+            );
+            for &v in vs {
+                if (v as u64) < n {
+                    r.neighbors(v, &mut list, None)?;
+                } else {
+                    list.clear();
+                }
+                let i2 = i + ins[i..].partition_point(|&k| unkey(k).0 == v);
+                let j2 = j + del[j..].partition_point(|&k| unkey(k).0 == v);
+                let (vi, vd) = (&ins[i..i2], &del[j..j2]);
+                let has = |k: u64| list.binary_search(&unkey(k).1).is_ok();
+                let before = (out.ops.ins.len(), out.ops.del.len());
+                for &k in vd {
+                    if !has(k) {
+                        out.absent.push(k);
+                    } else if vi.binary_search(&k).is_err() {
+                        out.ops.del.push(k);
+                    }
+                }
+                for &k in vi {
+                    if !has(k) {
+                        out.ops.ins.push(k);
+                    } else if vd.binary_search(&k).is_err() {
+                        out.present.push(k);
+                    }
+                }
+                let changed = (out.ops.ins.len(), out.ops.del.len()) != before;
+                if changed && (v as u64) < n {
+                    let adj = g.out();
+                    if adj.block_range(v).is_some_and(|(a, b)| b > a) {
+                        let known = adj.delta().map_or(&[][..], |d| d.fences(v));
+                        let f = if known.is_empty() {
+                            r.base_fences(v)?
+                        } else {
+                            known.to_vec()
+                        };
+                        out.fences.push((0, v, f));
+                    }
+                }
+                i = i2;
+                j = j2;
+            }
+            out.ops.ins.sort_unstable();
+            out.ops.del.sort_unstable();
+            Ok(out)
+        })
+        .collect();
+    let mut all = Resolved {
+        ops: NetOps::default(),
+        fences: Vec::new(),
+        present: Vec::new(),
+        absent: Vec::new(),
+    };
+    for c in chunks {
+        let c = c?;
+        all.ops.ins.extend(c.ops.ins);
+        all.ops.del.extend(c.ops.del);
+        all.fences.extend(c.fences);
+        all.present.extend(c.present);
+        all.absent.extend(c.absent);
+    }
+    // Fences of the in-adjacency: the reversed arcs' spanning lists.
+    if let Some(inn) = g.inn() {
+        let mut r = BlockReader::new(g, Direction::In)?;
+        let mut heads: Vec<VertexId> = all
+            .ops
+            .ins
+            .iter()
+            .chain(all.ops.del.iter())
+            .map(|&k| unkey(k).1)
+            .filter(|&u| (u as u64) < n && inn.block_range(u).is_some_and(|(a, b)| b > a))
+            .collect();
+        heads.sort_unstable();
+        heads.dedup();
+        for u in heads {
+            let known = inn.delta().map_or(&[][..], |d| d.fences(u));
+            let f = if known.is_empty() {
+                r.base_fences(u)?
+            } else {
+                known.to_vec()
+            };
+            all.fences.push((1, u, f));
+        }
+    }
+    Ok(all)
+}
