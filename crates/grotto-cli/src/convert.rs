@@ -271,7 +271,7 @@ pub(crate) fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
         };
         let r = convert_from(&Source::Generated(src), &out, &opts, &bar)?;
         bar.done();
-        return print_convert(ctx, &r);
+        return print_convert(ctx, &r, "convert");
     }
     let t = std::time::Instant::now();
     let target = Output::create(&out, &[], Streams::Allowed)?;
@@ -382,19 +382,19 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
             r.parse.first_skipped.as_deref().unwrap_or("?")
         );
     }
-    print_convert(ctx, &r)
+    print_convert(ctx, &r, "convert")
 }
 
 pub(crate) fn mib(b: u64) -> f64 {
     b as f64 / (1u64 << 20) as f64
 }
 
-fn print_convert(ctx: &Ctx, r: &ConvertReport) -> anyhow::Result<()> {
+pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyhow::Result<()> {
     let rss = grotto::metrics::peak_rss_bytes();
     if ctx.json {
         let mut v = serde_json::to_value(r)?;
         v["schema_version"] = json!(SCHEMA_VERSION);
-        v["command"] = json!("convert");
+        v["command"] = json!(command);
         v["peak_rss_bytes"] = json!(rss);
         println!("{v}");
     } else if !ctx.quiet {

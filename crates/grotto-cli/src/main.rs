@@ -51,6 +51,8 @@ enum Cmd {
     Run(run::RunArgs),
     /// Change a .grotto file in place: insert and delete edges given in files, without a rebuild.
     Update(update::UpdateArgs),
+    /// Rewrite a .grotto file with its committed updates folded into fresh blocks (also brings older files to the current format).
+    Compact(update::CompactArgs),
     /// Describe a .grotto file.
     Info {
         /// The graph file.
@@ -106,7 +108,7 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    fn bar(&self) -> Bar {
+    pub(crate) fn bar(&self) -> Bar {
         Bar::new(!self.quiet && !self.json)
     }
 }
@@ -161,6 +163,7 @@ fn main() {
         Cmd::Generate(a) => generate(&ctx, a),
         Cmd::Convert(a) => convert::convert(&ctx, a),
         Cmd::Update(a) => update::update_cmd(&ctx, a),
+        Cmd::Compact(a) => update::compact_cmd(&ctx, a),
         Cmd::Info { file } => info(&ctx, &file),
         Cmd::Export {
             file,
@@ -269,6 +272,29 @@ fn print_info(file: &Path, i: &GraphInfo) {
         "  dropped          {} self loops, {} duplicates, {} malformed lines",
         i.self_loops_dropped, i.duplicates_dropped, i.lines_skipped
     );
+    if let Some(u) = &i.updates {
+        println!(
+            "  updates          {} commits since conversion (base: {} vertices, {} edges)",
+            u.commits, u.base_vertices, u.base_edges
+        );
+        println!(
+            "    pending delta  {} arcs inserted, {} deleted, {} lists changed; {} runs, {:.2} MiB on disk, {:.2} MiB in memory",
+            u.inserted,
+            u.deleted,
+            u.changed_lists,
+            u.runs,
+            mib(u.run_bytes),
+            mib(i.delta_memory_bytes)
+        );
+        if u.dead_bytes > 0 || u.unreferenced_tail > 0 {
+            println!(
+                "    slack          {:.2} MiB of folded runs, {:.2} MiB after the last run (a commit cut short)",
+                mib(u.dead_bytes),
+                mib(u.unreferenced_tail)
+            );
+        }
+        println!("    (`grotto compact` rewrites the file with the delta folded into its blocks)");
+    }
     for (name, a) in [("out", Some(&i.out)), ("in", i.r#in.as_ref())] {
         let Some(a) = a else { continue };
         let label = if i.directed { name } else { "adjacency" };

@@ -1,5 +1,6 @@
 //! `grotto update`: change a graph file in place with batches of edge
-//! inserts and deletes (docs/updates.md).
+//! inserts and deletes; `grotto compact`: fold the updates into fresh
+//! blocks (docs/updates.md).
 
 use crate::convert::{mib, FormatArg};
 use crate::{Ctx, SCHEMA_VERSION};
@@ -31,6 +32,31 @@ pub(crate) struct UpdateArgs {
     /// Read files with a weight column, ignoring the weights (the graph is unweighted).
     #[arg(long)]
     ignore_weights: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct CompactArgs {
+    /// The .grotto file to rewrite in place.
+    graph: PathBuf,
+    /// Memory budget, e.g. 4GiB (default: half the available memory). Above it, the rewrite spills to disk.
+    #[arg(long, value_parser = crate::parse_size)]
+    memory: Option<u64>,
+    /// Directory for spill files (default: the graph's directory).
+    #[arg(long)]
+    temp_dir: Option<PathBuf>,
+}
+
+pub(crate) fn compact_cmd(ctx: &Ctx, a: CompactArgs) -> anyhow::Result<()> {
+    let opts = ConvertOptions {
+        threads: ctx.threads,
+        memory_bytes: a.memory,
+        temp_dir: a.temp_dir,
+        ..ConvertOptions::default()
+    };
+    let bar = ctx.bar();
+    let r = grotto::ingest::compact::compact(&a.graph, &opts, &bar)?;
+    bar.done();
+    crate::convert::print_convert(ctx, &r, "compact")
 }
 
 pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {

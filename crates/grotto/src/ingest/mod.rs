@@ -24,6 +24,7 @@ pub mod batch;
 pub mod build;
 pub mod cell;
 pub mod checks;
+pub mod compact;
 pub mod csv;
 mod external;
 pub mod ids;
@@ -239,7 +240,7 @@ pub fn convert_from(
                     }
                     None => g.vertex_count(),
                 };
-                (spec, 0, fixed, 0, None, None, false, g.edges())
+                (spec, 0, fixed, g.id_base(), None, None, false, g.edges())
             }
         };
     undirected |= opts.undirected;

@@ -251,6 +251,12 @@ pub trait EdgeGenerator: Sync {
     fn inputs(&self) -> Vec<PathBuf> {
         Vec::new()
     }
+    /// What the user's first id is: the ids [`EdgeGenerator::emit`] gives
+    /// are the user's less this (default 0; 1 for a graph read from
+    /// Matrix Market, kept when the graph is rewritten).
+    fn id_base(&self) -> u64 {
+        0
+    }
     /// The vertex names, when the source's ids are strings: the ids
     /// [`EdgeGenerator::emit`] gives are then ranks in this table, and
     /// [`EdgeGenerator::vertex_count`] is its length (default: none).

@@ -57,7 +57,7 @@ pub(super) struct CommitPoint {
 }
 
 /// What the committed updates of a file amount to (`grotto info`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Updates {
     /// Commits since the base, counted by the manifest's sequence number.
     pub commits: u64,

@@ -139,6 +139,10 @@ pub struct GraphInfo {
     pub out: AdjacencyStats,
     /// In-adjacency, with reverse edges.
     pub r#in: Option<AdjacencyStats>,
+    /// Committed updates (none for a file as converted).
+    pub updates: Option<super::graph::Updates>,
+    /// Bytes of memory the committed updates take once the file is open.
+    pub delta_memory_bytes: u64,
 }
 
 /// Computes [`GraphInfo`] for an open graph.
@@ -170,5 +174,7 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         lines_skipped: h.lines_skipped,
         out: adjacency_stats(g.out(), n),
         r#in: g.inn().map(|a| adjacency_stats(a, n)),
+        updates: g.updates().cloned(),
+        delta_memory_bytes: mem.delta_bytes,
     }
 }

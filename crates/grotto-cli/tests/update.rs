@@ -1,0 +1,444 @@
+//! `grotto update` and `grotto compact` as a user drives them: batches
+//! from edge files, results equal to a fresh conversion of the updated
+//! edge list, what `info` reports, bad files that change nothing,
+//! refusals that say why, one updater at a time, and `kill -9` at random
+//! moments of a large update leaving the graph before or after it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn grotto(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_grotto"))
+        .args(args)
+        .output()
+        .expect("run grotto")
+}
+
+fn p(x: &Path) -> &str {
+    x.to_str().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+fn write_edges(path: &Path, edges: &BTreeSet<(u64, u64)>) {
+    let t: String = edges.iter().map(|(u, v)| format!("{u} {v}\n")).collect();
+    std::fs::write(path, t).unwrap();
+}
+
+/// The edges `grotto export` gives, each undirected edge once.
+fn exported(g: &Path) -> BTreeSet<(u64, u64)> {
+    let out = ok(&grotto(&["export", p(g)]));
+    out.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let mut it = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            let (a, b) = (it.next().unwrap(), it.next().unwrap());
+            (a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+/// An undirected skewed graph on `n` vertices.
+fn skewed(n: u64, m: usize, seed: u64) -> BTreeSet<(u64, u64)> {
+    let mut x = seed;
+    let mut s = BTreeSet::new();
+    while s.len() < m {
+        let a = xorshift(&mut x) % n;
+        let b = (xorshift(&mut x) % n) * (xorshift(&mut x) % n) / n;
+        if a != b {
+            s.insert((a.min(b), a.max(b)));
+        }
+    }
+    s
+}
+
+#[test]
+fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 3000;
+    let mut want = skewed(n, 20_000, 3);
+    let el = d.path().join("g.el");
+    write_edges(&el, &want);
+    let g = d.path().join("g.grotto");
+    ok(&grotto(&["convert", p(&el), p(&g), "--undirected", "-q"]));
+    let mut x = 17u64;
+    for batch in 0..2 {
+        let have: Vec<_> = want.iter().copied().collect();
+        let del: BTreeSet<_> = (0..2000)
+            .map(|_| have[(xorshift(&mut x) % have.len() as u64) as usize])
+            .collect();
+        // New vertices (ids past the last one) and edges to existing ones.
+        let ins: BTreeSet<_> = (0..2500)
+            .map(|_| {
+                let a = xorshift(&mut x) % (n + 50);
+                let b = xorshift(&mut x) % (n + 50);
+                (a.min(b), a.max(b))
+            })
+            .filter(|e| e.0 != e.1)
+            .collect();
+        let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
+        write_edges(&fi, &ins);
+        write_edges(&fd, &del);
+        let o = ok(&grotto(&[
+            "update",
+            p(&g),
+            "--insert",
+            p(&fi),
+            "--delete",
+            p(&fd),
+            "--json",
+        ]));
+        let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+        // Net changes: an edge deleted and inserted again counts as neither.
+        let deleted = del
+            .iter()
+            .filter(|e| want.contains(e) && !ins.contains(e))
+            .count() as u64;
+        let inserted = ins.iter().filter(|e| !want.contains(e)).count() as u64;
+        for e in &del {
+            want.remove(e);
+        }
+        want.extend(ins.iter().copied());
+        assert_eq!(r["deleted"], deleted, "batch {batch}: {o}");
+        assert_eq!(r["inserted"], inserted, "batch {batch}: {o}");
+        assert_eq!(r["edges"], want.len() as u64, "{o}");
+        assert_eq!(r["commit"], batch + 1, "{o}");
+        ok(&grotto(&["check", p(&g)]));
+        assert_eq!(exported(&g), want);
+    }
+    let info = ok(&grotto(&["info", p(&g)]));
+    assert!(info.contains("updates          2 commits"), "{info}");
+    assert!(info.contains("pending delta"), "{info}");
+
+    // Against a fresh conversion of the updated edge list: the same
+    // components, depths, cores and ranks.
+    let fresh_el = d.path().join("fresh.el");
+    write_edges(&fresh_el, &want);
+    let fresh = d.path().join("fresh.grotto");
+    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
+    ok(&grotto(&[
+        "convert",
+        p(&fresh_el),
+        p(&fresh),
+        "--undirected",
+        "--vertices",
+        &nv,
+        "-q",
+    ]));
+    let csv = |g: &Path, args: &[&str], tag: &str| -> Vec<String> {
+        let out = d.path().join(format!("{tag}.csv"));
+        let mut a = vec!["run"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&[p(g), "-o", p(&out), "--verify", "-q"]);
+        ok(&grotto(&a));
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let bfs_depths = |rows: Vec<String>| -> Vec<String> {
+        rows.iter()
+            .map(|r| r.rsplitn(2, ',').last().unwrap().to_string())
+            .collect()
+    };
+    for (args, tag) in [
+        (&["wcc"][..], "wcc"),
+        (&["kcore", "--k", "5"][..], "kcore"),
+        (&["pagerank", "--engine", "sync"][..], "pr"),
+    ] {
+        assert_eq!(
+            csv(&g, args, &format!("u-{tag}")),
+            csv(&fresh, args, &format!("f-{tag}")),
+            "{tag}"
+        );
+    }
+    let bfs = ["bfs", "--source", "0"];
+    assert_eq!(
+        bfs_depths(csv(&g, &bfs, "u-bfs")),
+        bfs_depths(csv(&fresh, &bfs, "f-bfs"))
+    );
+
+    // Compact folds the delta into fresh blocks: same edges, no updates.
+    ok(&grotto(&["compact", p(&g), "-q"]));
+    let info = ok(&grotto(&["info", p(&g)]));
+    assert!(!info.contains("updates "), "{info}");
+    ok(&grotto(&["check", p(&g)]));
+    assert_eq!(exported(&g), want);
+    assert_eq!(csv(&g, &["wcc"], "c-wcc"), csv(&fresh, &["wcc"], "f-wcc"));
+}
+
+#[test]
+fn a_bad_update_file_changes_nothing_and_says_where() {
+    let d = tempfile::tempdir().unwrap();
+    let el = d.path().join("g.el");
+    write_edges(&el, &skewed(200, 800, 5));
+    let g = d.path().join("g.grotto");
+    ok(&grotto(&["convert", p(&el), p(&g), "-q"]));
+    let before = std::fs::read(&g).unwrap();
+    let good = d.path().join("good.el");
+    std::fs::write(&good, "1 2\n3 4\n").unwrap();
+    let bad = d.path().join("bad.el");
+    std::fs::write(&bad, "1 2\n3 4\n5 x\u{7}y\n").unwrap();
+    let o = grotto(&["update", p(&g), "--insert", p(&good), "--delete", p(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(e.contains("bad.el:3:3") && e.contains("\\x07"), "{e}");
+    assert_eq!(std::fs::read(&g).unwrap(), before, "a failed batch wrote");
+    // Weights are not changed by updates yet: said, and nothing written.
+    let w = d.path().join("w.el");
+    std::fs::write(&w, "1 2 0.5\n").unwrap();
+    let o = grotto(&["update", p(&g), "--insert", p(&w), "--format", "edgelist"]);
+    let e = text(&o.stderr);
+    assert!(
+        !o.status.success() && e.contains("weights") && e.contains("--ignore-weights"),
+        "{e}"
+    );
+    ok(&grotto(&[
+        "update",
+        p(&g),
+        "--insert",
+        p(&w),
+        "--ignore-weights",
+        "-q",
+    ]));
+    // No file, the graph as its own edge file, a missing file.
+    for args in [
+        vec!["update", p(&g)],
+        vec!["update", p(&g), "--insert", p(&g)],
+        vec!["update", p(&g), "--delete", "/nonexistent/x.el"],
+    ] {
+        let before = std::fs::read(&g).unwrap();
+        let o = grotto(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(!text(&o.stderr).is_empty());
+        assert_eq!(std::fs::read(&g).unwrap(), before, "{args:?}");
+    }
+}
+
+#[test]
+fn what_cannot_be_updated_is_refused_with_the_reason() {
+    let d = tempfile::tempdir().unwrap();
+    let ins = d.path().join("ins.el");
+    std::fs::write(&ins, "1 2\n").unwrap();
+    let conv = |name: &str, body: &str, extra: &[&str]| -> PathBuf {
+        let el = d.path().join(format!("{name}.el"));
+        std::fs::write(&el, body).unwrap();
+        let g = d.path().join(format!("{name}.grotto"));
+        let mut a = vec!["convert", p(&el), p(&g), "-q"];
+        a.extend_from_slice(extra);
+        ok(&grotto(&a));
+        g
+    };
+    let w = conv("w", "0 1 1.5\n1 2 2.5\n", &["--weighted"]);
+    let o = grotto(&["update", p(&w), "--insert", p(&ins)]);
+    assert!(
+        text(&o.stderr).contains("weighted graphs is not supported yet"),
+        "{}",
+        text(&o.stderr)
+    );
+    let m = conv("m", "0 1\n0 1\n1 2\n", &["--keep-duplicates"]);
+    let o = grotto(&["update", p(&m), "--insert", p(&ins)]);
+    assert!(
+        text(&o.stderr).contains("--keep-duplicates"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Ids compacted into an id map: existing vertices change, new ones
+    // are refused.
+    let sparse = conv("s", "1000000000 7\n7 99999999999\n", &[]);
+    let known = d.path().join("known.el");
+    std::fs::write(&known, "7 1000000000\n99999999999 1000000000\n").unwrap();
+    ok(&grotto(&[
+        "update",
+        p(&sparse),
+        "--insert",
+        p(&known),
+        "-q",
+    ]));
+    let o = grotto(&["update", p(&sparse), "--insert", p(&ins)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("id map"), "{}", text(&o.stderr));
+    // A file from before updates: told to convert again, and compact
+    // brings it to the current format.
+    let old = conv("old", "0 1\n1 2\n2 3\n", &[]);
+    let mut b = std::fs::read(&old).unwrap();
+    strip_manifest(&mut b);
+    std::fs::write(&old, &b).unwrap();
+    let info = ok(&grotto(&["info", p(&old)]));
+    assert!(info.contains("format version   5"), "{info}");
+    let o = grotto(&["update", p(&old), "--insert", p(&ins)]);
+    assert!(
+        text(&o.stderr).contains("convert it again"),
+        "{}",
+        text(&o.stderr)
+    );
+    ok(&grotto(&["compact", p(&old), "-q"]));
+    ok(&grotto(&["update", p(&old), "--insert", p(&ins), "-q"]));
+    assert_eq!(
+        exported(&old),
+        [(0, 1), (1, 2), (2, 3)]
+            .into_iter()
+            .collect::<BTreeSet<_>>()
+    );
+}
+
+/// Turns a version 6 file into the version 5 file it would have been:
+/// the manifest row and flag removed, the header checksum fixed.
+fn strip_manifest(b: &mut [u8]) {
+    let n = u32::from_le_bytes(b[80..84].try_into().unwrap()) as usize;
+    let rows: Vec<Vec<u8>> = (0..n)
+        .map(|i| b[96 + 40 * i..136 + 40 * i].to_vec())
+        .filter(|r| u32::from_le_bytes(r[..4].try_into().unwrap()) != 30)
+        .collect();
+    b[96..96 + 40 * n].fill(0);
+    for (i, r) in rows.iter().enumerate() {
+        b[96 + 40 * i..136 + 40 * i].copy_from_slice(r);
+    }
+    b[80..84].copy_from_slice(&(rows.len() as u32).to_le_bytes());
+    b[8..12].copy_from_slice(&5u32.to_le_bytes());
+    let flags = u64::from_le_bytes(b[16..24].try_into().unwrap()) & !(1 << 10);
+    b[16..24].copy_from_slice(&flags.to_le_bytes());
+    let crc = grotto_crc(&b[..4092]);
+    b[4092..4096].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// CRC-32C, bitwise.
+fn grotto_crc(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &x in data {
+        crc ^= x as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn one_update_at_a_time() {
+    let d = tempfile::tempdir().unwrap();
+    let el = d.path().join("g.el");
+    write_edges(&el, &skewed(100, 300, 9));
+    let g = d.path().join("g.grotto");
+    ok(&grotto(&["convert", p(&el), p(&g), "-q"]));
+    let ins = d.path().join("ins.el");
+    std::fs::write(&ins, "1 2\n").unwrap();
+    let lock = grotto::io::inplace::InPlace::open(&g).unwrap();
+    let o = grotto(&["update", p(&g), "--insert", p(&ins)]);
+    assert!(
+        text(&o.stderr).contains("being updated by another process"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = grotto(&["compact", p(&g)]);
+    assert!(!o.status.success());
+    drop(lock);
+    ok(&grotto(&["update", p(&g), "--insert", p(&ins), "-q"]));
+}
+
+#[test]
+fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 40_000;
+    let base_edges = skewed(n, 200_000, 21);
+    let el = d.path().join("g.el");
+    write_edges(&el, &base_edges);
+    let base = d.path().join("base.grotto");
+    ok(&grotto(&[
+        "convert",
+        p(&el),
+        p(&base),
+        "--undirected",
+        "-q",
+    ]));
+    let mut x = 5u64;
+    let have: Vec<_> = base_edges.iter().copied().collect();
+    let del: BTreeSet<_> = (0..40_000)
+        .map(|_| have[(xorshift(&mut x) % have.len() as u64) as usize])
+        .collect();
+    let ins: BTreeSet<_> = (0..40_000)
+        .map(|_| {
+            let (a, b) = (xorshift(&mut x) % (n + 100), xorshift(&mut x) % n);
+            (a.min(b), a.max(b))
+        })
+        .filter(|e| e.0 != e.1)
+        .collect();
+    let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
+    write_edges(&fi, &ins);
+    write_edges(&fd, &del);
+    let after: BTreeSet<_> = base_edges
+        .difference(&del)
+        .copied()
+        .chain(ins.iter().copied())
+        .collect();
+    // How long an update takes here, to spread the kills over it.
+    let g = d.path().join("g.grotto");
+    std::fs::copy(&base, &g).unwrap();
+    let t = Instant::now();
+    ok(&grotto(&[
+        "update",
+        p(&g),
+        "--insert",
+        p(&fi),
+        "--delete",
+        p(&fd),
+        "-q",
+    ]));
+    let took = t.elapsed();
+    assert_eq!(exported(&g), after);
+    let mut outcomes = [0; 2];
+    for trial in 0..50u64 {
+        std::fs::copy(&base, &g).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_grotto"))
+            .args([
+                "update",
+                p(&g),
+                "--insert",
+                p(&fi),
+                "--delete",
+                p(&fd),
+                "-q",
+            ])
+            .spawn()
+            .unwrap();
+        let wait = took.mul_f64((xorshift(&mut x) % 1000) as f64 / 800.0);
+        std::thread::sleep(wait.min(Duration::from_secs(5)));
+        let _ = child.kill();
+        child.wait().unwrap();
+        ok(&grotto(&["check", p(&g)]));
+        let now = exported(&g);
+        if now == base_edges {
+            outcomes[0] += 1;
+        } else if now == after {
+            outcomes[1] += 1;
+        } else {
+            panic!("trial {trial}: a mix of the two versions");
+        }
+    }
+    // Kills landed both before and after the switch.
+    assert!(
+        outcomes[0] > 0 && outcomes[1] > 0,
+        "{outcomes:?} over {took:?}"
+    );
+}
