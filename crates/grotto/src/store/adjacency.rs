@@ -412,6 +412,9 @@ pub struct BlockReader<'g> {
     scratch: Vec<VertexId>,
     /// Blocks read from disk so far.
     pub blocks_read: u64,
+    /// Blocks read at once on a miss (1: the block alone).
+    ahead: usize,
+    span: Vec<u8>,
 }
 
 const READER_CACHE_BLOCKS: usize = 64;
@@ -427,12 +430,36 @@ impl<'g> BlockReader<'g> {
                 .collect(),
             scratch: Vec::new(),
             blocks_read: 0,
+            ahead: 1,
+            span: Vec::new(),
         })
+    }
+
+    /// Reads the following blocks too (up to the cache's 64) in the same
+    /// request when a block is missing: for scans that visit most blocks
+    /// in order, where one request per block would cost more than the
+    /// bytes.
+    pub fn read_ahead(mut self) -> Self {
+        self.ahead = READER_CACHE_BLOCKS;
+        self
     }
 
     /// Loads block `b` (and its weights when asked) into its cache slot.
     fn load(&mut self, b: u64, weights: bool) -> Result<usize> {
         let i = (b % READER_CACHE_BLOCKS as u64) as usize;
+        if self.slots[i].0 != b && self.ahead > 1 && !weights {
+            let n = (self.ahead as u64).min(self.a.block_count().saturating_sub(b)) as usize;
+            self.span.resize(n * BLOCK_BYTES, 0);
+            self.g.read_blocks_of(self.a, b, &mut self.span)?;
+            for (k, bytes) in self.span.chunks(BLOCK_BYTES).enumerate() {
+                let slot = &mut self.slots[(b as usize + k) % READER_CACHE_BLOCKS];
+                slot.1.copy_from_slice(bytes);
+                slot.0 = b + k as u64;
+                slot.2.clear();
+            }
+            self.blocks_read += n as u64;
+            return Ok(i);
+        }
         let slot = &mut self.slots[i];
         if slot.0 != b {
             slot.0 = u64::MAX;

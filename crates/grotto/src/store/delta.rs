@@ -48,23 +48,30 @@ impl NetOps {
     /// Fails with the arc when `later` contradicts `self` (inserts an arc
     /// `self` already inserted, or deletes one `self` already deleted).
     pub fn fold(&self, later: &NetOps) -> Result<NetOps, String> {
+        if self.ins.is_empty() && self.del.is_empty() {
+            return Ok(later.clone());
+        }
         let mut ins = Vec::with_capacity(self.ins.len() + later.ins.len());
         let mut del = Vec::with_capacity(self.del.len() + later.del.len());
-        // Per key: +1 for an insert, -1 for a delete, summed over both.
-        let mut tagged: Vec<(u64, i8)> =
-            Vec::with_capacity(self.ins.len() + self.del.len() + later.ins.len() + later.del.len());
-        tagged.extend(self.ins.iter().map(|&k| (k, 1)));
-        tagged.extend(self.del.iter().map(|&k| (k, -1)));
-        tagged.extend(later.ins.iter().map(|&k| (k, 1)));
-        tagged.extend(later.del.iter().map(|&k| (k, -1)));
-        tagged.sort_unstable();
-        let mut i = 0;
-        while i < tagged.len() {
-            let k = tagged[i].0;
+        // One pass over the four sorted arrays: per key, +1 for each
+        // insert and -1 for each delete.
+        let arrays: [(&[u64], i32); 4] = [
+            (&self.ins, 1),
+            (&self.del, -1),
+            (&later.ins, 1),
+            (&later.del, -1),
+        ];
+        let mut at = [0usize; 4];
+        loop {
+            let Some(k) = (0..4).filter_map(|i| arrays[i].0.get(at[i]).copied()).min() else {
+                break;
+            };
             let mut net = 0i32;
-            while i < tagged.len() && tagged[i].0 == k {
-                net += tagged[i].1 as i32;
-                i += 1;
+            for i in 0..4 {
+                if arrays[i].0.get(at[i]) == Some(&k) {
+                    net += arrays[i].1;
+                    at[i] += 1;
+                }
             }
             match net {
                 0 => {}
@@ -155,8 +162,9 @@ impl Delta {
             if v >= n {
                 return Err(format!("a change names vertex {v} of {n}"));
             }
-            let i2 = i + ins[i..].partition_point(|&k| k >> 32 == v);
-            let j2 = j + del[j..].partition_point(|&k| k >> 32 == v);
+            // A vertex's keys are few and next to each other.
+            let i2 = i + ins[i..].iter().take_while(|&&k| k >> 32 == v).count();
+            let j2 = j + del[j..].iter().take_while(|&&k| k >> 32 == v).count();
             let vins = ins[i..i2].iter().map(|&k| k as VertexId);
             let vdel = del[j..j2].iter().map(|&k| k as VertexId);
             let v = v as VertexId;

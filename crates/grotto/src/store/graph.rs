@@ -211,9 +211,9 @@ impl Graph {
         }
         if g.header.has_delta() {
             let crc = super::header::get_u32(&hb, BLOCK_BYTES - 4);
-            let c = super::history::read_committed(&g.file, path, &g.header, crc, len)?;
+            let mut c = super::history::read_committed(&g.file, path, &g.header, crc, len)?;
             if c.manifest.seq > 0 {
-                g.apply_committed(&c, len)?;
+                g.apply_committed(&mut c, len)?;
             }
             g.commit_point = Some(CommitPoint {
                 manifest: c.manifest,
@@ -228,7 +228,7 @@ impl Graph {
 
     /// Turns the committed changes into each adjacency's delta and the
     /// counts after them.
-    fn apply_committed(&mut self, c: &super::history::Committed, len: u64) -> Result<()> {
+    fn apply_committed(&mut self, c: &mut super::history::Committed, len: u64) -> Result<()> {
         let path = self.path.clone();
         let bad = |what: String| corrupt(&path, what);
         let (n0, n) = (self.header.vertex_count, c.manifest.vertices);
@@ -248,11 +248,18 @@ impl Graph {
             ));
         }
         let mut changed = 0;
+        let (ins, del) = (
+            (c.out.ins.len() + c.inn.ins.len()) as u64,
+            (c.out.del.len() + c.inn.del.len()) as u64,
+        );
+        // Each adjacency's ops are dropped once its delta holds them.
+        let (out_ops, inn_ops) = (std::mem::take(&mut c.out), std::mem::take(&mut c.inn));
         for (dir, adj, ops) in [
-            (0u8, Some(&mut self.out), &c.out),
-            (1, self.inn.as_mut(), &c.inn),
+            (0u8, Some(&mut self.out), out_ops),
+            (1, self.inn.as_mut(), inn_ops),
         ] {
             let Some(adj) = adj else { continue };
+            let ops = &ops;
             adj.index.resize(n as usize, 0);
             let fences: Vec<(VertexId, Vec<VertexId>)> = c
                 .fences
@@ -294,8 +301,8 @@ impl Graph {
             commits: c.manifest.seq,
             runs: c.manifest.runs.len() as u64,
             run_bytes,
-            inserted: (c.out.ins.len() + c.inn.ins.len()) as u64,
-            deleted: (c.out.del.len() + c.inn.del.len()) as u64,
+            inserted: ins,
+            deleted: del,
             changed_lists: changed,
             base_vertices: n0,
             base_edges: self.header.edge_count,
@@ -429,6 +436,37 @@ impl Graph {
                 }
             })?;
         self.check_block_of(a, weights, b, &buf[..BLOCK_BYTES])
+    }
+
+    /// Reads the edge blocks from `first` on into `buf` (a whole number
+    /// of blocks, all inside the section) in one request, and checks each.
+    pub(super) fn read_blocks_of(&self, a: &Adjacency, first: u64, buf: &mut [u8]) -> Result<()> {
+        let n = (buf.len() / BLOCK_BYTES) as u64;
+        let at = self.block_offset_of(a, false, BlockId(first))?;
+        if first + n > a.blocks.count {
+            return Err(Error::Invalid(format!(
+                "blocks {first}..{} out of range ({} blocks)",
+                first + n,
+                a.blocks.count
+            )));
+        }
+        self.file.read_exact_at(buf, at).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::Truncated {
+                    path: self.path.clone(),
+                    what: format!(
+                        "{} blocks from {first} are past the end of the file",
+                        a.blocks.kind.name()
+                    ),
+                }
+            } else {
+                Error::io(&self.path, format!("read blocks {first}.. at byte {at}"), e)
+            }
+        })?;
+        for (k, bytes) in buf.chunks(BLOCK_BYTES).enumerate() {
+            self.check_block_of(a, false, BlockId(first + k as u64), bytes)?;
+        }
+        Ok(())
     }
 
     fn block_offset_of(&self, a: &Adjacency, weights: bool, b: BlockId) -> Result<u64> {

@@ -129,16 +129,20 @@ pub fn read_committed(
             return Err(corrupt(path, format!("{what} removes vertices")));
         }
         vertices = run.vertices;
-        let fold = |a: &NetOps, b: &NetOps| {
-            a.fold(b).map_err(|why| {
+        // The first run is taken as it is (no copy); later ones folded in.
+        let fold = |a: NetOps, b: NetOps| {
+            if a.ins.is_empty() && a.del.is_empty() {
+                return Ok(b);
+            }
+            a.fold(&b).map_err(|why| {
                 corrupt(
                     path,
                     format!("{what} contradicts the runs before it: {why}"),
                 )
             })
         };
-        out = fold(&out, &run.out)?;
-        inn = fold(&inn, &run.inn)?;
+        out = fold(out, run.out)?;
+        inn = fold(inn, run.inn)?;
         fences.extend(run.fences);
         end = r.offset + padded(r.length);
     }

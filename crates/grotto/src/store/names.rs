@@ -319,7 +319,7 @@ impl Graph {
                 .filter(|&v| v < self.vertex_count()),
         };
         r.map(|r| self.vertex_at_rank(r as u32))
-            .ok_or(Error::NoSuchVertex { id: id.to_string() })
+            .ok_or_else(|| Error::NoSuchVertex { id: id.to_string() })
     }
 
     /// The internal vertex a user typed: a name when the graph has names,

@@ -245,6 +245,45 @@ impl GraphUpdate {
         Ok(())
     }
 
+    /// Stages many edges in the user's integer ids at once: deletes, then
+    /// inserts, as [`GraphUpdate::delete`] and [`GraphUpdate::insert`]
+    /// would, with the ids of existing vertices looked up in parallel.
+    pub fn stage_ids(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
+        let g = &self.graph;
+        if g.names().is_some() {
+            return Err(Error::Invalid(
+                "this graph's vertices have names; stage edges by name".into(),
+            ));
+        }
+        if g.vertex_count() > 0 {
+            // Builds the rank table once, before the threads look it up.
+            g.vertex_at_rank(0);
+        }
+        let look = |e: &(u64, u64)| (g.vertex_of(e.0).ok(), g.vertex_of(e.1).ok());
+        let dels: Vec<_> = del.par_iter().map(look).collect();
+        let inss: Vec<_> = ins.par_iter().map(look).collect();
+        for (a, b) in dels {
+            match (a, b) {
+                (Some(a), Some(b)) => self.del.push((a, b)),
+                _ => self.del.push((VertexId::MAX, VertexId::MAX)),
+            }
+        }
+        for (i, (a, b)) in inss.into_iter().enumerate() {
+            let a = match a {
+                Some(a) => Some(a),
+                None => self.vertex_for(ins[i].0, true)?,
+            };
+            let b = match b {
+                Some(b) => Some(b),
+                None => self.vertex_for(ins[i].1, true)?,
+            };
+            if let (Some(a), Some(b)) = (a, b) {
+                self.ins.push((a, b));
+            }
+        }
+        Ok(())
+    }
+
     /// Stages edges between vertices given by the ranks of their names
     /// (a graph with names; [`crate::ingest::batch`] reads them so).
     pub fn stage_ranks(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
@@ -474,7 +513,7 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
     let chunks: Vec<Result<Resolved>> = touched
         .par_chunks(per)
         .map(|vs| {
-            let mut r = BlockReader::new(g, Direction::Out)?;
+            let mut r = BlockReader::new(g, Direction::Out)?.read_ahead();
             let mut out = Resolved {
                 ops: NetOps::default(),
                 fences: Vec::new(),
@@ -493,8 +532,9 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
                 } else {
                     list.clear();
                 }
-                let i2 = i + ins[i..].partition_point(|&k| unkey(k).0 == v);
-                let j2 = j + del[j..].partition_point(|&k| unkey(k).0 == v);
+                // A vertex's keys are few and next to each other.
+                let i2 = i + ins[i..].iter().take_while(|&&k| unkey(k).0 == v).count();
+                let j2 = j + del[j..].iter().take_while(|&&k| unkey(k).0 == v).count();
                 let (vi, vd) = (&ins[i..i2], &del[j..j2]);
                 let has = |k: u64| list.binary_search(&unkey(k).1).is_ok();
                 let before = (out.ops.ins.len(), out.ops.del.len());

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Update throughput against a full conversion, side by side in one run.
+
+    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS]
+
+Converts EDGELIST (undirected, the default settings) once into base.grotto.
+For each fraction f of the edge list's lines (default 0.001,0.01,0.1) it
+writes a batch: f x lines random inserts (uniform vertex pairs) and as
+many deletes (lines sampled from the input), applies it once to learn the
+updated edge list (`grotto export`). Then, RUNS times, interleaved over the
+fractions: copy the base, `grotto update` it with the batch (whole command,
+batch files parsed included), `grotto convert` the updated edge list
+(whole command), and run BFS (source 0) and PageRank at 3% cache on the
+updated file and on the fresh conversion. The page cache is dropped before
+each timed command when /proc/sys/vm/drop_caches is writable.
+
+Prints medians: update and convert times and their ratio, edges changed
+per second, bytes written per changed edge, and BFS / PageRank on the
+updated file against the fresh one. Needs numpy and pyarrow (the repo's
+.venv has them). Set GROTTO_BIN to the binary (default
+target/release/grotto).
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow.csv as pacsv
+
+G = os.environ.get("GROTTO_BIN", "target/release/grotto")
+
+
+def sh(args):
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed: {r.stderr}")
+    return r.stdout
+
+
+def drop_caches():
+    try:
+        os.sync()
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    except OSError:
+        pass
+
+
+def timed(args):
+    drop_caches()
+    t = time.perf_counter()
+    out = sh(args)
+    return time.perf_counter() - t, out
+
+
+def read_edges(path):
+    opts = pacsv.ReadOptions(column_names=["u", "v"])
+    parse = pacsv.ParseOptions(delimiter=" ")
+    conv = pacsv.ConvertOptions(column_types={"u": "uint32", "v": "uint32"})
+    # grotto's generator writes two comment lines first.
+    with open(path, "rb") as f:
+        skip = 0
+        while f.readline().startswith(b"#"):
+            skip += 1
+    opts.skip_rows = skip
+    t = pacsv.read_csv(path, read_options=opts, parse_options=parse, convert_options=conv)
+    return t.column("u").to_numpy(), t.column("v").to_numpy()
+
+
+def write_pairs(path, u, v):
+    with open(path, "w") as f:
+        np.savetxt(f, np.stack([u, v], axis=1), fmt="%d %d")
+
+
+def run(alg, path):
+    args = [G, "run", alg, path, "--json", "--threads", "2", "--cache", "3%"]
+    if alg == "bfs":
+        args += ["--source", "0"]
+    t, out = timed(args)
+    m = json.loads(out)["metrics"]
+    return t, m["peak_rss_bytes"]
+
+
+def main():
+    src, work = sys.argv[1], sys.argv[2]
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
+    fracs = [float(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "0.001,0.01,0.1").split(",")]
+    os.makedirs(work, exist_ok=True)
+    base = os.path.join(work, "base.grotto")
+    if not os.path.exists(base):
+        sh([G, "convert", src, base, "--undirected", "-q"])
+    u, v = read_edges(src)
+    n = int(max(u.max(), v.max())) + 1
+    rng = np.random.default_rng(7)
+    batches = {}
+    for f in fracs:
+        m = int(len(u) * f)
+        pick = rng.choice(len(u), size=m, replace=False)
+        ins_u = rng.integers(0, n, size=m, dtype=np.uint32)
+        ins_v = rng.integers(0, n, size=m, dtype=np.uint32)
+        fi = os.path.join(work, f"ins-{f}.el")
+        fd = os.path.join(work, f"del-{f}.el")
+        write_pairs(fi, ins_u, ins_v)
+        write_pairs(fd, u[pick], v[pick])
+        once = os.path.join(work, "once.grotto")
+        shutil.copy(base, once)
+        sh([G, "update", once, "--insert", fi, "--delete", fd, "-q"])
+        upd = os.path.join(work, f"updated-{f}.el")
+        sh([G, "export", once, "-o", upd])
+        os.remove(once)
+        batches[f] = (fi, fd, upd)
+    res = {f: {k: [] for k in ["update", "convert", "changed", "written", "bfs_u", "bfs_f", "pr_u", "pr_f", "rss_u", "rss_f"]} for f in fracs}
+    for _ in range(runs):
+        for f in fracs:
+            fi, fd, upd = batches[f]
+            work_g = os.path.join(work, "work.grotto")
+            fresh = os.path.join(work, "fresh.grotto")
+            shutil.copy(base, work_g)
+            t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, "--json"])
+            r = json.loads(out)
+            changed = r["inserted"] + r["deleted"]
+            res[f]["update"].append(t)
+            res[f]["changed"].append(changed)
+            res[f]["written"].append(r["bytes_written"])
+            if os.path.exists(fresh):
+                os.remove(fresh)
+            t, _ = timed([G, "convert", upd, fresh, "--undirected", "-q"])
+            res[f]["convert"].append(t)
+            for alg, key in [("bfs", "bfs"), ("pagerank", "pr")]:
+                tu, ru = run(alg, work_g)
+                tf, rf = run(alg, fresh)
+                res[f][key + "_u"].append(tu)
+                res[f][key + "_f"].append(tf)
+                if alg == "bfs":
+                    res[f]["rss_u"].append(ru)
+                    res[f]["rss_f"].append(rf)
+    med = lambda xs: statistics.median(xs)
+    print(f"{len(u)} input lines, {n} vertices; medians of {runs} interleaved runs\n")
+    print("| batch | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | PageRank updated / fresh | BFS peak RSS updated / fresh |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for f in fracs:
+        x = res[f]
+        up, cv = med(x["update"]), med(x["convert"])
+        ch = med(x["changed"])
+        print(
+            f"| {f * 100:g}% | {ch:.0f} | {up:.2f} s | {cv:.2f} s | {cv / up:.1f}x | {ch / up / 1e6:.2f} M | "
+            f"{med(x['written']) / ch:.1f} | {med(x['bfs_u']):.2f} / {med(x['bfs_f']):.2f} s ({med(x['bfs_u']) / med(x['bfs_f']):.2f}x) | "
+            f"{med(x['pr_u']):.2f} / {med(x['pr_f']):.2f} s ({med(x['pr_u']) / med(x['pr_f']):.2f}x) | "
+            f"{med(x['rss_u']) / 2**20:.0f} / {med(x['rss_f']) / 2**20:.0f} MiB |"
+        )
+
+
+if __name__ == "__main__":
+    main()
