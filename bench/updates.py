@@ -10,8 +10,9 @@ many deletes (lines sampled from the input), applies it once to learn the
 updated edge list (`grotto export`). Then, RUNS times, interleaved over the
 fractions: copy the base, `grotto update` it with the batch (whole command,
 batch files parsed included), `grotto convert` the updated edge list
-(whole command), and run BFS (source 0) and PageRank at 3% cache on the
-updated file and on the fresh conversion. The page cache is dropped before
+(whole command), and run BFS and PageRank at 3% cache on the
+updated file and on the fresh conversion (BFS from the input's vertex of
+highest degree). The page cache is dropped before
 each timed command when /proc/sys/vm/drop_caches is writable.
 
 Prints medians: update and convert times and their ratio, edges changed
@@ -76,10 +77,10 @@ def write_pairs(path, u, v):
         np.savetxt(f, np.stack([u, v], axis=1), fmt="%d %d")
 
 
-def run(alg, path):
+def run(alg, path, source):
     args = [G, "run", alg, path, "--json", "--threads", "2", "--cache", "3%"]
     if alg == "bfs":
-        args += ["--source", "0"]
+        args += ["--source", str(source)]
     t, out = timed(args)
     m = json.loads(out)["metrics"]
     return t, m["peak_rss_bytes"]
@@ -95,6 +96,8 @@ def main():
         sh([G, "convert", src, base, "--undirected", "-q"])
     u, v = read_edges(src)
     n = int(max(u.max(), v.max())) + 1
+    # BFS from the vertex of highest degree (in the giant component).
+    source = int(np.argmax(np.bincount(u, minlength=n) + np.bincount(v, minlength=n)))
     rng = np.random.default_rng(7)
     batches = {}
     for f in fracs:
@@ -131,15 +134,15 @@ def main():
             t, _ = timed([G, "convert", upd, fresh, "--undirected", "-q"])
             res[f]["convert"].append(t)
             for alg, key in [("bfs", "bfs"), ("pagerank", "pr")]:
-                tu, ru = run(alg, work_g)
-                tf, rf = run(alg, fresh)
+                tu, ru = run(alg, work_g, source)
+                tf, rf = run(alg, fresh, source)
                 res[f][key + "_u"].append(tu)
                 res[f][key + "_f"].append(tf)
                 if alg == "bfs":
                     res[f]["rss_u"].append(ru)
                     res[f]["rss_f"].append(rf)
     med = lambda xs: statistics.median(xs)
-    print(f"{len(u)} input lines, {n} vertices; medians of {runs} interleaved runs\n")
+    print(f"{len(u)} input lines, {n} vertices, BFS from {source}; medians of {runs} interleaved runs\n")
     print("| batch | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | PageRank updated / fresh | BFS peak RSS updated / fresh |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for f in fracs:

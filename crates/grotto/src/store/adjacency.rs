@@ -213,17 +213,22 @@ impl Adjacency {
         ins: &[VertexId],
         del: &[VertexId],
     ) -> Result<Option<ListPiece<'b>>> {
-        let (first, len, range) = match self.base_piece(v, b, block, scratch)? {
+        let (first, len, range, base_degree) = match self.base_piece(v, b, block, scratch)? {
             None => return Ok(None),
-            Some(p) => (p.first, p.ids.len(), p.range),
+            Some(p) => (p.first, p.ids.len(), p.range, p.degree),
         };
         if !self.packed {
             let ids: &[VertexId] = bytemuck::cast_slice(block);
             scratch.clear();
             scratch.extend_from_slice(&ids[range.clone()]);
         }
-        let k = self.block_range(v).map_or(0, |(a, _)| b - a) as usize;
-        let fences = self.delta.as_ref().map_or(&[][..], |d| d.fences(v));
+        // Only a list spanning blocks has fences and a piece number.
+        let (k, fences) = if first == 0 && len as u64 == base_degree {
+            (0, &[][..])
+        } else {
+            let k = self.block_range(v).map_or(0, |(a, _)| b - a) as usize;
+            (k, self.delta.as_ref().map_or(&[][..], |d| d.fences(v)))
+        };
         let pos = patch_piece(scratch, len, first, k, fences, ins, del).map_err(|why| {
             corrupt(
                 &self.path,
@@ -236,7 +241,7 @@ impl Adjacency {
         Ok(Some(ListPiece {
             ids: scratch.as_slice(),
             first: pos,
-            degree: self.degree(v),
+            degree: base_degree + ins.len() as u64 - del.len() as u64,
             range,
         }))
     }

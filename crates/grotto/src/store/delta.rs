@@ -302,43 +302,55 @@ pub fn patch_piece(
     let (d0, d1) = (below(del, lo), below(del, hi));
     let (ins_k, del_k) = (&ins[i0..i1], &del[d0..d1]);
     let pos = first + i0 as u64 - d0 as u64;
-    let m = ins_k.len();
     buf.truncate(len);
-    buf.resize(len + m, 0);
-    buf.copy_within(0..len, m);
-    // Merge buf[m..m+len] (base) minus del_k with ins_k into buf[0..];
-    // the write position never passes the read position.
-    let (mut r, mut o, mut a, mut dl) = (m, 0usize, 0usize, 0usize);
-    while r < m + len {
-        let x = buf[r];
-        if dl < del_k.len() && del_k[dl] < x {
-            return Err("deletes an id its list does not hold");
-        }
-        while a < m && ins_k[a] < x {
-            buf[o] = ins_k[a];
-            o += 1;
-            a += 1;
-        }
-        if a < m && ins_k[a] == x {
-            return Err("inserts an id its list already holds");
-        }
-        r += 1;
-        if dl < del_k.len() && del_k[dl] == x {
-            dl += 1;
-            continue;
-        }
-        buf[o] = x;
-        o += 1;
+    if ins_k.is_empty() && del_k.is_empty() {
+        return Ok(pos);
     }
-    if dl < del_k.len() {
-        return Err("deletes an id its list does not hold");
+    // Changes are few against the list: each is found by a binary search
+    // and the runs between them move with one copy each.
+    if !del_k.is_empty() {
+        let mut at = Vec::with_capacity(del_k.len());
+        let mut from = 0;
+        for &d in del_k {
+            match buf[from..].binary_search(&d) {
+                Ok(i) => {
+                    at.push(from + i);
+                    from += i + 1;
+                }
+                Err(_) => return Err("deletes an id its list does not hold"),
+            }
+        }
+        let mut o = at[0];
+        for (j, &i) in at.iter().enumerate() {
+            let next = at.get(j + 1).copied().unwrap_or(len);
+            buf.copy_within(i + 1..next, o);
+            o += next - i - 1;
+        }
+        buf.truncate(o);
     }
-    while a < m {
-        buf[o] = ins_k[a];
-        o += 1;
-        a += 1;
+    if !ins_k.is_empty() {
+        let old = buf.len();
+        let mut at = Vec::with_capacity(ins_k.len());
+        let mut from = 0;
+        for &x in ins_k {
+            match buf[from..old].binary_search(&x) {
+                Ok(_) => return Err("inserts an id its list already holds"),
+                Err(i) => {
+                    at.push(from + i);
+                    from += i;
+                }
+            }
+        }
+        buf.resize(old + ins_k.len(), 0);
+        // From the back: run `j` (ids at[j]..end) moves up by j + 1.
+        let mut end = old;
+        for j in (0..ins_k.len()).rev() {
+            let i = at[j];
+            buf.copy_within(i..end, i + j + 1);
+            buf[i + j] = ins_k[j];
+            end = i;
+        }
     }
-    buf.truncate(o);
     Ok(pos)
 }
 
