@@ -62,10 +62,7 @@ impl NetOps {
             (&later.del, -1),
         ];
         let mut at = [0usize; 4];
-        loop {
-            let Some(k) = (0..4).filter_map(|i| arrays[i].0.get(at[i]).copied()).min() else {
-                break;
-            };
+        while let Some(k) = (0..4).filter_map(|i| arrays[i].0.get(at[i]).copied()).min() {
             let mut net = 0i32;
             for i in 0..4 {
                 if arrays[i].0.get(at[i]) == Some(&k) {
@@ -131,8 +128,9 @@ pub struct Delta {
 const REPLACE: u32 = u32::MAX;
 
 impl Delta {
-    /// Builds the delta of `ops` over `n` vertices. `on_disk(v)` says
-    /// whether `v`'s base list is in edge blocks; `base_small(v)` gives
+    /// Builds the delta of `ops` over `n` vertices. `on_disk(v)` gives,
+    /// when `v`'s base list is in edge blocks, the blocks it spans and its
+    /// length; `base_small(v)` gives
     /// the base list of any other vertex (held in the index, at most two
     /// ids, or empty); `fences` maps each changed vertex whose base list
     /// spans `k > 1` blocks to its `k - 1` fences. Fails when an insert
@@ -141,7 +139,7 @@ impl Delta {
     pub fn build(
         n: u64,
         ops: &NetOps,
-        on_disk: impl Fn(VertexId) -> Option<u64>,
+        on_disk: impl Fn(VertexId) -> Option<(u64, u64)>,
         base_small: impl Fn(VertexId) -> ([VertexId; 2], usize),
         fences: &[(VertexId, Vec<VertexId>)],
     ) -> Result<Delta, String> {
@@ -170,7 +168,13 @@ impl Delta {
             let v = v as VertexId;
             d.bits[(v / 64) as usize] |= 1 << (v % 64);
             match on_disk(v) {
-                Some(blocks) => {
+                Some((blocks, degree)) => {
+                    if (j2 - j) as u64 > degree {
+                        return Err(format!(
+                            "vertex {v} loses {} ids of a list of {degree}",
+                            j2 - j
+                        ));
+                    }
                     d.ids.extend(vins);
                     d.ids.extend(vdel);
                     d.nins.push((i2 - i) as u32);
@@ -301,7 +305,10 @@ pub fn patch_piece(
     let (i0, i1) = (below(ins, lo), below(ins, hi));
     let (d0, d1) = (below(del, lo), below(del, hi));
     let (ins_k, del_k) = (&ins[i0..i1], &del[d0..d1]);
-    let pos = first + i0 as u64 - d0 as u64;
+    // Deletes before this piece are ids of earlier pieces: at most `first`.
+    let pos = (first + i0 as u64)
+        .checked_sub(d0 as u64)
+        .ok_or("deletes ids its list does not hold")?;
     buf.truncate(len);
     if ins_k.is_empty() && del_k.is_empty() {
         return Ok(pos);
@@ -454,7 +461,7 @@ mod tests {
         let d = Delta::build(
             100,
             &ops,
-            |v| (v == 1).then_some(1),
+            |v| (v == 1).then_some((1, 5)),
             |v| if v == 3 { ([9, 0], 1) } else { ([0, 0], 0) },
             &[],
         )

@@ -270,7 +270,10 @@ impl Graph {
             let delta = super::delta::Delta::build(
                 n,
                 ops,
-                |v| adj.block_range(v).map(|(a, b)| b - a + 1),
+                |v| {
+                    adj.block_range(v)
+                        .map(|(a, b)| (b - a + 1, adj.base_degree(v)))
+                },
                 |v| {
                     adj.base_inline(v).map_or(([0, 0], 0), |l| {
                         let ids = l.ids();
