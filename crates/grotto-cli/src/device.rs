@@ -56,6 +56,15 @@ pub fn profile_cmd(ctx: &Ctx, a: ProfileArgs) -> anyhow::Result<()> {
         }
         cfg.size = s;
     }
+    // Arguments first: the free space check depends on the machine.
+    if let Some(s) = a.seconds {
+        if !(0.02..=60.0).contains(&s) {
+            anyhow::bail!(grotto::Error::Invalid(format!(
+                "--seconds {s}: between 0.02 and 60 per point"
+            )));
+        }
+        cfg.seconds_per_point = s;
+    }
     if let Some(free) = grotto::io::system::free_disk_bytes(&a.path) {
         if cfg.size > free {
             anyhow::bail!(grotto::Error::Limit {
@@ -67,14 +76,6 @@ pub fn profile_cmd(ctx: &Ctx, a: ProfileArgs) -> anyhow::Result<()> {
                 )
             });
         }
-    }
-    if let Some(s) = a.seconds {
-        if !(0.02..=60.0).contains(&s) {
-            anyhow::bail!(grotto::Error::Invalid(format!(
-                "--seconds {s}: between 0.02 and 60 per point"
-            )));
-        }
-        cfg.seconds_per_point = s;
     }
     cfg.io = IoOptions {
         backend: a.io,

@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod nx;
+mod update;
 
 create_exception!(
     _grotto,
@@ -87,7 +88,7 @@ pub(crate) fn invalid(msg: String) -> PyErr {
 /// Runs `work` on a thread of its own with the interpreter released,
 /// checking for Ctrl-C every 100 ms; on an interrupt, asks the work to
 /// stop, waits for it, and raises `KeyboardInterrupt`.
-fn off_thread<T: Send>(
+pub(crate) fn off_thread<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> grotto::Result<T> + Send,
 ) -> PyResult<T> {
@@ -453,9 +454,22 @@ fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
     Ok(PyGraph { graph: Arc::new(g) })
 }
 
+/// The text format named `f` (`format=` of `convert` and `update`).
+pub(crate) fn text_format(f: &str) -> PyResult<Format> {
+    match f {
+        "edgelist" => Ok(Format::EdgeList),
+        "adjacency" | "adjlist" => Ok(Format::AdjList),
+        "mtx" => Ok(Format::MatrixMarket),
+        "csv" => Ok(Format::Csv),
+        f => Err(invalid(format!(
+            "format={f:?}: expected \"edgelist\", \"adjacency\", \"mtx\" or \"csv\""
+        ))),
+    }
+}
+
 /// The conversion options shared by both sources.
 #[allow(clippy::too_many_arguments)]
-fn options(
+pub(crate) fn options(
     undirected: bool,
     reverse: bool,
     weighted: Option<bool>,
@@ -543,18 +557,7 @@ fn convert_file(
         vertices,
     )?;
     opts.order = vertex_order(order)?;
-    opts.format = match format {
-        None => None,
-        Some("edgelist") => Some(Format::EdgeList),
-        Some("adjacency") | Some("adjlist") => Some(Format::AdjList),
-        Some("mtx") => Some(Format::MatrixMarket),
-        Some("csv") => Some(Format::Csv),
-        Some(f) => {
-            return Err(invalid(format!(
-                "format={f:?}: expected \"edgelist\", \"adjacency\", \"mtx\" or \"csv\""
-            )))
-        }
-    };
+    opts.format = format.map(text_format).transpose()?;
     let columns = columns.map_or_else(EdgeColumns::default, |(src, dst, weight)| EdgeColumns {
         src,
         dst,
@@ -698,6 +701,7 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(convert_file, m)?)?;
     m.add_function(wrap_pyfunction!(convert_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(update::update, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

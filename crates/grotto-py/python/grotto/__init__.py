@@ -35,6 +35,7 @@ __all__ = [
     "Result",
     "open",
     "convert",
+    "update",
     "algorithms",
     "Error",
     "InputError",
@@ -593,6 +594,48 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
     weights = None if w is None else _weights(w, columns[2])
     report = _grotto.convert_arrays(s_ids, d_ids, weights, out, what, names=names, **common)
     return json.loads(report)
+
+
+def update(
+    path: PathLike,
+    insert: Any = None,
+    delete: Any = None,
+    *,
+    format: Optional[str] = None,
+    columns: Tuple[str, str] = ("src", "dst"),
+    threads: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Changes the graph file ``path`` in place, without a rebuild, and
+    returns the report (what ``grotto update --json`` prints): edges
+    ``inserted`` and ``deleted``, inserts ``already_present`` and deletes
+    ``not_present`` (counted, not errors), ``new_vertices``, the
+    ``vertices`` and ``edges`` after, the ``commit`` number.
+
+    ``insert`` and ``delete`` are edges in your ids, each a file (any
+    format ``convert`` reads, Parquet included; ``format`` forces a text
+    format), a pandas DataFrame, a pyarrow Table, a dict of columns, or a
+    ``(src, dst)`` tuple of arrays (``columns`` names the table columns).
+    Deletes apply before inserts. A new integer id adds vertices; a graph
+    with names takes string ids (existing names only, for now). Weighted
+    and ``keep_duplicates`` graphs cannot be updated yet. A crash at any
+    moment leaves the graph before or after the batch (docs/updates.md).
+    """
+    kw: Dict[str, Any] = dict(format=format, columns=tuple(columns), threads=threads)
+    for key, source in (("ins", insert), ("del", delete)):
+        if source is None:
+            continue
+        if isinstance(source, (str, os.PathLike)):
+            kw[key + "_file"] = os.fspath(source)
+            continue
+        src, dst, _, what = _columns(source, (columns[0], columns[1], "\0"))
+        if _is_text(src) or _is_text(dst):
+            kw[key + "_names"] = ([str(x) for x in np.asarray(src)], [str(x) for x in np.asarray(dst)])
+            continue
+        s_ids, d_ids = _ids(src, columns[0]), _ids(dst, columns[1])
+        if len(s_ids) != len(d_ids):
+            raise InputError(f"{what}: {len(s_ids)} sources but {len(d_ids)} destinations")
+        kw[key + "_src"], kw[key + "_dst"] = s_ids, d_ids
+    return json.loads(_grotto.update(os.fspath(path), **kw))
 
 
 class _Ranked:

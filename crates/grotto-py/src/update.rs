@@ -1,0 +1,104 @@
+//! `grotto.update`: a batch of edge changes committed to a graph file in
+//! place (docs/updates.md).
+
+use crate::{invalid, off_thread, options, text_format};
+use grotto::ingest::Format;
+use numpy::PyReadonlyArray1;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// Commits a batch of edge changes to the graph file `path`: deletes then
+/// inserts, each given as integer id columns, name columns (a graph with
+/// names), or an edge file read as `grotto update` reads it. Returns the
+/// report as JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn update(
+    py: Python<'_>,
+    path: PathBuf,
+    ins_src: Option<PyReadonlyArray1<'_, u64>>,
+    ins_dst: Option<PyReadonlyArray1<'_, u64>>,
+    del_src: Option<PyReadonlyArray1<'_, u64>>,
+    del_dst: Option<PyReadonlyArray1<'_, u64>>,
+    ins_names: Option<(Vec<String>, Vec<String>)>,
+    del_names: Option<(Vec<String>, Vec<String>)>,
+    ins_file: Option<PathBuf>,
+    del_file: Option<PathBuf>,
+    format: Option<&str>,
+    columns: Option<(String, String)>,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    use grotto::ingest::batch::read_batch;
+    use grotto::store::update::GraphUpdate;
+    let pairs = |s: &Option<PyReadonlyArray1<'_, u64>>,
+                 d: &Option<PyReadonlyArray1<'_, u64>>|
+     -> PyResult<Vec<(u64, u64)>> {
+        match (s, d) {
+            (Some(s), Some(d)) => {
+                let (s, d) = (s.as_slice()?, d.as_slice()?);
+                if s.len() != d.len() {
+                    return Err(invalid(format!(
+                        "{} sources but {} destinations",
+                        s.len(),
+                        d.len()
+                    )));
+                }
+                Ok(s.iter().copied().zip(d.iter().copied()).collect())
+            }
+            _ => Ok(Vec::new()),
+        }
+    };
+    let mut ins = pairs(&ins_src, &ins_dst)?;
+    let mut del = pairs(&del_src, &del_dst)?;
+    let mut opts = options(
+        false, false, None, None, threads, false, false, "auto", None,
+    )?;
+    opts.format = format.map(text_format).transpose()?;
+    let cols = columns.map(|(src, dst)| grotto::ingest::parquet::EdgeColumns {
+        src,
+        dst,
+        ..Default::default()
+    });
+    // Text files take column names only as CSV with a header.
+    if opts.format == Some(Format::Csv) {
+        opts.columns = cols.clone();
+    }
+    let cols = cols.unwrap_or_default();
+    let report = off_thread(py, move || {
+        let mut up = GraphUpdate::open(&path)?;
+        let names = up.graph().names().cloned();
+        let mut ranks = (Vec::new(), Vec::new());
+        for (file, into, ranked) in [
+            (&ins_file, &mut ins, &mut ranks.0),
+            (&del_file, &mut del, &mut ranks.1),
+        ] {
+            if let Some(f) = file {
+                let b = read_batch(f, &opts, &cols, names.as_deref())?;
+                if b.ranks {
+                    ranked.extend(b.edges);
+                } else {
+                    into.extend(b.edges);
+                }
+            }
+        }
+        if !(ranks.0.is_empty() && ranks.1.is_empty()) {
+            up.stage_ranks(&ranks.0, &ranks.1)?;
+        }
+        if !(ins.is_empty() && del.is_empty()) {
+            up.stage_ids(&ins, &del)?;
+        }
+        if let Some((s, d)) = &del_names {
+            for (a, b) in s.iter().zip(d) {
+                up.delete_named(a, b)?;
+            }
+        }
+        if let Some((s, d)) = &ins_names {
+            for (a, b) in s.iter().zip(d) {
+                up.insert_named(a, b)?;
+            }
+        }
+        up.commit()
+    })?;
+    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
+}

@@ -1,0 +1,111 @@
+"""`grotto.update` as a Python user drives it: batches from DataFrames,
+arrays and files change a graph in place, and the updated graph's BFS,
+components, PageRank and cores match networkx on the updated edge set;
+bad batches raise and change nothing."""
+
+import os
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+import grotto
+
+
+def as_dict(res, col):
+    t = res.to_pandas()
+    return dict(zip(t["id"].tolist(), t[col].tolist()))
+
+
+@pytest.fixture
+def updated(tmp_path):
+    rng = np.random.default_rng(11)
+    n, m = 400, 2500
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+    h = nx.Graph()
+    h.add_nodes_from(range(n))
+    h.add_edges_from(zip(src[keep].tolist(), dst[keep].tolist()))
+    path = tmp_path / "g.grotto"
+    grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), path,
+                   undirected=True, vertices=n)
+    # Batch 1 from a DataFrame: deletes of existing edges and of missing
+    # ones, inserts including new vertices (ids 400..409).
+    edges = list(h.edges)
+    gone = [edges[i] for i in rng.choice(len(edges), 300, replace=False)] + [(1, 1), (5000, 3)]
+    new = [(int(a), int(b)) for a, b in zip(rng.integers(0, n + 10, 350), rng.integers(0, n + 10, 350)) if a != b]
+    report = grotto.update(
+        path,
+        insert=pd.DataFrame(new, columns=["src", "dst"]),
+        delete=pd.DataFrame(gone, columns=["src", "dst"]),
+    )
+    h.remove_edges_from(gone)
+    h.add_edges_from(new)
+    # A new id adds every vertex up to it, as a conversion would.
+    h.add_nodes_from(range(max(max(e) for e in new) + 1))
+    assert report["edges"] == h.number_of_edges()
+    assert report["commit"] == 1
+    assert report["not_present"] >= 2
+    # Batch 2 from a text file and a tuple of arrays.
+    f = tmp_path / "ins.el"
+    more = [(0, 7), (399, 405), (3, 8)]
+    f.write_text("".join(f"{a} {b}\n" for a, b in more))
+    gone2 = list(h.edges)[:50]
+    report = grotto.update(
+        path, insert=os.fspath(f),
+        delete=(np.array([e[0] for e in gone2]), np.array([e[1] for e in gone2])),
+    )
+    h.remove_edges_from(gone2)
+    h.add_edges_from(more)
+    assert report["commit"] == 2 and report["edges"] == h.number_of_edges()
+    return grotto.open(path), h, path
+
+
+def test_updated_graph_matches_networkx(updated):
+    g, h, _ = updated
+    assert g.num_vertices == h.number_of_nodes()
+    assert g.num_edges == h.number_of_edges()
+    for v in [0, 7, 399, 405]:
+        assert sorted(g.neighbors(v).tolist()) == sorted(h.neighbors(v))
+    src = max(h.nodes, key=h.degree)
+    for engine in ["sync", "async"]:
+        depth = as_dict(g.bfs(src, engine=engine, verify=True), "depth")
+        want = nx.single_source_shortest_path_length(h, src)
+        assert {v: d for v, d in depth.items() if d >= 0} == want
+    comp = as_dict(g.wcc(verify=True), "component")
+    for c in nx.connected_components(h):
+        assert {comp[v] for v in c} == {min(c)}
+    pr = as_dict(g.pagerank(tolerance=1e-10, max_iterations=500), "score")
+    want = nx.pagerank(h, alpha=0.85, tol=1e-13, max_iter=2000)
+    assert sum(abs(pr[v] - want[v]) for v in want) < 1e-6
+    assert as_dict(g.coreness(verify=True), "core") == nx.core_number(h)
+    assert g.info()["updates"]["commits"] == 2
+
+
+def test_a_bad_batch_raises_and_changes_nothing(updated, tmp_path):
+    _, _, path = updated
+    before = open(path, "rb").read()
+    bad = tmp_path / "bad.el"
+    bad.write_text("1 2\n3 x\n")
+    with pytest.raises(grotto.InputError, match=r"bad.el:2"):
+        grotto.update(path, insert=os.fspath(bad))
+    with pytest.raises(grotto.InputError, match="non-negative"):
+        grotto.update(path, delete=pd.DataFrame({"src": [-1], "dst": [2]}))
+    assert open(path, "rb").read() == before
+    w = tmp_path / "w.grotto"
+    grotto.convert(pd.DataFrame({"src": [0, 1], "dst": [1, 2], "weight": [1.0, 2.0]}), w)
+    with pytest.raises(grotto.InputError, match="weighted"):
+        grotto.update(w, insert=(np.array([0]), np.array([2])))
+
+
+def test_names_are_updated_by_name(tmp_path):
+    path = tmp_path / "n.grotto"
+    grotto.convert(pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "c", "d"]}), path)
+    r = grotto.update(path, insert=pd.DataFrame({"src": ["a"], "dst": ["d"]}),
+                      delete=pd.DataFrame({"src": ["b"], "dst": ["c"]}))
+    assert (r["inserted"], r["deleted"]) == (1, 1)
+    g = grotto.open(path)
+    assert sorted(g.neighbors("a")) == ["b", "d"]
+    with pytest.raises(grotto.InputError, match="names is not supported yet"):
+        grotto.update(path, insert=pd.DataFrame({"src": ["a"], "dst": ["zz"]}))
