@@ -68,6 +68,32 @@ fn skewed(n: u64, m: usize, seed: u64) -> BTreeSet<(u64, u64)> {
     s
 }
 
+type Edges = BTreeSet<(u64, u64)>;
+
+/// A batch against `edges`: `deletes` sampled edges, and up to `inserts`
+/// random ones between ids below `a` and below `b` (self loops left out).
+fn batch_of(
+    edges: &BTreeSet<(u64, u64)>,
+    inserts: usize,
+    deletes: usize,
+    a: u64,
+    b: u64,
+    x: &mut u64,
+) -> (Edges, Edges) {
+    let have: Vec<_> = edges.iter().copied().collect();
+    let del = (0..deletes)
+        .map(|_| have[(xorshift(x) % have.len() as u64) as usize])
+        .collect();
+    let ins = (0..inserts)
+        .map(|_| {
+            let (u, v) = (xorshift(x) % a, xorshift(x) % b);
+            (u.min(v), u.max(v))
+        })
+        .filter(|e| e.0 != e.1)
+        .collect();
+    (ins, del)
+}
+
 #[test]
 fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     let d = tempfile::tempdir().unwrap();
@@ -79,19 +105,8 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     ok(&grotto(&["convert", p(&el), p(&g), "--undirected", "-q"]));
     let mut x = 17u64;
     for batch in 0..2 {
-        let have: Vec<_> = want.iter().copied().collect();
-        let del: BTreeSet<_> = (0..2000)
-            .map(|_| have[(xorshift(&mut x) % have.len() as u64) as usize])
-            .collect();
         // New vertices (ids past the last one) and edges to existing ones.
-        let ins: BTreeSet<_> = (0..2500)
-            .map(|_| {
-                let a = xorshift(&mut x) % (n + 50);
-                let b = xorshift(&mut x) % (n + 50);
-                (a.min(b), a.max(b))
-            })
-            .filter(|e| e.0 != e.1)
-            .collect();
+        let (ins, del) = batch_of(&want, 2500, 2000, n + 50, n + 50, &mut x);
         let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
         write_edges(&fi, &ins);
         write_edges(&fd, &del);
@@ -300,39 +315,15 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
 }
 
 /// Turns a version 6 file into the version 5 file it would have been:
-/// the manifest row and flag removed, the header checksum fixed.
+/// the manifest row and flag removed, the header re-encoded (with its
+/// checksum) by grotto's own header codec.
 fn strip_manifest(b: &mut [u8]) {
-    let n = u32::from_le_bytes(b[80..84].try_into().unwrap()) as usize;
-    let rows: Vec<Vec<u8>> = (0..n)
-        .map(|i| b[96 + 40 * i..136 + 40 * i].to_vec())
-        .filter(|r| u32::from_le_bytes(r[..4].try_into().unwrap()) != 30)
-        .collect();
-    b[96..96 + 40 * n].fill(0);
-    for (i, r) in rows.iter().enumerate() {
-        b[96 + 40 * i..136 + 40 * i].copy_from_slice(r);
-    }
-    b[80..84].copy_from_slice(&(rows.len() as u32).to_le_bytes());
-    b[8..12].copy_from_slice(&5u32.to_le_bytes());
-    let flags = u64::from_le_bytes(b[16..24].try_into().unwrap()) & !(1 << 10);
-    b[16..24].copy_from_slice(&flags.to_le_bytes());
-    let crc = grotto_crc(&b[..4092]);
-    b[4092..4096].copy_from_slice(&crc.to_le_bytes());
-}
-
-/// CRC-32C, bitwise.
-fn grotto_crc(data: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &x in data {
-        crc ^= x as u32;
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0x82F6_3B78
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    use grotto::store::format::{Header, SectionKind, FLAG_DELTA};
+    let mut h = Header::decode(&b[..4096], Path::new("old.grotto"), b.len() as u64).unwrap();
+    h.version = 5;
+    h.flags &= !FLAG_DELTA;
+    h.sections.retain(|s| s.kind != SectionKind::Manifest);
+    b[..4096].copy_from_slice(&h.encode());
 }
 
 #[test]
@@ -373,17 +364,7 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
         "-q",
     ]));
     let mut x = 5u64;
-    let have: Vec<_> = base_edges.iter().copied().collect();
-    let del: BTreeSet<_> = (0..40_000)
-        .map(|_| have[(xorshift(&mut x) % have.len() as u64) as usize])
-        .collect();
-    let ins: BTreeSet<_> = (0..40_000)
-        .map(|_| {
-            let (a, b) = (xorshift(&mut x) % (n + 100), xorshift(&mut x) % n);
-            (a.min(b), a.max(b))
-        })
-        .filter(|e| e.0 != e.1)
-        .collect();
+    let (ins, del) = batch_of(&base_edges, 40_000, 40_000, n + 100, n, &mut x);
     let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
     write_edges(&fi, &ins);
     write_edges(&fd, &del);

@@ -149,6 +149,24 @@ pub fn star(leaves: u64) -> TestGraph {
     from_edges(&e, true, false)
 }
 
+/// The edges of a `rows` x `cols` grid: each vertex to its right and
+/// lower neighbours, vertex `r * cols + c`.
+pub fn grid_edges(rows: u64, cols: u64) -> Vec<(u64, u64)> {
+    let mut e = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let v = r * cols + c;
+            if c + 1 < cols {
+                e.push((v, v + 1));
+            }
+            if r + 1 < rows {
+                e.push((v, v + cols));
+            }
+        }
+    }
+    e
+}
+
 pub fn grid(rows: u64, cols: u64) -> TestGraph {
     generated(&Grid { rows, cols }, true, false)
 }

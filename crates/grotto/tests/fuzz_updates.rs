@@ -5,20 +5,13 @@
 //! flipped one), and a forgery is refused or reads as some graph.
 //! `GROTTO_FUZZ_CASES` sets the cases per class (default 150).
 
-use grotto::ingest::{convert, ConvertOptions, Input};
-use grotto::store::layout::LayoutConfig;
+mod common;
+
+use common::{convert_edges, xorshift};
 use grotto::store::update::GraphUpdate;
 use grotto::store::{BlockReader, Direction, Graph};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
-
-fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
 
 fn cases() -> u64 {
     std::env::var("GROTTO_FUZZ_CASES")
@@ -75,24 +68,9 @@ fn damaged_and_forged_updates_never_panic() {
         .map(|_| (xorshift(&mut x) % 400, xorshift(&mut x) % 400))
         .collect();
     edges.extend((1..1500).map(|i| (0, i * 2)));
-    let text = dir.path().join("g.el");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
-    for (u, v) in &edges {
-        writeln!(f, "{u} {v}").unwrap();
-    }
-    drop(f);
     let n = cases();
     for (packed, reverse) in [(true, true), (false, false)] {
-        let g = dir.path().join("g.grotto");
-        let opts = ConvertOptions {
-            reverse,
-            layout: LayoutConfig {
-                packed,
-                ..LayoutConfig::default()
-            },
-            ..ConvertOptions::default()
-        };
-        convert(&Input::path(&text), &g, &opts).unwrap();
+        let g = convert_edges(dir.path(), "g", &edges, packed, reverse);
         let mut versions = Vec::new();
         for batch in 0..2 {
             let mut up = GraphUpdate::open(&g).unwrap();

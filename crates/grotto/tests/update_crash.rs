@@ -3,21 +3,14 @@
 //! torn or not at all, the file opens afterwards as the graph before the
 //! commit or the graph after it, never a mix and never unopenable.
 
-use grotto::ingest::{convert, ConvertOptions, Input};
+mod common;
+
+use common::{convert_edges, xorshift};
 use grotto::io::inplace::PowerCut;
-use grotto::store::layout::LayoutConfig;
 use grotto::store::update::GraphUpdate;
 use grotto::store::{BlockReader, Direction, Graph};
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
-
-fn xorshift(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
 
 /// Every arc of the graph at `path` in user ids (out- and in-lists).
 fn arcs(path: &Path) -> BTreeSet<(u8, u64, u64)> {
@@ -60,24 +53,15 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
     let edges: Vec<(u64, u64)> = (0..30_000)
         .map(|_| (xorshift(&mut x) % 4096, xorshift(&mut x) % 4096))
         .collect();
-    let text = dir.path().join("g.el");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
-    for (u, v) in &edges {
-        writeln!(f, "{u} {v}").unwrap();
-    }
-    drop(f);
     let mut trials = 0;
     for (packed, reverse) in [(true, true), (false, false)] {
-        let base = dir.path().join(format!("base{packed}.grotto"));
-        let opts = ConvertOptions {
+        let base = convert_edges(
+            dir.path(),
+            &format!("base{packed}"),
+            &edges,
+            packed,
             reverse,
-            layout: LayoutConfig {
-                packed,
-                ..LayoutConfig::default()
-            },
-            ..ConvertOptions::default()
-        };
-        convert(&Input::path(&text), &base, &opts).unwrap();
+        );
         // A first commit, so that the cuts below hit a second one (the
         // slots alternate) as well as a first one.
         let once = dir.path().join("once.grotto");

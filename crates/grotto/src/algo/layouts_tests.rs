@@ -25,18 +25,7 @@ fn graphs(packed: bool) -> Vec<(&'static str, testkit::TestGraph)> {
     }
     let mut hub: Vec<(u64, u64)> = (1..30_000u64).map(|i| (0, i * 37 % 1_000_003)).collect();
     hub.extend((1..2000u64).map(|i| (i * 37 % 1_000_003, (i + 1) * 37 % 1_000_003)));
-    let mut grid = Vec::new();
-    for r in 0..40u64 {
-        for c in 0..40u64 {
-            let v = r * 40 + c;
-            if c + 1 < 40 {
-                grid.push((v, v + 1));
-            }
-            if r + 1 < 40 {
-                grid.push((v, v + 40));
-            }
-        }
-    }
+    let grid = crate::testkit::grid_edges(40, 40);
     vec![
         (
             "random, directed with reverse",

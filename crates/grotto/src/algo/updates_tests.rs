@@ -43,18 +43,7 @@ fn cases() -> Vec<Case> {
     // A hub with 3000 neighbours: its list spans blocks raw and packed.
     let mut hub: Vec<(u64, u64)> = (1..3000u64).map(|i| (0, i * 3)).collect();
     hub.extend((1..1500u64).map(|i| (i * 3, i * 3 + 1)));
-    let mut grid = Vec::new();
-    for r in 0..30u64 {
-        for c in 0..30u64 {
-            let v = r * 30 + c;
-            if c + 1 < 30 {
-                grid.push((v, v + 1));
-            }
-            if r + 1 < 30 {
-                grid.push((v, v + 30));
-            }
-        }
-    }
+    let grid = crate::testkit::grid_edges(30, 30);
     vec![
         Case {
             name: "random, directed with reverse",

@@ -554,14 +554,7 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
                 }
                 let changed = (out.ops.ins.len(), out.ops.del.len()) != before;
                 if changed && (v as u64) < n {
-                    let adj = g.out();
-                    if adj.block_range(v).is_some_and(|(a, b)| b > a) {
-                        let known = adj.delta().map_or(&[][..], |d| d.fences(v));
-                        let f = if known.is_empty() {
-                            r.base_fences(v)?
-                        } else {
-                            known.to_vec()
-                        };
+                    if let Some(f) = fences_of(g.out(), &mut r, v)? {
                         out.fences.push((0, v, f));
                     }
                 }
@@ -596,19 +589,33 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
             .iter()
             .chain(all.ops.del.iter())
             .map(|&k| unkey(k).1)
-            .filter(|&u| (u as u64) < n && inn.block_range(u).is_some_and(|(a, b)| b > a))
+            .filter(|&u| (u as u64) < n)
             .collect();
         heads.sort_unstable();
         heads.dedup();
         for u in heads {
-            let known = inn.delta().map_or(&[][..], |d| d.fences(u));
-            let f = if known.is_empty() {
-                r.base_fences(u)?
-            } else {
-                known.to_vec()
-            };
-            all.fences.push((1, u, f));
+            if let Some(f) = fences_of(inn, &mut r, u)? {
+                all.fences.push((1, u, f));
+            }
         }
     }
     Ok(all)
+}
+
+/// The fences of `v`'s base list in `adj` when it spans blocks: the
+/// delta's when it has them, else read (`r` reads `adj`).
+fn fences_of(
+    adj: &super::Adjacency,
+    r: &mut BlockReader<'_>,
+    v: VertexId,
+) -> Result<Option<Vec<VertexId>>> {
+    if adj.block_range(v).is_none_or(|(a, b)| b <= a) {
+        return Ok(None);
+    }
+    let known = adj.delta().map_or(&[][..], |d| d.fences(v));
+    Ok(Some(if known.is_empty() {
+        r.base_fences(v)?
+    } else {
+        known.to_vec()
+    }))
 }
