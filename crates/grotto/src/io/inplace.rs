@@ -10,10 +10,11 @@
 //! open the file afterwards and require the version before or after the
 //! commit.
 
+use super::AlignedBuf;
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where and how a simulated power cut happens.
@@ -33,12 +34,18 @@ pub struct PowerCut {
 pub struct InPlace {
     path: PathBuf,
     file: File,
+    /// The same file opened with O_DIRECT, where the file system allows
+    /// it: whole 4 KiB blocks are written through it, from `buf`, without
+    /// a copy into the page cache.
+    direct: Option<(File, AlignedBuf)>,
     cut: Option<PowerCut>,
     ops: u64,
     held: Vec<(u64, Vec<u8>)>,
 }
 
 const SECTOR: usize = 512;
+/// Bytes copied into the aligned buffer per direct write.
+const DIRECT_CHUNK: usize = 8 << 20;
 
 impl InPlace {
     /// Opens `path` for reading and writing and takes an exclusive lock
@@ -62,9 +69,16 @@ impl InPlace {
             }
             return Err(Error::io(path, "lock for update", e));
         }
+        let direct = OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_DIRECT)
+            .open(path)
+            .ok()
+            .and_then(|f| Some((f, AlignedBuf::new(DIRECT_CHUNK, 4096).ok()?)));
         Ok(InPlace {
             path: path.to_path_buf(),
             file,
+            direct,
             cut: None,
             ops: 0,
             held: Vec::new(),
@@ -130,9 +144,24 @@ impl InPlace {
             self.held.push((at, bytes.to_vec()));
             return Ok(());
         }
-        self.file
-            .write_all_at(bytes, at)
-            .map_err(|e| Error::io(&self.path, format!("write {what} at byte {at}"), e))
+        let err = |e| Error::io(&self.path, format!("write {what} at byte {at}"), e);
+        let whole = |x: u64| x.is_multiple_of(4096);
+        if let Some((f, buf)) = self
+            .direct
+            .as_mut()
+            .filter(|_| whole(at) && whole(bytes.len() as u64))
+        {
+            for (i, chunk) in bytes.chunks(DIRECT_CHUNK).enumerate() {
+                buf.as_mut_slice()[..chunk.len()].copy_from_slice(chunk);
+                f.write_all_at(
+                    &buf.as_slice()[..chunk.len()],
+                    at + (i * DIRECT_CHUNK) as u64,
+                )
+                .map_err(err)?;
+            }
+            return Ok(());
+        }
+        self.file.write_all_at(bytes, at).map_err(err)
     }
 
     /// Makes every write so far durable.
