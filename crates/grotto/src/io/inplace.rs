@@ -39,6 +39,8 @@ pub struct InPlace {
     /// a copy into the page cache.
     direct: Option<(File, AlignedBuf)>,
     cut: Option<PowerCut>,
+    /// Whether the simulated cut has happened.
+    was_cut: bool,
     ops: u64,
     held: Vec<(u64, Vec<u8>)>,
 }
@@ -80,6 +82,7 @@ impl InPlace {
             file,
             direct,
             cut: None,
+            was_cut: false,
             ops: 0,
             held: Vec::new(),
         })
@@ -89,6 +92,12 @@ impl InPlace {
     pub fn with_power_cut(mut self, cut: PowerCut) -> InPlace {
         self.cut = Some(cut);
         self
+    }
+
+    /// Whether a simulated power cut ended the writes (the file is then
+    /// left as the cut left it).
+    pub fn was_cut(&self) -> bool {
+        self.was_cut
     }
 
     /// The file, for reads.
@@ -114,6 +123,7 @@ impl InPlace {
         if op < cut.at_op {
             return Ok(());
         }
+        self.was_cut = true;
         let mut digits = cut.outcome;
         let mut x = cut.outcome;
         for (at, bytes) in std::mem::take(&mut self.held) {

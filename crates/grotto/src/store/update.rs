@@ -451,7 +451,7 @@ impl GraphUpdate {
         if let Err(e) = r {
             // The old slot is in force; drop what this commit appended
             // (best effort: the next commit writes over it anyway).
-            if !matches!(e, Error::Invalid(ref m) if m.starts_with("simulated power cut")) {
+            if !self.file.was_cut() {
                 let _ = self.file.truncate(original_len.max(point.end));
             }
             return Err(e);
