@@ -41,6 +41,18 @@ fn write_edges(path: &Path, edges: &BTreeSet<(u64, u64)>) {
     std::fs::write(path, t).unwrap();
 }
 
+/// `edges` converted into `dir/name.grotto` (with `extra` flags) through
+/// a text edge list.
+fn converted(dir: &Path, name: &str, edges: &BTreeSet<(u64, u64)>, extra: &[&str]) -> PathBuf {
+    let el = dir.join(format!("{name}.el"));
+    write_edges(&el, edges);
+    let g = dir.join(format!("{name}.grotto"));
+    let mut a = vec!["convert", p(&el), p(&g), "-q"];
+    a.extend_from_slice(extra);
+    ok(&grotto(&a));
+    g
+}
+
 /// The edges `grotto export` gives, each undirected edge once.
 fn exported(g: &Path) -> BTreeSet<(u64, u64)> {
     let out = ok(&grotto(&["export", p(g)]));
@@ -99,10 +111,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     let d = tempfile::tempdir().unwrap();
     let n = 3000;
     let mut want = skewed(n, 20_000, 3);
-    let el = d.path().join("g.el");
-    write_edges(&el, &want);
-    let g = d.path().join("g.grotto");
-    ok(&grotto(&["convert", p(&el), p(&g), "--undirected", "-q"]));
+    let g = converted(d.path(), "g", &want, &["--undirected"]);
     let mut x = 17u64;
     for batch in 0..2 {
         // New vertices (ids past the last one) and edges to existing ones.
@@ -202,10 +211,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
 #[test]
 fn a_bad_update_file_changes_nothing_and_says_where() {
     let d = tempfile::tempdir().unwrap();
-    let el = d.path().join("g.el");
-    write_edges(&el, &skewed(200, 800, 5));
-    let g = d.path().join("g.grotto");
-    ok(&grotto(&["convert", p(&el), p(&g), "-q"]));
+    let g = converted(d.path(), "g", &skewed(200, 800, 5), &[]);
     let before = std::fs::read(&g).unwrap();
     let good = d.path().join("good.el");
     std::fs::write(&good, "1 2\n3 4\n").unwrap();
@@ -329,10 +335,7 @@ fn strip_manifest(b: &mut [u8]) {
 #[test]
 fn one_update_at_a_time() {
     let d = tempfile::tempdir().unwrap();
-    let el = d.path().join("g.el");
-    write_edges(&el, &skewed(100, 300, 9));
-    let g = d.path().join("g.grotto");
-    ok(&grotto(&["convert", p(&el), p(&g), "-q"]));
+    let g = converted(d.path(), "g", &skewed(100, 300, 9), &[]);
     let ins = d.path().join("ins.el");
     std::fs::write(&ins, "1 2\n").unwrap();
     let lock = grotto::io::inplace::InPlace::open(&g).unwrap();
@@ -353,16 +356,7 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
     let d = tempfile::tempdir().unwrap();
     let n = 40_000;
     let base_edges = skewed(n, 200_000, 21);
-    let el = d.path().join("g.el");
-    write_edges(&el, &base_edges);
-    let base = d.path().join("base.grotto");
-    ok(&grotto(&[
-        "convert",
-        p(&el),
-        p(&base),
-        "--undirected",
-        "-q",
-    ]));
+    let base = converted(d.path(), "base", &base_edges, &["--undirected"]);
     let mut x = 5u64;
     let (ins, del) = batch_of(&base_edges, 40_000, 40_000, n + 100, n, &mut x);
     let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));

@@ -5,31 +5,15 @@
 
 mod common;
 
-use common::{convert_edges, xorshift};
+use common::{convert_edges, read_arcs, xorshift};
 use grotto::io::inplace::PowerCut;
 use grotto::store::update::GraphUpdate;
-use grotto::store::{BlockReader, Direction, Graph};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Every arc of the graph at `path` in user ids (out- and in-lists).
+/// Every arc of the graph at `path`, which must open and check.
 fn arcs(path: &Path) -> BTreeSet<(u8, u64, u64)> {
-    let g = Graph::open(path).expect("the file opens after a cut");
-    g.verify_all_blocks().expect("and checks");
-    let mut s = BTreeSet::new();
-    let mut ids = Vec::new();
-    for (d, dir) in [(0u8, Direction::Out), (1, Direction::In)] {
-        let Ok(mut r) = BlockReader::new(&g, dir) else {
-            continue;
-        };
-        for v in 0..g.vertex_count() as u32 {
-            r.neighbors(v, &mut ids, None).unwrap();
-            for &u in &ids {
-                s.insert((d, g.original_id(v), g.original_id(u)));
-            }
-        }
-    }
-    s
+    read_arcs(path).expect("the file opens and checks after a cut")
 }
 
 /// Stages a large batch: a tenth of the edges deleted, as many inserted,

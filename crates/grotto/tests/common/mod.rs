@@ -1,8 +1,10 @@
-//! What the update tests share: a seeded generator and a small graph file
-//! built from an edge list.
+//! What the update tests share: a seeded generator, a small graph file
+//! built from an edge list, and every arc of a graph read back.
 
 use grotto::ingest::{convert, ConvertOptions, Input};
 use grotto::store::layout::LayoutConfig;
+use grotto::store::{BlockReader, Direction, Graph};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -40,4 +42,23 @@ pub fn convert_edges(
     };
     convert(&Input::path(&text), &out, &opts).unwrap();
     out
+}
+
+/// Every arc of the graph at `path` in user ids, tagged 0 (out-lists) or
+/// 1 (in-lists), after `check`'s verification; the first error met else.
+pub fn read_arcs(path: &Path) -> grotto::Result<BTreeSet<(u8, u64, u64)>> {
+    let g = Graph::open(path)?;
+    g.verify_all_blocks()?;
+    let mut s = BTreeSet::new();
+    let mut ids = Vec::new();
+    for (d, dir) in [(0u8, Direction::Out), (1, Direction::In)] {
+        let Ok(mut r) = BlockReader::new(&g, dir) else {
+            continue;
+        };
+        for v in 0..g.vertex_count() as u32 {
+            r.neighbors(v, &mut ids, None)?;
+            s.extend(ids.iter().map(|&u| (d, g.original_id(v), g.original_id(u))));
+        }
+    }
+    Ok(s)
 }
