@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Update throughput against a full conversion, side by side in one run.
 
-    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS]
+    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS] [MODES]
 
 Converts EDGELIST (undirected, the default settings) once into base.grotto.
 For each fraction f of the edge list's lines (default 0.001,0.01,0.1) it
@@ -12,7 +12,10 @@ fractions: copy the base, `grotto update` it with the batch (whole command,
 batch files parsed included), `grotto convert` the updated edge list
 (whole command), and run BFS and PageRank at 3% cache on the
 updated file and on the fresh conversion (BFS from the input's vertex of
-highest degree). The page cache is dropped before
+highest degree). MODES (default auto) are `grotto update --merge` values:
+each fraction is measured with each mode, as its own row (`never` appends
+a delta run, `always` merges into fresh blocks, `auto` picks by size).
+The page cache is dropped before
 each timed command when /proc/sys/vm/drop_caches is writable.
 
 Prints medians: update and convert times and their ratio, edges changed
@@ -90,6 +93,8 @@ def main():
     src, work = sys.argv[1], sys.argv[2]
     runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     fracs = [float(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "0.001,0.01,0.1").split(",")]
+    modes = (sys.argv[5] if len(sys.argv) > 5 else "auto").split(",")
+    rows = [(f, m) for f in fracs for m in modes]
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "base.grotto")
     if not os.path.exists(base):
@@ -116,41 +121,45 @@ def main():
         sh([G, "export", once, "-o", upd])
         os.remove(once)
         batches[f] = (fi, fd, upd)
-    res = {f: {k: [] for k in ["update", "convert", "changed", "written", "bfs_u", "bfs_f", "pr_u", "pr_f", "rss_u", "rss_f"]} for f in fracs}
+    res = {row: {k: [] for k in ["update", "convert", "changed", "written", "merged", "bfs_u", "bfs_f", "pr_u", "pr_f", "rss_u", "rss_f"]} for row in rows}
     for _ in range(runs):
-        for f in fracs:
+        for row in rows:
+            f, mode = row
             fi, fd, upd = batches[f]
             work_g = os.path.join(work, "work.grotto")
             fresh = os.path.join(work, "fresh.grotto")
             shutil.copy(base, work_g)
-            t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, "--json"])
+            t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, "--merge", mode, "--json"])
             r = json.loads(out)
             changed = r["inserted"] + r["deleted"]
-            res[f]["update"].append(t)
-            res[f]["changed"].append(changed)
-            res[f]["written"].append(r["bytes_written"])
+            res[row]["update"].append(t)
+            res[row]["changed"].append(changed)
+            res[row]["written"].append(r["bytes_written"])
+            res[row]["merged"].append(r["merged"])
             if os.path.exists(fresh):
                 os.remove(fresh)
             t, _ = timed([G, "convert", upd, fresh, "--undirected", "-q"])
-            res[f]["convert"].append(t)
+            res[row]["convert"].append(t)
             for alg, key in [("bfs", "bfs"), ("pagerank", "pr")]:
                 tu, ru = run(alg, work_g, source)
                 tf, rf = run(alg, fresh, source)
-                res[f][key + "_u"].append(tu)
-                res[f][key + "_f"].append(tf)
+                res[row][key + "_u"].append(tu)
+                res[row][key + "_f"].append(tf)
                 if alg == "bfs":
-                    res[f]["rss_u"].append(ru)
-                    res[f]["rss_f"].append(rf)
+                    res[row]["rss_u"].append(ru)
+                    res[row]["rss_f"].append(rf)
     med = lambda xs: statistics.median(xs)
     print(f"{len(u)} input lines, {n} vertices, BFS from {source}; medians of {runs} interleaved runs\n")
-    print("| batch | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | PageRank updated / fresh | BFS peak RSS updated / fresh |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for f in fracs:
-        x = res[f]
+    print("| batch | commit | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | PageRank updated / fresh | BFS peak RSS updated / fresh |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        f, mode = row
+        x = res[row]
+        how = "merge" if all(x["merged"]) else "delta" if not any(x["merged"]) else "mixed"
         up, cv = med(x["update"]), med(x["convert"])
         ch = med(x["changed"])
         print(
-            f"| {f * 100:g}% | {ch:.0f} | {up:.2f} s | {cv:.2f} s | {cv / up:.1f}x | {ch / up / 1e6:.2f} M | "
+            f"| {f * 100:g}% | {how} | {ch:.0f} | {up:.2f} s | {cv:.2f} s | {cv / up:.1f}x | {ch / up / 1e6:.2f} M | "
             f"{med(x['written']) / ch:.1f} | {med(x['bfs_u']):.2f} / {med(x['bfs_f']):.2f} s ({med(x['bfs_u']) / med(x['bfs_f']):.2f}x) | "
             f"{med(x['pr_u']):.2f} / {med(x['pr_f']):.2f} s ({med(x['pr_u']) / med(x['pr_f']):.2f}x) | "
             f"{med(x['rss_u']) / 2**20:.0f} / {med(x['rss_f']) / 2**20:.0f} MiB |"

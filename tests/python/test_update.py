@@ -39,6 +39,7 @@ def updated(tmp_path):
         path,
         insert=pd.DataFrame(new, columns=["src", "dst"]),
         delete=pd.DataFrame(gone, columns=["src", "dst"]),
+        merge="never",
     )
     h.remove_edges_from(gone)
     h.add_edges_from(new)
@@ -55,6 +56,7 @@ def updated(tmp_path):
     report = grotto.update(
         path, insert=os.fspath(f),
         delete=(np.array([e[0] for e in gone2]), np.array([e[1] for e in gone2])),
+        merge="never",
     )
     h.remove_edges_from(gone2)
     h.add_edges_from(more)
@@ -81,6 +83,31 @@ def test_updated_graph_matches_networkx(updated):
     assert sum(abs(pr[v] - want[v]) for v in want) < 1e-6
     assert as_dict(g.coreness(verify=True), "core") == nx.core_number(h)
     assert g.info()["updates"]["commits"] == 2
+
+
+def test_a_merge_folds_the_updates_into_fresh_blocks(updated):
+    _, h, path = updated
+    # A large batch merges by itself; so does merge="always" with none.
+    big = [(int(a), int(b)) for a, b in np.random.default_rng(5).integers(0, 400, (600, 2)) if a != b]
+    r = grotto.update(path, insert=pd.DataFrame(big, columns=["src", "dst"]))
+    h.add_edges_from(big)
+    assert r["merged"] and r["edges"] == h.number_of_edges()
+    assert not grotto.open(path).info().get("updates")
+    r = grotto.update(path, insert=(np.array([0]), np.array([1])), merge="never")
+    h.add_edge(0, 1)
+    assert not r["merged"] and r["commit"] == 1
+    r = grotto.update(path, merge="always")
+    assert r["merged"] and r["inserted"] == 0 and r["edges"] == h.number_of_edges()
+    g = grotto.open(path)
+    assert g.num_edges == h.number_of_edges()
+    comp = as_dict(g.wcc(verify=True), "component")
+    for c in nx.connected_components(h):
+        assert {comp[v] for v in c} == {min(c)}
+    assert as_dict(g.coreness(verify=True), "core") == nx.core_number(h)
+    with pytest.raises(Exception, match="merge"):
+        grotto.update(path, merge="sometimes")
+    with pytest.raises(Exception, match="merge_above"):
+        grotto.update(path, merge_above=150)
 
 
 def test_a_bad_batch_raises_and_changes_nothing(updated, tmp_path):

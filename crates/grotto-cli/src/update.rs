@@ -32,6 +32,35 @@ pub(crate) struct UpdateArgs {
     /// Read files with a weight column, ignoring the weights (the graph is unweighted).
     #[arg(long)]
     ignore_weights: bool,
+    /// How the batch is committed: `auto` merges it and the pending delta into fresh blocks (one pass over the edges, a new file renamed over the old) when the delta would change more than --merge-above of the edges, else appends a delta run; `always` merges; `never` appends a run (`grotto compact` folds runs later).
+    #[arg(long, value_enum, default_value = "auto")]
+    merge: MergeArg,
+    /// Percentage of the adjacency entries the delta may change before `--merge auto` merges.
+    #[arg(long, value_name = "PERCENT", default_value_t = 100.0 * grotto::ingest::merge::DEFAULT_MERGE_ABOVE, value_parser = parse_percent)]
+    merge_above: f64,
+}
+
+/// `--merge`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum MergeArg {
+    /// Merge when the delta would pass --merge-above.
+    Auto,
+    /// Always merge.
+    Always,
+    /// Never merge.
+    Never,
+}
+
+/// A percentage from 0 to 100.
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("{s:?} is not a percentage"))?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(format!("{s} is not between 0 and 100"));
+    }
+    Ok(v)
 }
 
 #[derive(Args)]
@@ -61,9 +90,9 @@ pub(crate) fn compact_cmd(ctx: &Ctx, a: CompactArgs) -> anyhow::Result<()> {
 
 pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    if a.insert.is_none() && a.delete.is_none() {
+    if a.insert.is_none() && a.delete.is_none() && !matches!(a.merge, MergeArg::Always) {
         return Err(grotto::Error::Invalid(
-            "nothing to do: give --insert FILE, --delete FILE or both".into(),
+            "nothing to do: give --insert FILE, --delete FILE or both (or --merge always to fold the pending updates into fresh blocks)".into(),
         )
         .into());
     }
@@ -112,7 +141,13 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
         up.stage_ids(&ins.edges, &del.edges)?;
     }
     let stage_s = t0.elapsed().as_secs_f64() - open_s - read_s;
-    let r = up.commit()?;
+    use grotto::ingest::merge::MergePolicy;
+    let policy = match a.merge {
+        MergeArg::Auto => MergePolicy::Above(a.merge_above / 100.0),
+        MergeArg::Always => MergePolicy::Always,
+        MergeArg::Never => MergePolicy::Never,
+    };
+    let r = grotto::ingest::merge::commit(up, policy)?;
     let total_s = t0.elapsed().as_secs_f64();
     if ctx.json {
         let mut v = serde_json::to_value(&r)?;
@@ -131,6 +166,11 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
                 "{}: nothing changed (commit {} stays in force)",
                 a.graph.display(),
                 r.commit
+            );
+        } else if r.merged {
+            println!(
+                "updated {} (merged into fresh blocks, no delta left)",
+                a.graph.display()
             );
         } else {
             println!("updated {} (commit {})", a.graph.display(), r.commit);
@@ -153,7 +193,12 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             "  now        {} vertices ({} new), {} edges",
             r.vertices, r.new_vertices, r.edges
         );
-        if r.written {
+        if r.merged {
+            println!(
+                "  written    {:.2} MiB: the whole graph, renamed over the old file",
+                mib(r.bytes_written)
+            );
+        } else if r.written {
             println!(
                 "  written    {:.2} MiB: one delta run{}; {} runs in force",
                 mib(r.bytes_written),
@@ -166,8 +211,11 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             );
         }
         println!(
-            "  time       open {open_s:.3} s, read {read_s:.3} s, stage {stage_s:.3} s, resolve {:.3} s, write {:.3} s, total {total_s:.3} s",
-            r.resolve_s, r.write_s
+            "  time       open {open_s:.3} s, read {read_s:.3} s, stage {stage_s:.3} s, {} {:.3} s, {} {:.3} s, total {total_s:.3} s",
+            if r.merged { "sort" } else { "resolve" },
+            r.resolve_s,
+            if r.merged { "merge" } else { "write" },
+            r.write_s
         );
     }
     Ok(())

@@ -126,9 +126,12 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
             p(&fi),
             "--delete",
             p(&fd),
+            "--merge",
+            "never",
             "--json",
         ]));
         let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+        assert_eq!(r["merged"], false, "{o}");
         // Net changes: an edge deleted and inserted again counts as neither.
         let deleted = del
             .iter()
@@ -199,13 +202,77 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
         bfs_depths(csv(&fresh, &bfs, "f-bfs"))
     );
 
+    // A merge folds the delta into fresh blocks: same edges and results,
+    // no updates left.
+    let o = ok(&grotto(&["update", p(&g), "--merge", "always", "--json"]));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(r["merged"], true, "{o}");
+    assert_eq!(r["edges"], want.len() as u64, "{o}");
+    let info = ok(&grotto(&["info", p(&g)]));
+    assert!(!info.contains("updates "), "{info}");
+    ok(&grotto(&["check", p(&g)]));
+    assert_eq!(exported(&g), want);
+    assert_eq!(csv(&g, &["wcc"], "m-wcc"), csv(&fresh, &["wcc"], "f-wcc"));
+    assert_eq!(
+        bfs_depths(csv(&g, &bfs, "m-bfs")),
+        bfs_depths(csv(&fresh, &bfs, "f-bfs"))
+    );
+    // A large batch merges by itself (--merge auto), new vertices
+    // included; a small one appends a run.
+    for (size, merged) in [(3000, true), (20, false)] {
+        let (ins, del) = batch_of(&want, size, size, n + 80, n + 80, &mut x);
+        let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
+        write_edges(&fi, &ins);
+        write_edges(&fd, &del);
+        let o = ok(&grotto(&[
+            "update",
+            p(&g),
+            "--insert",
+            p(&fi),
+            "--delete",
+            p(&fd),
+            "--json",
+        ]));
+        let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+        let deleted = del
+            .iter()
+            .filter(|e| want.contains(e) && !ins.contains(e))
+            .count() as u64;
+        let inserted = ins.iter().filter(|e| !want.contains(e)).count() as u64;
+        for e in &del {
+            want.remove(e);
+        }
+        want.extend(ins.iter().copied());
+        assert_eq!(r["merged"], merged, "{o}");
+        assert_eq!(
+            (r["inserted"].clone(), r["deleted"].clone()),
+            (inserted.into(), deleted.into()),
+            "{o}"
+        );
+        ok(&grotto(&["check", p(&g)]));
+        assert_eq!(exported(&g), want);
+    }
+
     // Compact folds the delta into fresh blocks: same edges, no updates.
     ok(&grotto(&["compact", p(&g), "-q"]));
     let info = ok(&grotto(&["info", p(&g)]));
     assert!(!info.contains("updates "), "{info}");
     ok(&grotto(&["check", p(&g)]));
     assert_eq!(exported(&g), want);
-    assert_eq!(csv(&g, &["wcc"], "c-wcc"), csv(&fresh, &["wcc"], "f-wcc"));
+    let fresh_el = d.path().join("fresh2.el");
+    write_edges(&fresh_el, &want);
+    let fresh = d.path().join("fresh2.grotto");
+    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
+    ok(&grotto(&[
+        "convert",
+        p(&fresh_el),
+        p(&fresh),
+        "--undirected",
+        "--vertices",
+        &nv,
+        "-q",
+    ]));
+    assert_eq!(csv(&g, &["wcc"], "c-wcc"), csv(&fresh, &["wcc"], "f2-wcc"));
 }
 
 #[test]
@@ -367,23 +434,31 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
         .copied()
         .chain(ins.iter().copied())
         .collect();
-    // How long an update takes here, to spread the kills over it.
+    // How long an update takes here, as a delta run and as a merge, to
+    // spread the kills over it.
     let g = d.path().join("g.grotto");
-    std::fs::copy(&base, &g).unwrap();
-    let t = Instant::now();
-    ok(&grotto(&[
-        "update",
-        p(&g),
-        "--insert",
-        p(&fi),
-        "--delete",
-        p(&fd),
-        "-q",
-    ]));
-    let took = t.elapsed();
-    assert_eq!(exported(&g), after);
-    let mut outcomes = [0; 2];
-    for trial in 0..50u64 {
+    let modes = ["never", "always"];
+    let mut took = Vec::new();
+    for mode in modes {
+        std::fs::copy(&base, &g).unwrap();
+        let t = Instant::now();
+        ok(&grotto(&[
+            "update",
+            p(&g),
+            "--insert",
+            p(&fi),
+            "--delete",
+            p(&fd),
+            "--merge",
+            mode,
+            "-q",
+        ]));
+        took.push(t.elapsed());
+        assert_eq!(exported(&g), after);
+    }
+    let mut outcomes = [[0; 2]; 2];
+    for trial in 0..60u64 {
+        let m = (trial % 2) as usize;
         std::fs::copy(&base, &g).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_grotto"))
             .args([
@@ -393,27 +468,36 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
                 p(&fi),
                 "--delete",
                 p(&fd),
+                "--merge",
+                modes[m],
                 "-q",
             ])
             .spawn()
             .unwrap();
-        let wait = took.mul_f64((xorshift(&mut x) % 1000) as f64 / 800.0);
+        let wait = took[m].mul_f64((xorshift(&mut x) % 1000) as f64 / 800.0);
         std::thread::sleep(wait.min(Duration::from_secs(5)));
         let _ = child.kill();
         child.wait().unwrap();
         ok(&grotto(&["check", p(&g)]));
         let now = exported(&g);
         if now == base_edges {
-            outcomes[0] += 1;
+            outcomes[m][0] += 1;
         } else if now == after {
-            outcomes[1] += 1;
+            outcomes[m][1] += 1;
         } else {
-            panic!("trial {trial}: a mix of the two versions");
+            panic!("trial {trial} ({}): a mix of the two versions", modes[m]);
         }
+        // A killed merge leaves no temporary file beside the graph.
+        let names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".grotto-"))
+            .collect();
+        assert!(names.is_empty(), "trial {trial}: left {names:?}");
     }
-    // Kills landed both before and after the switch.
+    // Kills landed both before and after the switch, for both ways.
     assert!(
-        outcomes[0] > 0 && outcomes[1] > 0,
+        outcomes.iter().all(|o| o[0] > 0 && o[1] > 0),
         "{outcomes:?} over {took:?}"
     );
 }

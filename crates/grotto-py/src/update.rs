@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// names), or an edge file read as `grotto update` reads it. Returns the
 /// report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None))]
+#[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None, merge="auto", merge_above=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update(
     py: Python<'_>,
@@ -28,7 +28,26 @@ pub(crate) fn update(
     format: Option<&str>,
     columns: Option<(String, String)>,
     threads: Option<usize>,
+    merge: &str,
+    merge_above: Option<f64>,
 ) -> PyResult<String> {
+    use grotto::ingest::merge::{MergePolicy, DEFAULT_MERGE_ABOVE};
+    let above = merge_above.unwrap_or(100.0 * DEFAULT_MERGE_ABOVE);
+    if !(0.0..=100.0).contains(&above) {
+        return Err(invalid(format!(
+            "merge_above={above}: a percentage from 0 to 100"
+        )));
+    }
+    let policy = match merge {
+        "auto" => MergePolicy::Above(above / 100.0),
+        "always" => MergePolicy::Always,
+        "never" => MergePolicy::Never,
+        other => {
+            return Err(invalid(format!(
+                "merge={other:?}: expected \"auto\", \"always\" or \"never\""
+            )))
+        }
+    };
     use grotto::ingest::batch::read_batch;
     use grotto::store::update::GraphUpdate;
     let pairs = |s: &Option<PyReadonlyArray1<'_, u64>>,
@@ -98,7 +117,7 @@ pub(crate) fn update(
                 up.insert_named(a, b)?;
             }
         }
-        up.commit()
+        grotto::ingest::merge::commit(up, policy)
     })?;
     serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
 }

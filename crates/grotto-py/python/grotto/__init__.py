@@ -604,6 +604,8 @@ def update(
     format: Optional[str] = None,
     columns: Tuple[str, str] = ("src", "dst"),
     threads: Optional[int] = None,
+    merge: str = "auto",
+    merge_above: float = 5.0,
 ) -> Dict[str, Any]:
     """Changes the graph file ``path`` in place, without a rebuild, and
     returns the report (what ``grotto update --json`` prints): edges
@@ -619,8 +621,17 @@ def update(
     with names takes string ids (existing names only, for now). Weighted
     and ``keep_duplicates`` graphs cannot be updated yet. A crash at any
     moment leaves the graph before or after the batch (docs/updates.md).
+
+    ``merge`` says how the batch is committed: ``"auto"`` (the default)
+    merges it and the pending delta into fresh blocks when the delta would
+    change more than ``merge_above`` percent of the edges, else appends a
+    delta run; ``"always"`` merges (with no edges given, it folds the
+    pending delta); ``"never"`` appends a run. The report's ``merged``
+    says which happened.
     """
-    kw: Dict[str, Any] = dict(format=format, columns=tuple(columns), threads=threads)
+    kw: Dict[str, Any] = dict(
+        format=format, columns=tuple(columns), threads=threads, merge=merge, merge_above=merge_above
+    )
     for key, source in (("ins", insert), ("del", delete)):
         if source is None:
             continue

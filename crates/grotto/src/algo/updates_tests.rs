@@ -11,6 +11,7 @@ use super::output::Values;
 use super::registry::Params;
 use super::ALGORITHMS;
 use crate::engine::{Engine, EngineConfig, EngineKind};
+use crate::ingest::merge::MergePolicy;
 use crate::ingest::{convert, ConvertOptions, Input};
 use crate::store::layout::LayoutConfig;
 use crate::store::update::GraphUpdate;
@@ -196,13 +197,46 @@ fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
                     ins.push((a, b));
                 }
                 ins.push((2, 2));
-                for &(a, b) in &del {
-                    up.delete(a, b).unwrap();
-                }
-                for &(a, b) in &ins {
-                    up.insert(a, b).unwrap();
-                }
-                let report = up.commit().unwrap();
+                let stage = |up: &mut GraphUpdate| {
+                    for &(a, b) in &del {
+                        up.delete(a, b).unwrap();
+                    }
+                    for &(a, b) in &ins {
+                        up.insert(a, b).unwrap();
+                    }
+                };
+                stage(&mut up);
+                // The second batch merges (the first batch's delta with
+                // it); the others append runs, the third to a merged file.
+                let merged = batch == 1;
+                let report = if merged {
+                    // The same batch as a delta commit on a copy counts
+                    // the same.
+                    let copy = dir.path().join("copy.grotto");
+                    std::fs::copy(&path, &copy).unwrap();
+                    let mut other = GraphUpdate::open(&copy).unwrap();
+                    stage(&mut other);
+                    let d = other.commit().unwrap();
+                    let m = crate::ingest::merge::commit(up, MergePolicy::Always).unwrap();
+                    assert!(m.merged && !d.merged);
+                    let counts = |r: &crate::store::update::UpdateReport| {
+                        let r = r.clone();
+                        [
+                            r.inserted,
+                            r.deleted,
+                            r.already_present,
+                            r.not_present,
+                            r.self_loops_dropped,
+                            r.new_vertices,
+                            r.vertices,
+                            r.edges,
+                        ]
+                    };
+                    assert_eq!(counts(&m), counts(&d), "{} merge against delta", c.name);
+                    m
+                } else {
+                    crate::ingest::merge::commit(up, MergePolicy::Never).unwrap()
+                };
                 assert!(report.written, "{} batch {batch}", c.name);
                 for e in normal(&del, c.undirected) {
                     want.remove(&e);
@@ -218,9 +252,16 @@ fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
                 assert_eq!(report.edges, want.len() as u64, "{}", c.name);
 
                 let updated = Arc::new(Graph::open(&path).unwrap());
-                assert_eq!(updated.updates().map(|u| u.commits), Some(batch + 1));
+                // A merge leaves a new base: no delta, commits counted anew.
+                let commits = [Some(1), None, Some(1)][batch as usize];
+                assert_eq!(updated.updates().map(|u| u.commits), commits, "{}", c.name);
+                assert_eq!(updated.out().delta().is_none(), merged, "{}", c.name);
                 updated.verify_all_blocks().unwrap();
-                if let Some((a, b)) = updated.out().block_range(0).filter(|r| r.1 > r.0) {
+                if let Some((a, b)) = updated
+                    .out()
+                    .block_range(0)
+                    .filter(|r| r.1 > r.0 && !merged)
+                {
                     // The hub's spanning list was patched by its fences.
                     let d = updated.out().delta().unwrap();
                     assert_eq!(d.fences(0).len() as u64, b - a, "{}", c.name);

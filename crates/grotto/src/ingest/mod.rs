@@ -29,6 +29,7 @@ pub mod csv;
 mod external;
 pub mod ids;
 mod memory;
+pub mod merge;
 pub mod names;
 pub mod options;
 pub mod order;

@@ -53,6 +53,32 @@ impl InPlace {
     /// Opens `path` for reading and writing and takes an exclusive lock
     /// on it; fails at once when another process holds the lock.
     pub fn open(path: &Path) -> Result<InPlace> {
+        // A merge or `compact` renames a new file over the path while it
+        // holds the lock: a lock won on the file it replaced would guard
+        // nothing, so the path is opened again until it names the file
+        // locked.
+        for _ in 0..8 {
+            let f = Self::open_once(path)?;
+            if f.still_at_path() {
+                return Ok(f);
+            }
+        }
+        Err(Error::Invalid(format!(
+            "{} keeps being replaced by another process; try again when it is done",
+            path.display()
+        )))
+    }
+
+    /// Whether the path still names the locked file.
+    fn still_at_path(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (self.file.metadata(), std::fs::metadata(&self.path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<InPlace> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)

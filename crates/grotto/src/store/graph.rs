@@ -542,7 +542,7 @@ impl Graph {
     }
 
     /// A "corrupt graph file" error naming this file.
-    pub(super) fn corrupt_here(&self, what: String) -> Error {
+    pub(crate) fn corrupt_here(&self, what: String) -> Error {
         corrupt(&self.path, what)
     }
 

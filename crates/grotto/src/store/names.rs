@@ -301,6 +301,11 @@ impl Graph {
         }
     }
 
+    /// The user's ids by rank, when ids were compacted (an id map).
+    pub fn id_map(&self) -> Option<&[u64]> {
+        self.id_map.as_deref()
+    }
+
     /// The vertex names, when the graph has them.
     pub fn names(&self) -> Option<&Arc<Names>> {
         self.names.as_ref()

@@ -78,9 +78,14 @@ pub struct UpdateReport {
     /// Whether the earlier runs were folded into this commit's run (the
     /// manifest had no room for another).
     pub folded: bool,
+    /// Whether the commit merged the delta and the batch into fresh blocks
+    /// (a new file renamed over the old, no delta left) instead of
+    /// appending a run ([`crate::ingest::merge`]).
+    pub merged: bool,
     /// Seconds reading the touched lists and working out the net change.
     pub resolve_s: f64,
-    /// Seconds writing and syncing the run and the manifest.
+    /// Seconds writing and syncing the run and the manifest (for a merge:
+    /// reading, merging and writing the blocks, and the rename).
     pub write_s: f64,
 }
 
@@ -315,18 +320,13 @@ impl GraphUpdate {
         (self.ins.len() as u64, self.del.len() as u64)
     }
 
-    /// Resolves, writes and switches to the staged batch (see the module
-    /// comment). Nothing is written when the batch changes nothing.
-    pub fn commit(mut self) -> Result<UpdateReport> {
-        let t0 = Instant::now();
+    /// The staged batch as sorted, distinct arc keys of the out-adjacency
+    /// (an undirected edge is two arcs), self loops dropped unless the
+    /// graph keeps them.
+    pub(crate) fn batch(&self) -> Batch {
         let g = &self.graph;
         let loops_kept = g.header().flags & FLAG_SELF_LOOPS != 0;
         let undirected = !g.directed();
-        let mut report = UpdateReport {
-            graph: g.path().to_path_buf(),
-            ..UpdateReport::default()
-        };
-        // Arc keys of the out-adjacency; an undirected edge is two arcs.
         let arcs = |edges: &[(VertexId, VertexId)], loops: &mut u64| -> Vec<u64> {
             let mut k = Vec::with_capacity(edges.len() * if undirected { 2 } else { 1 });
             for &(a, b) in edges {
@@ -346,12 +346,45 @@ impl GraphUpdate {
             k.dedup();
             k
         };
-        let mut loops = 0;
-        let ins = arcs(&self.ins, &mut loops);
-        report.self_loops_dropped = loops;
+        let mut loops_dropped = 0;
+        let ins = arcs(&self.ins, &mut loops_dropped);
         let mut missing_loops = 0;
         let del = arcs(&self.del, &mut missing_loops);
         let missing_unknown = self.del.iter().filter(|e| e.0 == VertexId::MAX).count() as u64;
+        Batch {
+            ins,
+            del,
+            loops_dropped,
+            missing_loops,
+            missing_unknown,
+        }
+    }
+
+    /// The lock, the graph as before the batch, and the vertex count after
+    /// it (for a merge, which writes a new file instead of a run).
+    pub(crate) fn into_parts(self) -> (InPlace, Graph, u64) {
+        (self.file, self.graph, self.vertices)
+    }
+
+    /// Vertices after the staged batch (new ids add vertices).
+    pub fn vertices_after(&self) -> u64 {
+        self.vertices
+    }
+
+    /// Resolves, writes and switches to the staged batch (see the module
+    /// comment). Nothing is written when the batch changes nothing.
+    pub fn commit(mut self) -> Result<UpdateReport> {
+        let t0 = Instant::now();
+        let b = self.batch();
+        let g = &self.graph;
+        let undirected = !g.directed();
+        let mut report = UpdateReport {
+            graph: g.path().to_path_buf(),
+            ..UpdateReport::default()
+        };
+        report.self_loops_dropped = b.loops_dropped;
+        let (ins, del) = (b.ins, b.del);
+        let (missing_loops, missing_unknown) = (b.missing_loops, b.missing_unknown);
         let resolved = resolve(g, &ins, &del)?;
         // An undirected edge counts once: as its arc from the smaller end.
         let once = |k: &u64| {
@@ -469,6 +502,20 @@ impl GraphUpdate {
         report.write_s = t1.elapsed().as_secs_f64();
         Ok(report)
     }
+}
+
+/// A staged batch as arc keys ([`GraphUpdate::batch`]).
+pub(crate) struct Batch {
+    /// Inserted arcs, sorted and distinct.
+    pub ins: Vec<u64>,
+    /// Deleted arcs, sorted and distinct.
+    pub del: Vec<u64>,
+    /// Inserted self loops dropped (the graph keeps none).
+    pub loops_dropped: u64,
+    /// Deleted self loops, which cannot be present.
+    pub missing_loops: u64,
+    /// Deletes naming a vertex the graph does not have.
+    pub missing_unknown: u64,
 }
 
 /// The committed changes in force, read again (for a fold).
