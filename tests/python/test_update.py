@@ -136,3 +136,44 @@ def test_names_are_updated_by_name(tmp_path):
     assert sorted(g.neighbors("a")) == ["b", "d"]
     with pytest.raises(grotto.InputError, match="names is not supported yet"):
         grotto.update(path, insert=pd.DataFrame({"src": ["a"], "dst": ["zz"]}))
+
+
+def test_weighted_graphs_take_weights_and_weight_changes(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 120
+    h = nx.DiGraph()
+    h.add_nodes_from(range(n))
+    for a, b in rng.integers(0, n, (700, 2)):
+        if a != b:
+            h.add_edge(int(a), int(b), weight=float(rng.integers(1, 40)) / 4)
+    path = tmp_path / "w.grotto"
+    e = list(h.edges(data="weight"))
+    grotto.convert(pd.DataFrame({"src": [x[0] for x in e], "dst": [x[1] for x in e],
+                                 "weight": [x[2] for x in e]}), path, weighted=True, vertices=n)
+    gone = e[:40]
+    new = [(int(a), int(b), float(w)) for (a, b), w in
+           zip(rng.integers(0, n + 5, (60, 2)), rng.integers(1, 40, 60)) if a != b and not h.has_edge(int(a), int(b))]
+    changed = [(a, b, 100.0 + i) for i, (a, b, _) in enumerate(e[40:70])]
+    r = grotto.update(
+        path,
+        insert=pd.DataFrame(new, columns=["src", "dst", "weight"]),
+        delete=pd.DataFrame([(a, b) for a, b, _ in gone], columns=["src", "dst"]),
+        set_weight=(np.array([c[0] for c in changed]), np.array([c[1] for c in changed]),
+                    np.array([c[2] for c in changed])),
+    )
+    h.remove_edges_from([(a, b) for a, b, _ in gone])
+    h.add_weighted_edges_from(new)
+    h.add_weighted_edges_from(changed)
+    h.add_nodes_from(range(max(max(a, b) for a, b, _ in new) + 1))
+    assert r["merged"] and r["weights_set"] == len(changed)
+    assert r["edges"] == h.number_of_edges()
+    g = grotto.open(path)
+    for v in [0, 5, n + 2]:
+        ids, ws = g.neighbors(v, weights=True)
+        assert dict(zip(ids.tolist(), ws.tolist())) == {u: d["weight"] for u, d in h[v].items()}
+    src = max(h.nodes, key=h.out_degree)
+    dist = as_dict(g.sssp(src, verify=True), "distance")
+    want = nx.single_source_dijkstra_path_length(h, src)
+    assert {v: d for v, d in dist.items() if d != float("inf")} == pytest.approx(want)
+    with pytest.raises(grotto.InputError, match="weight"):
+        grotto.update(path, set_weight=(np.array([0]), np.array([1])))

@@ -293,7 +293,10 @@ fn print_info(file: &Path, i: &GraphInfo) {
                 mib(u.unreferenced_tail)
             );
         }
-        println!("    (`grotto compact` rewrites the file with the delta folded into its blocks)");
+        println!(
+            "    (`grotto update {} --merge always` folds the delta into fresh blocks; an update that takes it past 5% of the entries merges by itself)",
+            file.display()
+        );
     }
     for (name, a) in [("out", Some(&i.out)), ("in", i.r#in.as_ref())] {
         let Some(a) = a else { continue };

@@ -20,9 +20,12 @@ pub(crate) struct UpdateArgs {
     /// Edges to insert, in your ids: a file in any format `convert` reads (text, gzip or zstd, Parquet). An id past the last vertex adds vertices; an edge already there is counted, not an error.
     #[arg(long, value_name = "FILE")]
     insert: Option<PathBuf>,
-    /// Edges to delete (same formats). An edge that is not there is counted, not an error. Deletes apply before inserts: an edge in both files ends up present.
+    /// Edges to delete (same formats). An edge that is not there is counted, not an error. Deletes apply before inserts: an edge in both files ends up present. Weights in this file are ignored.
     #[arg(long, value_name = "FILE")]
     delete: Option<PathBuf>,
+    /// New weights of existing edges of a weighted graph: `SRC DST WEIGHT` lines (same formats). Applied after the deletes and inserts; an edge that is not there is counted, not an error. (In a weighted graph, --insert lines carry weights too; inserting an edge already there keeps its weight.)
+    #[arg(long, value_name = "FILE")]
+    set_weight: Option<PathBuf>,
     /// Format of the edge files (default: detected, as `convert` does).
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
@@ -90,13 +93,17 @@ pub(crate) fn compact_cmd(ctx: &Ctx, a: CompactArgs) -> anyhow::Result<()> {
 
 pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    if a.insert.is_none() && a.delete.is_none() && !matches!(a.merge, MergeArg::Always) {
+    if a.insert.is_none()
+        && a.delete.is_none()
+        && a.set_weight.is_none()
+        && !matches!(a.merge, MergeArg::Always)
+    {
         return Err(grotto::Error::Invalid(
             "nothing to do: give --insert FILE, --delete FILE or both (or --merge always to fold the pending updates into fresh blocks)".into(),
         )
         .into());
     }
-    for f in a.insert.iter().chain(a.delete.iter()) {
+    for f in a.insert.iter().chain(&a.delete).chain(&a.set_weight) {
         if f == &a.graph {
             return Err(grotto::Error::Invalid(format!(
                 "{} is the graph itself, not an edge file",
@@ -124,21 +131,43 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     };
     let columns = a.columns.clone().unwrap_or_default();
     let names = up.graph().names().cloned();
-    let read = |f: &Option<PathBuf>| -> anyhow::Result<BatchEdges> {
+    let weighted = up.graph().weighted();
+    if a.set_weight.is_some() && !weighted {
+        return Err(grotto::Error::Invalid(format!(
+            "{} is unweighted: there are no weights to set",
+            a.graph.display()
+        ))
+        .into());
+    }
+    // Inserts and weight changes of a weighted graph carry weights;
+    // deletes never need them.
+    let with_weights = ConvertOptions {
+        weighted: Some(true),
+        ..opts.clone()
+    };
+    let no_weights = ConvertOptions {
+        ignore_weights: true,
+        ..opts.clone()
+    };
+    let read = |f: &Option<PathBuf>, o: &ConvertOptions| -> anyhow::Result<BatchEdges> {
         match f {
-            Some(p) => Ok(read_batch(p, &opts, &columns, names.as_deref())?),
+            Some(p) => Ok(read_batch(p, o, &columns, names.as_deref())?),
             None => Ok(BatchEdges::default()),
         }
     };
-    // Both files are read in full before anything is staged: a bad line
-    // in either changes nothing.
-    let ins = read(&a.insert)?;
-    let del = read(&a.delete)?;
+    // Every file is read in full before anything is staged: a bad line
+    // in any changes nothing.
+    let ins = read(&a.insert, if weighted { &with_weights } else { &opts })?;
+    let del = read(&a.delete, if weighted { &no_weights } else { &opts })?;
+    let set = read(&a.set_weight, &with_weights)?;
     let read_s = t0.elapsed().as_secs_f64() - open_s;
-    if names.is_some() {
-        up.stage_ranks(&ins.edges, &del.edges)?;
-    } else {
-        up.stage_ids(&ins.edges, &del.edges)?;
+    let ins_w = (&ins.edges[..], &ins.weights[..]);
+    let set_w = (&set.edges[..], &set.weights[..]);
+    match (names.is_some(), weighted) {
+        (true, false) => up.stage_ranks(&ins.edges, &del.edges)?,
+        (false, false) => up.stage_ids(&ins.edges, &del.edges)?,
+        (true, true) => up.stage_ranks_weighted(ins_w, &del.edges, set_w)?,
+        (false, true) => up.stage_ids_weighted(ins_w, &del.edges, set_w)?,
     }
     let stage_s = t0.elapsed().as_secs_f64() - open_s - read_s;
     use grotto::ingest::merge::MergePolicy;
@@ -155,6 +184,7 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
         v["command"] = json!("update");
         v["insert_lines"] = json!(ins.edges.len());
         v["delete_lines"] = json!(del.edges.len());
+        v["set_weight_lines"] = json!(set.edges.len());
         v["open_s"] = json!(open_s);
         v["read_s"] = json!(read_s);
         v["stage_s"] = json!(stage_s);
@@ -189,6 +219,12 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             "  deleted    {} edges ({} not present)",
             r.deleted, r.not_present
         );
+        if weighted {
+            println!(
+                "  weights    {} set ({} edges not present)",
+                r.weights_set, r.weights_not_present
+            );
+        }
         println!(
             "  now        {} vertices ({} new), {} edges",
             r.vertices, r.new_vertices, r.edges

@@ -334,10 +334,25 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         ok(&grotto(&a));
         g
     };
+    // A weighted graph: inserts need weights, and a delta run holds none.
     let w = conv("w", "0 1 1.5\n1 2 2.5\n", &["--weighted"]);
+    let before = std::fs::read(&w).unwrap();
     let o = grotto(&["update", p(&w), "--insert", p(&ins)]);
+    let e = text(&o.stderr);
     assert!(
-        text(&o.stderr).contains("weighted graphs is not supported yet"),
+        !o.status.success() && e.contains("weighted") && e.contains("weight"),
+        "{e}"
+    );
+    let wins = d.path().join("wins.el");
+    std::fs::write(&wins, "1 2 7\n").unwrap();
+    let o = grotto(&["update", p(&w), "--insert", p(&wins), "--merge", "never"]);
+    assert!(text(&o.stderr).contains("merg"), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read(&w).unwrap(), before, "a refused batch wrote");
+    // Weights to set on an unweighted graph.
+    let plain = conv("plain", "0 1\n", &[]);
+    let o = grotto(&["update", p(&plain), "--set-weight", p(&wins)]);
+    assert!(
+        text(&o.stderr).contains("unweighted"),
         "{}",
         text(&o.stderr)
     );
@@ -348,8 +363,9 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         "{}",
         text(&o.stderr)
     );
-    // Ids compacted into an id map: existing vertices change, new ones
-    // are refused.
+    // Ids compacted into an id map: existing vertices change in a delta;
+    // new ones take a merge, which grows the map (refused with --merge
+    // never, done by --merge auto).
     let sparse = conv("s", "1000000000 7\n7 99999999999\n", &[]);
     let known = d.path().join("known.el");
     std::fs::write(&known, "7 1000000000\n99999999999 1000000000\n").unwrap();
@@ -360,9 +376,83 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         p(&known),
         "-q",
     ]));
-    let o = grotto(&["update", p(&sparse), "--insert", p(&ins)]);
+    let before = std::fs::read(&sparse).unwrap();
+    let o = grotto(&[
+        "update",
+        p(&sparse),
+        "--insert",
+        p(&ins),
+        "--merge",
+        "never",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("id map"), "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert!(e.contains("id map") && e.contains("--merge"), "{e}");
+    assert_eq!(std::fs::read(&sparse).unwrap(), before);
+    // New ids below, between and above the old ones, and an edge among
+    // new vertices only.
+    let grow = d.path().join("grow.el");
+    std::fs::write(
+        &grow,
+        "1 7\n500 1000000000\n99999999999 100000000000\n3 4\n",
+    )
+    .unwrap();
+    let o = ok(&grotto(&[
+        "update",
+        p(&sparse),
+        "--insert",
+        p(&grow),
+        "--json",
+    ]));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(
+        (r["merged"].clone(), r["new_vertices"].clone()),
+        (true.into(), 5.into()),
+        "{o}"
+    );
+    ok(&grotto(&["check", p(&sparse)]));
+    let want: BTreeSet<(u64, u64)> = [
+        (1_000_000_000, 7),
+        (7, 99_999_999_999),
+        (7, 1_000_000_000),
+        (99_999_999_999, 1_000_000_000),
+        (1, 7),
+        (500, 1_000_000_000),
+        (99_999_999_999, 100_000_000_000),
+        (3, 4),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.min(b), a.max(b)))
+    .collect();
+    assert_eq!(exported(&sparse), want);
+    // The grown map serves the next delta commit, and BFS from a new id.
+    let more = d.path().join("more.el");
+    std::fs::write(&more, "4 500\n").unwrap();
+    let o = ok(&grotto(&[
+        "update",
+        p(&sparse),
+        "--insert",
+        p(&more),
+        "--merge",
+        "never",
+        "--json",
+    ]));
+    assert!(o.contains("\"merged\":false"), "{o}");
+    let out = d.path().join("bfs.csv");
+    ok(&grotto(&[
+        "run",
+        "bfs",
+        p(&sparse),
+        "--source",
+        "3",
+        "-o",
+        p(&out),
+        "--verify",
+        "-q",
+    ]));
+    let bfs = std::fs::read_to_string(&out).unwrap();
+    // 3 -> 4 -> 500 -> 1000000000 -> 7 (directed).
+    assert!(bfs.lines().any(|l| l.starts_with("7,4")), "{bfs}");
     // A file from before updates: told to convert again, and compact
     // brings it to the current format.
     let old = conv("old", "0 1\n1 2\n2 3\n", &[]);
@@ -500,4 +590,73 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
         outcomes.iter().all(|o| o[0] > 0 && o[1] > 0),
         "{outcomes:?} over {took:?}"
     );
+}
+
+#[test]
+fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let el = d.path().join("w.el");
+    std::fs::write(&el, "0 1 1.5\n1 2 2.5\n2 3 3.5\n").unwrap();
+    let g = d.path().join("w.grotto");
+    ok(&grotto(&[
+        "convert",
+        p(&el),
+        p(&g),
+        "--weighted",
+        "--reverse",
+        "-q",
+    ]));
+    let file = |name: &str, body: &str| {
+        let f = d.path().join(name);
+        std::fs::write(&f, body).unwrap();
+        f
+    };
+    // 3 -> 4 is new; 1 -> 2 is there (keeps 2.5); 0 -> 1 is deleted;
+    // 2 -> 3 gets 9, 3 -> 4 (just inserted) 8; 5 -> 0 is not there.
+    let ins = file("ins.el", "3 4 4.5\n1 2 99\n");
+    let del = file("del.el", "0 1\n");
+    let set = file("set.el", "2 3 9\n3 4 8\n5 0 1\n");
+    let o = ok(&grotto(&[
+        "update",
+        p(&g),
+        "--insert",
+        p(&ins),
+        "--delete",
+        p(&del),
+        "--set-weight",
+        p(&set),
+        "--json",
+    ]));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(r["merged"], true, "{o}");
+    assert_eq!(
+        [
+            &r["inserted"],
+            &r["deleted"],
+            &r["already_present"],
+            &r["weights_set"],
+            &r["weights_not_present"]
+        ],
+        [1, 1, 1, 2, 1].map(serde_json::Value::from).each_ref(),
+        "{o}"
+    );
+    ok(&grotto(&["check", p(&g)]));
+    let out = ok(&grotto(&["export", p(&g)]));
+    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows, ["1 2 2.5", "2 3 9", "3 4 8"], "{out}");
+    // Shortest paths see the new weights: 1 -> 2 -> 3 -> 4 is 2.5 + 9 + 8.
+    let csv = d.path().join("sssp.csv");
+    ok(&grotto(&[
+        "run",
+        "sssp",
+        p(&g),
+        "--source",
+        "1",
+        "-o",
+        p(&csv),
+        "--verify",
+        "-q",
+    ]));
+    let t = std::fs::read_to_string(&csv).unwrap();
+    assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 /// names), or an edge file read as `grotto update` reads it. Returns the
 /// report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None, merge="auto", merge_above=None))]
+#[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None, merge="auto", merge_above=None, ins_w=None, set_src=None, set_dst=None, set_w=None, set_file=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn update(
     py: Python<'_>,
@@ -30,6 +30,11 @@ pub(crate) fn update(
     threads: Option<usize>,
     merge: &str,
     merge_above: Option<f64>,
+    ins_w: Option<PyReadonlyArray1<'_, f32>>,
+    set_src: Option<PyReadonlyArray1<'_, u64>>,
+    set_dst: Option<PyReadonlyArray1<'_, u64>>,
+    set_w: Option<PyReadonlyArray1<'_, f32>>,
+    set_file: Option<PathBuf>,
 ) -> PyResult<String> {
     use grotto::ingest::merge::{MergePolicy, DEFAULT_MERGE_ABOVE};
     let above = merge_above.unwrap_or(100.0 * DEFAULT_MERGE_ABOVE);
@@ -70,6 +75,15 @@ pub(crate) fn update(
     };
     let mut ins = pairs(&ins_src, &ins_dst)?;
     let mut del = pairs(&del_src, &del_dst)?;
+    let mut set = pairs(&set_src, &set_dst)?;
+    let weights = |w: &Option<PyReadonlyArray1<'_, f32>>| -> PyResult<Option<Vec<f32>>> {
+        Ok(match w {
+            Some(w) => Some(w.as_slice()?.to_vec()),
+            None => None,
+        })
+    };
+    let mut ins_w = weights(&ins_w)?;
+    let mut set_w = weights(&set_w)?.unwrap_or_default();
     let mut opts = options(
         false, false, None, None, threads, false, false, "auto", None,
     )?;
@@ -87,25 +101,70 @@ pub(crate) fn update(
     let report = off_thread(py, move || {
         let mut up = GraphUpdate::open(&path)?;
         let names = up.graph().names().cloned();
-        let mut ranks = (Vec::new(), Vec::new());
-        for (file, into, ranked) in [
-            (&ins_file, &mut ins, &mut ranks.0),
-            (&del_file, &mut del, &mut ranks.1),
-        ] {
-            if let Some(f) = file {
-                let b = read_batch(f, &opts, &cols, names.as_deref())?;
-                if b.ranks {
-                    ranked.extend(b.edges);
-                } else {
-                    into.extend(b.edges);
-                }
+        let weighted = up.graph().weighted();
+        // Inserts and weight changes of a weighted graph carry weights;
+        // deletes never need them.
+        let with_w = grotto::ingest::ConvertOptions {
+            weighted: Some(true),
+            ..opts.clone()
+        };
+        let no_w = grotto::ingest::ConvertOptions {
+            ignore_weights: true,
+            ..opts.clone()
+        };
+        let mut ranks = (Vec::new(), Vec::new(), Vec::new());
+        let mut rank_w = (Vec::new(), Vec::new());
+        for (k, file) in [&ins_file, &del_file, &set_file].into_iter().enumerate() {
+            let Some(f) = file else { continue };
+            let o = match (k, weighted) {
+                (1, true) => &no_w,
+                (2, _) | (0, true) => &with_w,
+                _ => &opts,
+            };
+            let b = read_batch(f, o, &cols, names.as_deref())?;
+            let (into, ranked, ws, wr) = match k {
+                0 => (
+                    &mut ins,
+                    &mut ranks.0,
+                    ins_w.get_or_insert_with(Vec::new),
+                    &mut rank_w.0,
+                ),
+                1 => (&mut del, &mut ranks.1, &mut Vec::new(), &mut Vec::new()),
+                _ => (&mut set, &mut ranks.2, &mut set_w, &mut rank_w.1),
+            };
+            if b.ranks {
+                ranked.extend(b.edges);
+                wr.extend(b.weights);
+            } else {
+                into.extend(b.edges);
+                ws.extend(b.weights);
             }
         }
-        if !(ranks.0.is_empty() && ranks.1.is_empty()) {
-            up.stage_ranks(&ranks.0, &ranks.1)?;
-        }
-        if !(ins.is_empty() && del.is_empty()) {
-            up.stage_ids(&ins, &del)?;
+        let ins_w = ins_w.unwrap_or_default();
+        if weighted {
+            if !(ranks.0.is_empty() && ranks.1.is_empty() && ranks.2.is_empty()) {
+                up.stage_ranks_weighted((&ranks.0, &rank_w.0), &ranks.1, (&ranks.2, &rank_w.1))?;
+            }
+            up.stage_ids_weighted((&ins, &ins_w), &del, (&set, &set_w))?;
+        } else {
+            if !set.is_empty() {
+                return Err(grotto::Error::Invalid(format!(
+                    "{} is unweighted: there are no weights to set",
+                    path.display()
+                )));
+            }
+            if !ins_w.is_empty() {
+                return Err(grotto::Error::Invalid(format!(
+                    "{} is unweighted, and the inserted edges carry weights; leave them out",
+                    path.display()
+                )));
+            }
+            if !(ranks.0.is_empty() && ranks.1.is_empty()) {
+                up.stage_ranks(&ranks.0, &ranks.1)?;
+            }
+            if !(ins.is_empty() && del.is_empty()) {
+                up.stage_ids(&ins, &del)?;
+            }
         }
         if let Some((s, d)) = &del_names {
             for (a, b) in s.iter().zip(d) {

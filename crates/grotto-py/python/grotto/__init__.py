@@ -601,6 +601,7 @@ def update(
     insert: Any = None,
     delete: Any = None,
     *,
+    set_weight: Any = None,
     format: Optional[str] = None,
     columns: Tuple[str, str] = ("src", "dst"),
     threads: Optional[int] = None,
@@ -617,9 +618,12 @@ def update(
     format ``convert`` reads, Parquet included; ``format`` forces a text
     format), a pandas DataFrame, a pyarrow Table, a dict of columns, or a
     ``(src, dst)`` tuple of arrays (``columns`` names the table columns).
+    In a weighted graph, inserts carry weights (a ``weight`` column, or a
+    third array), and ``set_weight`` (same kinds of sources, with weights)
+    gives existing edges new weights after the deletes and inserts.
     Deletes apply before inserts. A new integer id adds vertices; a graph
-    with names takes string ids (existing names only, for now). Weighted
-    and ``keep_duplicates`` graphs cannot be updated yet. A crash at any
+    with names takes string ids (existing names only, for now).
+    ``keep_duplicates`` graphs cannot be updated yet. A crash at any
     moment leaves the graph before or after the batch (docs/updates.md).
 
     ``merge`` says how the batch is committed: ``"auto"`` (the default)
@@ -632,20 +636,29 @@ def update(
     kw: Dict[str, Any] = dict(
         format=format, columns=tuple(columns), threads=threads, merge=merge, merge_above=merge_above
     )
-    for key, source in (("ins", insert), ("del", delete)):
+    for key, source in (("ins", insert), ("del", delete), ("set", set_weight)):
         if source is None:
             continue
         if isinstance(source, (str, os.PathLike)):
             kw[key + "_file"] = os.fspath(source)
             continue
-        src, dst, _, what = _columns(source, (columns[0], columns[1], "\0"))
+        src, dst, w, what = _columns(source, (columns[0], columns[1], "weight"))
         if _is_text(src) or _is_text(dst):
+            if key == "set" or w is not None:
+                raise InputError(f"{what}: weights for vertices with names can be given in a file only")
             kw[key + "_names"] = ([str(x) for x in np.asarray(src)], [str(x) for x in np.asarray(dst)])
             continue
         s_ids, d_ids = _ids(src, columns[0]), _ids(dst, columns[1])
         if len(s_ids) != len(d_ids):
             raise InputError(f"{what}: {len(s_ids)} sources but {len(d_ids)} destinations")
         kw[key + "_src"], kw[key + "_dst"] = s_ids, d_ids
+        if key == "set" and w is None:
+            raise InputError(f"{what}: set_weight needs a weight per edge (a 'weight' column)")
+        if w is not None and key != "del":
+            w = np.ascontiguousarray(np.asarray(w, dtype=np.float32))
+            if len(w) != len(s_ids):
+                raise InputError(f"{what}: {len(s_ids)} edges but {len(w)} weights")
+            kw[key + "_w"] = w
     return json.loads(_grotto.update(os.fspath(path), **kw))
 
 

@@ -16,7 +16,7 @@ use crate::ingest::{convert, ConvertOptions, Input};
 use crate::store::layout::LayoutConfig;
 use crate::store::update::GraphUpdate;
 use crate::store::{BlockReader, Direction, Graph};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -148,7 +148,10 @@ fn columns_agree(algo: &str, a: Vec<(&'static str, Values)>, b: Vec<(&'static st
         assert_eq!(na, nb);
         // Orders and parents that depend on which thread came first are
         // checked by the verifiers.
-        if matches!((algo, na), ("bfs", "parent") | ("dfs", _) | ("mis", _)) {
+        if matches!(
+            (algo, na),
+            ("bfs" | "sssp", "parent") | ("dfs", _) | ("mis", _)
+        ) {
             continue;
         }
         match (va, vb) {
@@ -156,7 +159,7 @@ fn columns_agree(algo: &str, a: Vec<(&'static str, Values)>, b: Vec<(&'static st
                 assert_eq!(x.len(), y.len());
                 for (i, (p, q)) in x.iter().zip(&y).enumerate() {
                     assert!(
-                        (p - q).abs() <= 1e-6 * p.abs().max(1.0),
+                        p == q || (p - q).abs() <= 1e-6 * p.abs().max(1.0),
                         "{algo} {na}[{i}]: {p} vs {q}"
                     );
                 }
@@ -306,4 +309,177 @@ fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
         }
     }
     assert!(compared >= 200, "only {compared} runs compared");
+}
+
+/// Every arc of `g` with its weight, in user ids (undirected: smaller end
+/// first), from the `dir` lists.
+fn weighted_arcs(g: &Graph, dir: Direction, undirected: bool) -> BTreeMap<(u64, u64), f32> {
+    let mut r = BlockReader::new(g, dir).unwrap();
+    let (mut ids, mut ws) = (Vec::new(), Vec::new());
+    let mut got = BTreeMap::new();
+    for v in 0..g.vertex_count() as u32 {
+        r.neighbors(v, &mut ids, Some(&mut ws)).unwrap();
+        assert_eq!(ids.len(), ws.len());
+        for (&u, &w) in ids.iter().zip(&ws) {
+            let (a, b) = (g.original_id(v), g.original_id(u));
+            let e = match (dir, undirected) {
+                (Direction::In, _) => (b, a),
+                (_, true) => (a.min(b), a.max(b)),
+                _ => (a, b),
+            };
+            if let Some(old) = got.insert(e, w) {
+                assert_eq!(old, w, "both arcs of {e:?} carry one weight");
+            }
+        }
+    }
+    got
+}
+
+#[test]
+fn weighted_graphs_update_by_merging_and_match_a_fresh_conversion() {
+    use std::collections::BTreeMap as Map;
+    let sssp = ALGORITHMS.iter().find(|a| a.name() == "sssp").unwrap();
+    for (undirected, reverse) in [(false, true), (true, false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let norm = |a: u64, b: u64| {
+            if undirected {
+                (a.min(b), a.max(b))
+            } else {
+                (a, b)
+            }
+        };
+        let mut x = 3u64 + undirected as u64;
+        let n = 300u64;
+        let mut want: Map<(u64, u64), f32> = Map::new();
+        for _ in 0..2000 {
+            let (a, b) = (xorshift(&mut x) % n, xorshift(&mut x) % n);
+            if a != b {
+                want.entry(norm(a, b))
+                    .or_insert((xorshift(&mut x) % 100 + 1) as f32 / 4.0);
+            }
+        }
+        let write = |name: &str, want: &Map<(u64, u64), f32>, n: u64| {
+            let text = dir.path().join(format!("{name}.el"));
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+            for ((u, v), w) in want {
+                writeln!(f, "{u} {v} {w}").unwrap();
+            }
+            drop(f);
+            let out = dir.path().join(format!("{name}.grotto"));
+            let opts = ConvertOptions {
+                undirected,
+                reverse,
+                weighted: Some(true),
+                vertices: Some(n),
+                ..ConvertOptions::default()
+            };
+            convert(&Input::path(&text), &out, &opts).unwrap();
+            out
+        };
+        let path = write("base", &want, n);
+        let mut n_now = n;
+        for batch in 0..2u64 {
+            let have: Vec<((u64, u64), f32)> = want.iter().map(|(k, w)| (*k, *w)).collect();
+            let pick = |x: &mut u64| have[(xorshift(x) % have.len() as u64) as usize].0;
+            let del: Vec<(u64, u64)> = (0..150).map(|_| pick(&mut x)).collect();
+            // New edges (some to new vertices), edges already there (their
+            // weight stays), and one deleted and inserted again.
+            let mut ins: Vec<(u64, u64, f32)> = (0..200)
+                .map(|i| {
+                    let (a, b) = (xorshift(&mut x) % (n_now + 4), xorshift(&mut x) % n_now);
+                    (a, b, 0.5 + i as f32)
+                })
+                .collect();
+            let again = del[0];
+            ins.push((again.0, again.1, 999.0));
+            let keep = pick(&mut x);
+            ins.push((keep.0, keep.1, 555.0));
+            // Weight changes: existing edges, an edge just inserted, and
+            // one that is not there.
+            let mut set: Vec<(u64, u64, f32)> = (0..100)
+                .map(|i| {
+                    let e = pick(&mut x);
+                    (e.0, e.1, 1000.0 + i as f32)
+                })
+                .collect();
+            set.push((ins[0].0, ins[0].1, 77.0));
+            set.push((n_now + 100, 1, 5.0));
+
+            let mut up = GraphUpdate::open(&path).unwrap();
+            for &(a, b) in &del {
+                up.delete(a, b).unwrap();
+            }
+            assert!(
+                up.insert(1, 2).is_err(),
+                "a weighted graph's inserts need weights"
+            );
+            for &(a, b, w) in &ins {
+                up.insert_weighted(a, b, w).unwrap();
+            }
+            for &(a, b, w) in &set {
+                up.set_weight(a, b, w).unwrap();
+            }
+            let report = crate::ingest::merge::commit(up, MergePolicy::default()).unwrap();
+            assert!(report.merged, "weighted graphs merge");
+            // The expected graph: deletes, inserts (an edge there keeps
+            // its weight; the last insert of an arc wins), weight changes.
+            let before = want.clone();
+            for &(a, b) in &del {
+                want.remove(&norm(a, b));
+            }
+            let mut added = Map::new();
+            for &(a, b, w) in &ins {
+                if a != b && !want.contains_key(&norm(a, b)) {
+                    added.insert(norm(a, b), w);
+                }
+            }
+            want.extend(added);
+            let mut set_count = 0;
+            for &(a, b, w) in &set {
+                if let Some(old) = want.get_mut(&norm(a, b)) {
+                    *old = w;
+                    set_count += 1;
+                }
+            }
+            n_now = n_now.max(ins.iter().map(|e| e.0.max(e.1) + 1).max().unwrap());
+            assert_eq!(report.edges, want.len() as u64, "batch {batch}");
+            assert!(report.weights_set > 0 && report.weights_set <= set_count);
+            assert!(report.weights_not_present >= 1);
+            assert_ne!(before, want);
+
+            let g = Arc::new(Graph::open(&path).unwrap());
+            assert!(g.weighted());
+            g.verify_all_blocks().unwrap();
+            assert_eq!(weighted_arcs(&g, Direction::Out, undirected), want);
+            if reverse {
+                assert_eq!(weighted_arcs(&g, Direction::In, undirected), want);
+            }
+            let fresh =
+                Arc::new(Graph::open(&write(&format!("fresh{batch}"), &want, n_now)).unwrap());
+            for kind in [EngineKind::Sync, EngineKind::Async] {
+                let mut outs = Vec::new();
+                for g in [&g, &fresh] {
+                    let Ok(plan) = sssp.plan(Some(kind), g) else {
+                        continue;
+                    };
+                    let engine =
+                        Engine::open(plan.engine, g.clone(), EngineConfig::default()).unwrap();
+                    let out = sssp
+                        .execute(&engine, &plan, &Params::new(sssp.params()), true)
+                        .unwrap();
+                    assert!(matches!(out.verdict, Some(Ok(()))), "{:?}", out.verdict);
+                    outs.push(out.table.into_columns());
+                }
+                if outs.len() == 2 {
+                    let b = outs.pop().unwrap();
+                    columns_agree("sssp", outs.pop().unwrap(), b);
+                }
+            }
+        }
+        // A delta commit cannot hold weights: said.
+        let mut up = GraphUpdate::open(&path).unwrap();
+        up.insert_weighted(1, 2, 3.0).unwrap();
+        let e = up.commit().unwrap_err().to_string();
+        assert!(e.contains("weighted") && e.contains("merg"), "{e}");
+    }
 }

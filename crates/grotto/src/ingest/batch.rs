@@ -13,13 +13,16 @@ use crate::store::names::Names;
 use std::path::Path;
 
 /// The edges of one update file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct BatchEdges {
     /// `(u, v)` per edge: user ids, or, for a graph with names, the ranks
     /// of the names in the graph's table.
     pub edges: Vec<(u64, u64)>,
     /// Whether `edges` holds name ranks.
     pub ranks: bool,
+    /// The weight of each edge, when weights were asked for
+    /// (`opts.weighted == Some(true)`: the graph is weighted).
+    pub weights: Vec<f32>,
     /// Lines read.
     pub lines: u64,
 }
@@ -27,11 +30,16 @@ pub struct BatchEdges {
 struct Collect {
     base: u64,
     edges: Vec<(u64, u64)>,
+    weighted: bool,
+    weights: Vec<f32>,
 }
 
 impl EdgeSink for Collect {
-    fn edge(&mut self, u: u64, v: u64, _w: f32) -> bool {
+    fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
         self.edges.push((u + self.base, v + self.base));
+        if self.weighted {
+            self.weights.push(w);
+        }
         true
     }
     fn vertex(&mut self, _u: u64) {}
@@ -40,7 +48,10 @@ impl EdgeSink for Collect {
 /// Reads the edges of `path`: text in any format `convert` reads (format
 /// and header options from `opts`), or Parquet (edge columns `columns`).
 /// With `names`, vertex tokens are names resolved in that table; a name
-/// the table lacks is an error that names the line.
+/// the table lacks is an error that names the line. With
+/// `opts.weighted == Some(true)` (a weighted graph) every edge must carry
+/// a weight; otherwise a weight column is refused unless
+/// `opts.ignore_weights`.
 pub fn read_batch(
     path: &Path,
     opts: &ConvertOptions,
@@ -48,6 +59,7 @@ pub fn read_batch(
     names: Option<&Names>,
 ) -> Result<BatchEdges> {
     super::checks::check_input(path)?;
+    let want_w = opts.weighted == Some(true) && !opts.ignore_weights;
     if super::parquet::is_parquet(path) {
         if names.is_some() {
             return Err(Error::Invalid(format!(
@@ -63,9 +75,14 @@ pub fn read_batch(
                 path.display()
             )));
         }
+        if want_w && !pq.weighted() {
+            return Err(no_weights(path));
+        }
         let mut sink = Collect {
             base: 0,
             edges: Vec::with_capacity(pq.edges() as usize),
+            weighted: want_w,
+            weights: Vec::new(),
         };
         for c in 0..pq.chunks() {
             crate::interrupt::check()?;
@@ -75,13 +92,20 @@ pub fn read_batch(
             edges: sink.edges,
             ranks: false,
             lines: 0,
+            weights: sink.weights,
         });
     }
     let (spec, sn, _) = super::text_spec(path, opts)?;
-    if spec.weighted {
+    // A weighted graph's batch without weights is refused with the
+    // reason, not at its first line.
+    let has_w = spec.weighted && (sn.has_weights || sn.format == Format::Csv);
+    if want_w && !has_w {
+        return Err(no_weights(path));
+    }
+    if spec.weighted && !want_w {
         return Err(Error::Invalid(format!(
-            "{}: weights are given, and updates do not change weights yet (the graph is \
-             unweighted); leave the weight column out or pass --ignore-weights",
+            "{}: weights are given, and the graph is unweighted; leave the weight column \
+             out or pass --ignore-weights",
             path.display()
         )));
     }
@@ -110,16 +134,30 @@ pub fn read_batch(
         &|| Collect {
             base: if names.is_some() { 0 } else { base },
             edges: Vec::new(),
+            weighted: want_w,
+            weights: Vec::new(),
         },
         &|_| {},
     )?;
     let mut edges = Vec::with_capacity(sinks.iter().map(|s| s.edges.len()).sum());
+    let mut weights = Vec::new();
     for s in sinks {
         edges.extend(s.edges);
+        weights.extend(s.weights);
     }
     Ok(BatchEdges {
         edges,
         ranks: names.is_some(),
         lines: counts.lines,
+        weights,
     })
+}
+
+/// A file without weights for a weighted graph.
+fn no_weights(path: &Path) -> Error {
+    Error::Invalid(format!(
+        "{}: the graph is weighted, and this file gives no weights: give each edge a \
+         weight (a third column)",
+        path.display()
+    ))
 }

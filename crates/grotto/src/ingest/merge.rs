@@ -75,6 +75,8 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
     let frac = match policy {
         MergePolicy::Always => return true,
         MergePolicy::Never => return false,
+        // Only a merge grows an id map or holds weights.
+        MergePolicy::Above(_) if up.grows_id_map() || g.weighted() => return true,
         MergePolicy::Above(f) => f,
     };
     let (ins, del) = up.staged();
@@ -86,9 +88,14 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
     (pending + batch) as f64 > frac * entries as f64
 }
 
-/// Which arcs a merge counts: `(v, u)` of the out-adjacency (an
-/// undirected edge counts once).
-type Counts<'a> = &'a (dyn Fn(VertexId, VertexId) -> bool + Sync);
+/// How a merge counts the out-adjacency's changes.
+#[derive(Clone, Copy)]
+struct Counts<'a> {
+    /// Whether the arc `(v, u)` counts (an undirected edge counts once).
+    once: &'a (dyn Fn(VertexId, VertexId) -> bool + Sync),
+    /// Whether the real changes are kept (for the in-adjacency).
+    record: bool,
+}
 
 /// Counts of one merge, as [`UpdateReport`] wants them.
 #[derive(Default)]
@@ -97,6 +104,8 @@ struct Tally {
     deleted: u64,
     present: u64,
     absent: u64,
+    weights_set: u64,
+    weights_absent: u64,
 }
 
 impl Tally {
@@ -105,14 +114,77 @@ impl Tally {
         self.deleted += o.deleted;
         self.present += o.present;
         self.absent += o.absent;
+        self.weights_set += o.weights_set;
+        self.weights_absent += o.weights_absent;
     }
 }
 
-/// The batch's real changes, as arc keys, for the in-adjacency.
+/// One adjacency's changes as sorted, distinct arc keys: deletes, then
+/// inserts, then weight changes (weights only in weighted graphs).
+#[derive(Clone, Copy, Default)]
+struct Ops<'a> {
+    ins: &'a [u64],
+    ins_w: &'a [f32],
+    del: &'a [u64],
+    set: &'a [u64],
+    set_w: &'a [f32],
+}
+
+/// The batch's real changes, as arc keys, for the in-adjacency: arcs
+/// added, arcs removed, and arcs whose weight changed (a set weight, or a
+/// delete and insert of the same arc).
 #[derive(Default)]
 struct Changes {
-    ins: Vec<u64>,
+    ins: Vec<(u64, f32)>,
     del: Vec<u64>,
+    set: Vec<(u64, f32)>,
+}
+
+impl Changes {
+    /// The same changes seen from the other end of each arc, sorted.
+    fn flipped(self) -> OwnedOps {
+        let flip = |k: u64| {
+            let (a, b) = unkey(k);
+            key(b, a)
+        };
+        let split = |mut xs: Vec<(u64, f32)>| {
+            xs.iter_mut().for_each(|x| x.0 = flip(x.0));
+            xs.par_sort_unstable_by_key(|x| x.0);
+            xs.into_iter().unzip::<u64, f32, Vec<u64>, Vec<f32>>()
+        };
+        let mut del: Vec<u64> = self.del.into_iter().map(flip).collect();
+        del.par_sort_unstable();
+        let (ins, ins_w) = split(self.ins);
+        let (set, set_w) = split(self.set);
+        OwnedOps {
+            ins,
+            ins_w,
+            del,
+            set,
+            set_w,
+        }
+    }
+}
+
+/// [`Ops`] that own their keys.
+struct OwnedOps {
+    ins: Vec<u64>,
+    ins_w: Vec<f32>,
+    del: Vec<u64>,
+    set: Vec<u64>,
+    set_w: Vec<f32>,
+}
+
+impl OwnedOps {
+    fn ops(&self) -> Ops<'_> {
+        Ops {
+            ins: &self.ins,
+            ins_w: &self.ins_w,
+            del: &self.del,
+            set: &self.set,
+            set_w: &self.set_w,
+        }
+    }
 }
 
 /// Merges `up`'s batch and the graph's delta into a new file (see the
@@ -120,7 +192,7 @@ struct Changes {
 pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     let t0 = Instant::now();
     let b = up.batch();
-    let (lock, g, n) = up.into_parts();
+    let (lock, g, n, new_ids) = up.into_parts();
     let h = g.header().clone();
     let undirected = !h.directed();
     let mut report = UpdateReport {
@@ -144,39 +216,30 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     };
     let mut w = GraphWriter::create(g.path())?;
     let once = |v: VertexId, u: VertexId| !undirected || v <= u;
+    let ops = Ops {
+        ins: &b.ins,
+        ins_w: &b.ins_w,
+        del: &b.del,
+        set: &b.set,
+        set_w: &b.set_w,
+    };
     let (out, tally, changes) = rewrite(
         &mut w,
         &g,
         Direction::Out,
         n,
-        (&b.ins, &b.del),
+        ops,
         &layout,
         &dir,
-        Some(&once),
+        Some(Counts {
+            once: &once,
+            record: h.has_reverse(),
+        }),
     )?;
     if h.has_reverse() {
-        let flip = |ks: Vec<u64>| {
-            let mut r: Vec<u64> = ks
-                .into_iter()
-                .map(|k| {
-                    let (a, b) = unkey(k);
-                    key(b, a)
-                })
-                .collect();
-            r.par_sort_unstable();
-            r
-        };
-        let (ins, del) = (flip(changes.ins), flip(changes.del));
-        let (s, _, _) = rewrite(
-            &mut w,
-            &g,
-            Direction::In,
-            n,
-            (&ins, &del),
-            &layout,
-            &dir,
-            None,
-        )?;
+        let flipped = changes.flipped();
+        let ops = flipped.ops();
+        let (s, _, _) = rewrite(&mut w, &g, Direction::In, n, ops, &layout, &dir, None)?;
         if s.entries != out.entries {
             return Err(g.corrupt_here(format!(
                 "the merged in-adjacency holds {} entries, the out-adjacency {}",
@@ -184,7 +247,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
             )));
         }
     }
-    write_tables(&mut w, &g, n)?;
+    let ordered = write_tables(&mut w, &g, n, &new_ids)?;
     let edges = if undirected {
         (out.entries - out.loops) / 2 + out.loops
     } else {
@@ -198,7 +261,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     }
     let header = Header {
         version: DELTA_VERSION,
-        flags: h.flags | FLAG_DELTA,
+        flags: h.flags | FLAG_DELTA | if ordered { FLAG_ORDER } else { 0 },
         vertex_count: n,
         edge_count: edges,
         out_entries: out.entries,
@@ -214,6 +277,8 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     report.deleted = tally.deleted;
     report.already_present = tally.present;
     report.not_present = tally.absent + b.missing_loops + b.missing_unknown;
+    report.weights_set = tally.weights_set;
+    report.weights_not_present = tally.weights_absent + b.set_missing;
     report.edges = edges;
     report.written = true;
     report.bytes_written = std::fs::metadata(g.path()).map_or(0, |m| m.len());
@@ -223,29 +288,87 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     Ok(report)
 }
 
-/// The id map, names and vertex order (extended for new vertices, whose
-/// ranks are their ids), and two empty manifest slots.
-fn write_tables(w: &mut GraphWriter, g: &Graph, n: u64) -> Result<()> {
+/// The id map, names and vertex order, and two empty manifest slots.
+/// New vertices keep the internal ids the batch gave them (after the
+/// others): without an id map their rank is their id; with one, `new_ids`
+/// (their user ids, by internal id) join the map in order, and the file
+/// gets a vertex order, the rank of each internal vertex in the grown
+/// map, so no list needs renumbering. Returns whether an order was
+/// written.
+fn write_tables(w: &mut GraphWriter, g: &Graph, n: u64, new_ids: &[u64]) -> Result<bool> {
     if let Some(t) = g.names() {
         w.section(SectionKind::Names, &t.encode(), t.len())?;
     }
-    if let Some(m) = g.id_map() {
+    let n0 = g.vertex_count();
+    let (map, order) = match g.id_map() {
+        Some(m) if !new_ids.is_empty() => {
+            let (map, order) = grown_id_map(m, n0, new_ids, |v| g.rank(v));
+            (Some(map), Some(order))
+        }
+        m => {
+            let order = g.order().map(|o| {
+                let mut o = o.to_vec();
+                o.extend(o.len() as u32..n as u32);
+                o
+            });
+            (m.map(|m| m.to_vec()), order)
+        }
+    };
+    if let Some(m) = &map {
         w.section(SectionKind::IdMap, bytemuck::cast_slice(m), m.len() as u64)?;
     }
-    if let Some(o) = g.order() {
-        let mut o = o.to_vec();
-        o.extend(o.len() as u32..n as u32);
-        w.section(SectionKind::Order, bytemuck::cast_slice(&o), n)?;
+    if let Some(o) = &order {
+        w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
     }
     w.section(
         SectionKind::Manifest,
         &vec![0u8; crate::store::manifest::MANIFEST_BYTES as usize],
         2,
-    )
+    )?;
+    Ok(order.is_some())
 }
 
-/// Rewrites the `dir` adjacency of `g` with the arcs `ops` (inserts,
-/// deletes; sorted keys) applied, for `n` vertices. With `count`, the
+/// The id map `m` (user ids by rank) with `new_ids` (new vertices
+/// `n0, n0 + 1, ...`, ids not in `m`) merged in, and the rank of every
+/// internal vertex in it (`rank(v)`: `v`'s rank in `m`).
+fn grown_id_map(
+    m: &[u64],
+    n0: u64,
+    new_ids: &[u64],
+    rank: impl Fn(VertexId) -> u32,
+) -> (Vec<u64>, Vec<u32>) {
+    let mut add: Vec<(u64, u32)> = new_ids
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| (id, (n0 + k as u64) as u32))
+        .collect();
+    add.sort_unstable();
+    let total = m.len() + add.len();
+    let mut map = Vec::with_capacity(total);
+    let mut order = vec![0u32; total];
+    // The new rank of each old rank.
+    let mut moved = vec![0u32; m.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < m.len() || j < add.len() {
+        let r = map.len() as u32;
+        if j == add.len() || (i < m.len() && m[i] < add[j].0) {
+            moved[i] = r;
+            map.push(m[i]);
+            i += 1;
+        } else {
+            order[add[j].1 as usize] = r;
+            map.push(add[j].0);
+            j += 1;
+        }
+    }
+    for v in 0..n0 as usize {
+        order[v] = moved[rank(v as VertexId) as usize];
+    }
+    (map, order)
+}
+
+/// Rewrites the `dir` adjacency of `g` with `ops` applied, for `n`
+/// vertices. With `count`, the
 /// changes are counted (an arc counts when `count(v, u)` says so) and the
 /// real ones returned.
 #[allow(clippy::too_many_arguments)]
@@ -254,15 +377,16 @@ fn rewrite(
     g: &Graph,
     dir: Direction,
     n: u64,
-    ops: (&[u64], &[u64]),
+    ops: Ops<'_>,
     layout: &LayoutConfig,
     spill_dir: &Path,
     count: Option<Counts<'_>>,
 ) -> Result<(AdjSummary, Tally, Changes)> {
     let adj = g.adjacency(dir)?;
     let [kb, kw, ki, kc, kt, kh, _] = SectionKind::adjacency(dir == Direction::In);
-    let mut b = AdjBuilder::new(w, n, layout, false, [kb, kw, ki, kc, kt, kh], spill_dir)?;
-    let chunks = plan_chunks(g, adj, n, ops.0)?;
+    let kinds = [kb, kw, ki, kc, kt, kh];
+    let mut b = AdjBuilder::new(w, n, layout, g.weighted(), kinds, spill_dir)?;
+    let chunks = plan_chunks(g, adj, n, ops.ins)?;
     let group = (rayon::current_num_threads() * 2).max(2);
     let mut tally = Tally::default();
     let mut changes = Changes::default();
@@ -292,6 +416,7 @@ fn rewrite(
             tally.add(&t);
             changes.ins.extend(ch.ins);
             changes.del.extend(ch.del);
+            changes.set.extend(ch.set);
         }
         let part = parts.next();
         let (added, built) = rayon::join(
@@ -351,44 +476,63 @@ fn build_chunk(
     dir: Direction,
     lo: u64,
     hi: u64,
-    ops: (&[u64], &[u64]),
+    ops: Ops<'_>,
     count: Option<Counts<'_>>,
     c: &mut LocalCsr,
 ) -> Result<(Tally, Changes)> {
     let mut r = BlockReader::new(g, dir)?.read_ahead();
     let have = g.vertex_count();
-    let (ins, del) = ops;
+    let weighted = g.weighted();
     let start = key(lo as VertexId, 0);
-    let (mut i, mut j) = (
-        ins.partition_point(|&k| k < start),
-        del.partition_point(|&k| k < start),
-    );
+    let from = |ks: &[u64]| ks.partition_point(|&k| k < start);
+    let (mut i, mut j, mut e) = (from(ops.ins), from(ops.del), from(ops.set));
     c.lo = lo;
     c.hi = hi;
     c.offsets.clear();
     c.targets.clear();
+    c.weights.clear();
     c.loops = 0;
     c.offsets.push(0);
     let mut tally = Tally::default();
     let mut changes = Changes::default();
-    let mut list = Vec::new();
+    let (mut list, mut lw) = (Vec::new(), Vec::new());
+    // The end of `v`'s keys in `ks` from `at`: a vertex's keys are few
+    // and next to each other.
+    let upto = |ks: &[u64], at: usize, v: VertexId| {
+        at + ks[at..].iter().take_while(|&&k| unkey(k).0 == v).count()
+    };
     for v in lo..hi {
         let v = v as VertexId;
-        if (v as u64) < have {
-            r.neighbors(v, &mut list, None)?;
-        } else {
+        if (v as u64) >= have {
             list.clear();
-        }
-        let i2 = i + ins[i..].iter().take_while(|&&k| unkey(k).0 == v).count();
-        let j2 = j + del[j..].iter().take_while(|&&k| unkey(k).0 == v).count();
-        if i2 == i && j2 == j {
-            c.targets.extend_from_slice(&list);
+            lw.clear();
+        } else if weighted {
+            r.neighbors(v, &mut list, Some(&mut lw))?;
         } else {
+            r.neighbors(v, &mut list, None)?;
+        }
+        let (i2, j2, e2) = (
+            upto(ops.ins, i, v),
+            upto(ops.del, j, v),
+            upto(ops.set, e, v),
+        );
+        if i2 == i && j2 == j && e2 == e {
+            c.targets.extend_from_slice(&list);
+            c.weights.extend_from_slice(&lw);
+        } else {
+            let mine = Ops {
+                ins: &ops.ins[i..i2],
+                ins_w: if weighted { &ops.ins_w[i..i2] } else { &[] },
+                del: &ops.del[j..j2],
+                set: &ops.set[e..e2],
+                set_w: &ops.set_w[e..e2],
+            };
+            let out = (&mut c.targets, &mut c.weights);
             merge_list(
                 v,
-                &list,
-                (&ins[i..i2], &del[j..j2]),
-                &mut c.targets,
+                (&list, &lw),
+                mine,
+                out,
                 count.map(|f| (f, &mut tally, &mut changes)),
             );
         }
@@ -396,81 +540,168 @@ fn build_chunk(
         let from = c.offsets.last().copied().unwrap_or(0) as usize;
         c.loops += c.targets[from..].binary_search(&v).is_ok() as u64;
         c.offsets.push(c.targets.len() as u32);
-        i = i2;
-        j = j2;
+        (i, j, e) = (i2, j2, e2);
     }
     Ok((tally, changes))
 }
 
-/// Appends to `out` the sorted list `l` of `v` with the arcs `vi`
-/// inserted and `vd` deleted (keys of `v`'s arcs). Deletes apply before
-/// inserts. With `count`, tallies what changed as a delta commit's
+/// Appends to `out` the sorted list `l` of `v` (with its weights, in a
+/// weighted graph) changed by `ops` (keys of `v`'s arcs): deletes, then
+/// inserts, then weight changes. An arc deleted and inserted again takes
+/// the insert's weight; an insert of an arc already there keeps the old
+/// weight. With `count`, tallies what changed as a delta commit's
 /// resolve would, and records the real changes.
 fn merge_list(
     v: VertexId,
-    l: &[VertexId],
-    (vi, vd): (&[u64], &[u64]),
-    out: &mut Vec<VertexId>,
+    (l, lw): (&[VertexId], &[f32]),
+    ops: Ops<'_>,
+    (out, out_w): (&mut Vec<VertexId>, &mut Vec<f32>),
     mut count: Option<(Counts<'_>, &mut Tally, &mut Changes)>,
 ) {
-    let tgt = |k: &u64| unkey(*k).1;
-    let (mut i, mut a, mut d) = (0, 0, 0);
-    loop {
-        // The next id a change names; the ids of `l` before it are copied
-        // as they are.
-        let x = match (vi.get(a).map(tgt), vd.get(d).map(tgt)) {
-            (None, None) => break,
-            (Some(x), None) | (None, Some(x)) => x,
-            (Some(x), Some(y)) => x.min(y),
-        };
+    let weighted = !lw.is_empty() || !ops.ins_w.is_empty();
+    let tgt = |ks: &[u64], at: usize| ks.get(at).map(|&k| unkey(k).1);
+    let (mut i, mut a, mut d, mut e) = (0, 0, 0, 0);
+    // The next id a change names; the ids of `l` before it are copied as
+    // they are.
+    while let Some(x) = [tgt(ops.ins, a), tgt(ops.del, d), tgt(ops.set, e)]
+        .into_iter()
+        .flatten()
+        .min()
+    {
         let k = i + l[i..].partition_point(|&y| y < x);
         out.extend_from_slice(&l[i..k]);
+        if weighted {
+            out_w.extend_from_slice(&lw[i..k]);
+        }
         i = k;
         let in_l = l.get(i) == Some(&x);
-        let in_i = vi.get(a).map(tgt) == Some(x);
-        let in_d = vd.get(d).map(tgt) == Some(x);
+        let in_i = tgt(ops.ins, a) == Some(x);
+        let in_d = tgt(ops.del, d) == Some(x);
+        let in_s = tgt(ops.set, e) == Some(x);
+        let keep = in_i || (in_l && !in_d);
+        let mut w = 0.0;
+        if keep {
+            out.push(x);
+            if weighted {
+                w = if in_s {
+                    ops.set_w[e]
+                } else if in_i && (!in_l || in_d) {
+                    ops.ins_w[a]
+                } else {
+                    lw[i]
+                };
+                out_w.push(w);
+            }
+        }
+        if let Some((f, t, ch)) = count.as_mut() {
+            let counted = (f.once)(v, x) as u64;
+            match (in_l, in_i, in_d) {
+                (true, true, false) => t.present += counted,
+                (true, false, true) => t.deleted += counted,
+                (false, true, _) => {
+                    t.inserted += counted;
+                    t.absent += in_d as u64 * counted;
+                }
+                (false, false, true) => t.absent += counted,
+                _ => {}
+            }
+            if in_s {
+                if keep {
+                    t.weights_set += counted;
+                } else {
+                    t.weights_absent += counted;
+                }
+            }
+            let k = key(v, x);
+            if f.record {
+                if !keep && in_l {
+                    ch.del.push(k);
+                } else if keep && !in_l {
+                    ch.ins.push((k, w));
+                } else if keep && weighted && (in_s || (in_i && in_d)) {
+                    ch.set.push((k, w));
+                }
+            }
+        }
         i += in_l as usize;
         a += in_i as usize;
         d += in_d as usize;
-        // Kept unless a delete finds it and no insert brings it back.
-        let keep = in_i || (in_l && !in_d);
-        if keep {
-            out.push(x);
-        }
-        if let Some((f, t, ch)) = count.as_mut() {
-            let counted = f(v, x);
-            match (in_l, in_i, in_d) {
-                (true, true, false) if counted => t.present += 1,
-                (true, false, true) => {
-                    t.deleted += counted as u64;
-                    ch.del.push(key(v, x));
-                }
-                (false, true, _) => {
-                    t.inserted += counted as u64;
-                    t.absent += (in_d && counted) as u64;
-                    ch.ins.push(key(v, x));
-                }
-                (false, false, true) if counted => t.absent += 1,
-                _ => {}
-            }
-        }
+        e += in_s as usize;
     }
     out.extend_from_slice(&l[i..]);
+    if weighted {
+        out_w.extend_from_slice(&lw[i..]);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn k(xs: &[u32]) -> Vec<u64> {
+        xs.iter().map(|&x| key(7, x)).collect()
+    }
+
     fn run(l: &[u32], ins: &[u32], del: &[u32]) -> (Vec<u32>, [u64; 4]) {
-        let k = |xs: &[u32]| xs.iter().map(|&x| key(7, x)).collect::<Vec<_>>();
         let (ki, kd) = (k(ins), k(del));
-        let mut out = Vec::new();
+        let (mut out, mut out_w) = (Vec::new(), Vec::new());
         let mut t = Tally::default();
         let mut ch = Changes::default();
-        let all = |_: VertexId, _: VertexId| true;
-        merge_list(7, l, (&ki, &kd), &mut out, Some((&all, &mut t, &mut ch)));
+        let all = Counts {
+            once: &|_: VertexId, _: VertexId| true,
+            record: true,
+        };
+        let ops = Ops {
+            ins: &ki,
+            del: &kd,
+            ..Ops::default()
+        };
+        merge_list(
+            7,
+            (l, &[]),
+            ops,
+            (&mut out, &mut out_w),
+            Some((all, &mut t, &mut ch)),
+        );
+        assert!(out_w.is_empty());
         (out, [t.inserted, t.deleted, t.present, t.absent])
+    }
+
+    #[test]
+    fn weights_follow_their_arcs() {
+        // 1 kept, 2 deleted, 3 deleted and inserted at 30, 4 inserted at
+        // 40, 5 inserted though present (keeps 5), 6 set to 60, 9 set
+        // though absent, 8 inserted at 80 then set to 88.
+        let l = [1, 2, 3, 5, 6];
+        let lw = [1.0, 2.0, 3.0, 5.0, 6.0];
+        let (ki, kd, ks) = (k(&[3, 4, 5, 8]), k(&[2, 3]), k(&[6, 8, 9]));
+        let ops = Ops {
+            ins: &ki,
+            ins_w: &[30.0, 40.0, 50.0, 80.0],
+            del: &kd,
+            set: &ks,
+            set_w: &[60.0, 88.0, 90.0],
+        };
+        let (mut out, mut out_w) = (Vec::new(), Vec::new());
+        let mut t = Tally::default();
+        let mut ch = Changes::default();
+        let all = Counts {
+            once: &|_: VertexId, _: VertexId| true,
+            record: true,
+        };
+        merge_list(
+            7,
+            (&l, &lw),
+            ops,
+            (&mut out, &mut out_w),
+            Some((all, &mut t, &mut ch)),
+        );
+        assert_eq!(out, vec![1, 3, 4, 5, 6, 8]);
+        assert_eq!(out_w, vec![1.0, 30.0, 40.0, 5.0, 60.0, 88.0]);
+        assert_eq!((t.weights_set, t.weights_absent), (2, 1));
+        assert_eq!(ch.del, vec![key(7, 2)]);
+        assert_eq!(ch.ins, vec![(key(7, 4), 40.0), (key(7, 8), 88.0)]);
+        assert_eq!(ch.set, vec![(key(7, 3), 30.0), (key(7, 6), 60.0)]);
     }
 
     #[test]
@@ -481,6 +712,21 @@ mod tests {
         let (out, t) = run(&[1, 2, 3, 5], &[3, 4, 5, 8], &[2, 3, 6, 8]);
         assert_eq!(out, vec![1, 3, 4, 5, 8]);
         assert_eq!(t, [2, 1, 1, 2]);
+    }
+
+    #[test]
+    fn a_grown_id_map_keeps_internal_ids() {
+        // Internal 0..3 have ranks 2, 0, 1 in the map [10, 20, 30]; new
+        // vertices 3 and 4 are ids 25 and 5.
+        let m = [10u64, 20, 30];
+        let old_rank = [2u32, 0, 1];
+        let (map, order) = grown_id_map(&m, 3, &[25, 5], |v| old_rank[v as usize]);
+        assert_eq!(map, vec![5, 10, 20, 25, 30]);
+        // Vertex v's user id is the same before and after.
+        for v in 0..3 {
+            assert_eq!(map[order[v] as usize], m[old_rank[v] as usize]);
+        }
+        assert_eq!((map[order[3] as usize], map[order[4] as usize]), (25, 5));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod layout;
 mod load;
 pub mod manifest;
 pub mod names;
+mod staging;
 pub mod stats;
 pub mod update;
 pub mod writer;

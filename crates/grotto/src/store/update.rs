@@ -78,6 +78,11 @@ pub struct UpdateReport {
     /// Whether the earlier runs were folded into this commit's run (the
     /// manifest had no room for another).
     pub folded: bool,
+    /// Weights changed (weighted graphs; an undirected edge once).
+    pub weights_set: u64,
+    /// Weight changes of edges that were not there (after the batch's
+    /// deletes and inserts), dropped.
+    pub weights_not_present: u64,
     /// Whether the commit merged the delta and the batch into fresh blocks
     /// (a new file renamed over the old, no delta left) instead of
     /// appending a run ([`crate::ingest::merge`]).
@@ -92,11 +97,21 @@ pub struct UpdateReport {
 /// A batch of edge changes being staged for one graph file, which stays
 /// locked against other updates until the batch is committed or dropped.
 pub struct GraphUpdate {
-    file: InPlace,
-    graph: Graph,
-    ins: Vec<(VertexId, VertexId)>,
-    del: Vec<(VertexId, VertexId)>,
-    vertices: u64,
+    pub(super) file: InPlace,
+    pub(super) graph: Graph,
+    pub(super) ins: Vec<(VertexId, VertexId)>,
+    pub(super) del: Vec<(VertexId, VertexId)>,
+    pub(super) vertices: u64,
+    /// Ids new to a graph with an id map, by internal id from the vertex
+    /// count on (only a merge can add them: the id map grows).
+    pub(super) new_ids: Vec<u64>,
+    /// The internal vertex of each of `new_ids`.
+    pub(super) new_id_of: std::collections::HashMap<u64, VertexId>,
+    /// The weight of each of `ins` (weighted graphs).
+    pub(super) ins_w: Vec<f32>,
+    /// Weight changes of existing edges (weighted graphs), and the weights.
+    pub(super) set: Vec<(VertexId, VertexId)>,
+    pub(super) set_w: Vec<f32>,
 }
 
 impl GraphUpdate {
@@ -131,9 +146,6 @@ impl GraphUpdate {
                 h.version
             ));
         }
-        if h.weighted() {
-            return refuse("updating weighted graphs is not supported yet".into());
-        }
         if h.flags & FLAG_MULTI != 0 {
             return refuse(
                 "it keeps duplicate edges (--keep-duplicates), and updating such graphs \
@@ -147,6 +159,11 @@ impl GraphUpdate {
             graph,
             ins: Vec::new(),
             del: Vec::new(),
+            new_ids: Vec::new(),
+            new_id_of: std::collections::HashMap::new(),
+            ins_w: Vec::new(),
+            set: Vec::new(),
+            set_w: Vec::new(),
         })
     }
 
@@ -155,215 +172,17 @@ impl GraphUpdate {
         &self.graph
     }
 
-    /// The internal vertex of the user's integer id `id`; when `create`,
-    /// an id past the last vertex of a graph without an id map adds
-    /// vertices up to it (the ids between become isolated vertices, as a
-    /// conversion would make them). `None`: not a vertex (and not made).
-    fn vertex_for(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
-        let g = &self.graph;
-        if g.names().is_some() {
-            return Err(Error::Invalid(
-                "this graph's vertices have names; stage edges by name".into(),
-            ));
-        }
-        if let Ok(v) = g.vertex_of(id) {
-            return Ok(Some(v));
-        }
-        if !create {
-            return Ok(None);
-        }
-        if g.header().has_id_map() {
-            return Err(Error::Invalid(format!(
-                "vertex {id} is not in the graph, and adding vertices to a graph whose ids \
-                 were compacted (an id map) is not supported yet; convert the updated edge \
-                 list instead"
-            )));
-        }
-        let base = g.header().id_base;
-        let Some(r) = id.checked_sub(base) else {
-            return Err(Error::Invalid(format!(
-                "vertex id {id} is below this graph's first id, {base}"
-            )));
-        };
-        if r >= MAX_VERTICES {
-            return Err(Error::Limit {
-                what: format!(
-                    "vertex id {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
-                    r as u128 + 1
-                ),
-            });
-        }
-        // Ranks past the base's are their own internal ids.
-        self.vertices = self.vertices.max(r + 1);
-        Ok(Some(r as VertexId))
+    /// The lock, the graph as before the batch, the vertex count after it,
+    /// and the user ids of the vertices it adds to a graph with an id map
+    /// (for a merge, which writes a new file instead of a run).
+    pub(crate) fn into_parts(self) -> (InPlace, Graph, u64, Vec<u64>) {
+        (self.file, self.graph, self.vertices, self.new_ids)
     }
 
-    /// The internal vertex of the name `name`; names cannot be added yet.
-    fn vertex_named(&self, name: &str, create: bool) -> Result<Option<VertexId>> {
-        match self.graph.vertex_named(name) {
-            Ok(v) => Ok(Some(v)),
-            Err(Error::NoSuchVertex { .. }) if !create => Ok(None),
-            Err(Error::NoSuchVertex { .. }) => Err(Error::Invalid(format!(
-                "vertex {name:?} is not in the graph, and adding vertices to a graph with \
-                 names is not supported yet; convert the updated edge list instead"
-            ))),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// Stages the edge `u -> v` (user ids) for insertion.
-    pub fn insert(&mut self, u: u64, v: u64) -> Result<()> {
-        let a = self.vertex_for(u, true)?;
-        let b = self.vertex_for(v, true)?;
-        if let (Some(a), Some(b)) = (a, b) {
-            self.ins.push((a, b));
-        }
-        Ok(())
-    }
-
-    /// Stages the edge `u -> v` (user ids) for deletion; an edge that is
-    /// not there is counted when the batch commits.
-    pub fn delete(&mut self, u: u64, v: u64) -> Result<()> {
-        match (self.vertex_for(u, false)?, self.vertex_for(v, false)?) {
-            (Some(a), Some(b)) => self.del.push((a, b)),
-            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
-        }
-        Ok(())
-    }
-
-    /// Stages the edge `u -> v` between named vertices for insertion.
-    pub fn insert_named(&mut self, u: &str, v: &str) -> Result<()> {
-        let a = self.vertex_named(u, true)?;
-        let b = self.vertex_named(v, true)?;
-        if let (Some(a), Some(b)) = (a, b) {
-            self.ins.push((a, b));
-        }
-        Ok(())
-    }
-
-    /// Stages the edge `u -> v` between named vertices for deletion.
-    pub fn delete_named(&mut self, u: &str, v: &str) -> Result<()> {
-        match (self.vertex_named(u, false)?, self.vertex_named(v, false)?) {
-            (Some(a), Some(b)) => self.del.push((a, b)),
-            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
-        }
-        Ok(())
-    }
-
-    /// Stages many edges in the user's integer ids at once: deletes, then
-    /// inserts, as [`GraphUpdate::delete`] and [`GraphUpdate::insert`]
-    /// would, with the ids of existing vertices looked up in parallel.
-    pub fn stage_ids(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
-        let g = &self.graph;
-        if g.names().is_some() {
-            return Err(Error::Invalid(
-                "this graph's vertices have names; stage edges by name".into(),
-            ));
-        }
-        if g.vertex_count() > 0 {
-            // Builds the rank table once, before the threads look it up.
-            g.vertex_at_rank(0);
-        }
-        let look = |e: &(u64, u64)| (g.vertex_of(e.0).ok(), g.vertex_of(e.1).ok());
-        let dels: Vec<_> = del.par_iter().map(look).collect();
-        let inss: Vec<_> = ins.par_iter().map(look).collect();
-        for (a, b) in dels {
-            match (a, b) {
-                (Some(a), Some(b)) => self.del.push((a, b)),
-                _ => self.del.push((VertexId::MAX, VertexId::MAX)),
-            }
-        }
-        for (i, (a, b)) in inss.into_iter().enumerate() {
-            let a = match a {
-                Some(a) => Some(a),
-                None => self.vertex_for(ins[i].0, true)?,
-            };
-            let b = match b {
-                Some(b) => Some(b),
-                None => self.vertex_for(ins[i].1, true)?,
-            };
-            if let (Some(a), Some(b)) = (a, b) {
-                self.ins.push((a, b));
-            }
-        }
-        Ok(())
-    }
-
-    /// Stages edges between vertices given by the ranks of their names
-    /// (a graph with names; [`crate::ingest::batch`] reads them so).
-    pub fn stage_ranks(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
-        let n = self.graph.vertex_count();
-        if let Some(&(a, b)) = ins.iter().chain(del).find(|e| e.0 >= n || e.1 >= n) {
-            return Err(Error::Invalid(format!(
-                "ranks {a} and {b}: the graph has {n} named vertices"
-            )));
-        }
-        let g = &self.graph;
-        let at = |r: u64| g.vertex_at_rank(r as u32);
-        self.ins.extend(ins.iter().map(|&(a, b)| (at(a), at(b))));
-        self.del.extend(del.iter().map(|&(a, b)| (at(a), at(b))));
-        Ok(())
-    }
-
-    /// Stages internal-id edges (already mapped; ids past the vertex count
-    /// add vertices). For callers that map ids themselves.
-    pub fn stage_internal(&mut self, ins: &[(VertexId, VertexId)], del: &[(VertexId, VertexId)]) {
-        for &(a, b) in ins {
-            self.vertices = self.vertices.max(a.max(b) as u64 + 1);
-        }
-        self.ins.extend_from_slice(ins);
-        self.del.extend_from_slice(del);
-    }
-
-    /// Edges staged so far (inserts, deletes).
-    pub fn staged(&self) -> (u64, u64) {
-        (self.ins.len() as u64, self.del.len() as u64)
-    }
-
-    /// The staged batch as sorted, distinct arc keys of the out-adjacency
-    /// (an undirected edge is two arcs), self loops dropped unless the
-    /// graph keeps them.
-    pub(crate) fn batch(&self) -> Batch {
-        let g = &self.graph;
-        let loops_kept = g.header().flags & FLAG_SELF_LOOPS != 0;
-        let undirected = !g.directed();
-        let arcs = |edges: &[(VertexId, VertexId)], loops: &mut u64| -> Vec<u64> {
-            let mut k = Vec::with_capacity(edges.len() * if undirected { 2 } else { 1 });
-            for &(a, b) in edges {
-                if a == VertexId::MAX {
-                    continue;
-                }
-                if a == b && !loops_kept {
-                    *loops += 1;
-                    continue;
-                }
-                k.push(key(a, b));
-                if undirected && a != b {
-                    k.push(key(b, a));
-                }
-            }
-            k.par_sort_unstable();
-            k.dedup();
-            k
-        };
-        let mut loops_dropped = 0;
-        let ins = arcs(&self.ins, &mut loops_dropped);
-        let mut missing_loops = 0;
-        let del = arcs(&self.del, &mut missing_loops);
-        let missing_unknown = self.del.iter().filter(|e| e.0 == VertexId::MAX).count() as u64;
-        Batch {
-            ins,
-            del,
-            loops_dropped,
-            missing_loops,
-            missing_unknown,
-        }
-    }
-
-    /// The lock, the graph as before the batch, and the vertex count after
-    /// it (for a merge, which writes a new file instead of a run).
-    pub(crate) fn into_parts(self) -> (InPlace, Graph, u64) {
-        (self.file, self.graph, self.vertices)
+    /// Whether the batch adds vertices to a graph with an id map, which
+    /// only a merge can do.
+    pub fn grows_id_map(&self) -> bool {
+        !self.new_ids.is_empty()
     }
 
     /// Vertices after the staged batch (new ids add vertices).
@@ -374,6 +193,21 @@ impl GraphUpdate {
     /// Resolves, writes and switches to the staged batch (see the module
     /// comment). Nothing is written when the batch changes nothing.
     pub fn commit(mut self) -> Result<UpdateReport> {
+        if self.graph.weighted() {
+            return Err(Error::Invalid(format!(
+                "{} is weighted, and weighted graphs are updated by merging (a delta run \
+                 holds no weights): commit with `--merge auto`, the default, or `--merge always`",
+                self.graph.path().display()
+            )));
+        }
+        if let Some(id) = self.new_ids.first() {
+            return Err(Error::Invalid(format!(
+                "vertex {id} is not in {}, whose ids were compacted (an id map): adding \
+                 vertices to it takes a merge (commit with merging allowed: `--merge auto`, \
+                 the default, or `--merge always`)",
+                self.graph.path().display()
+            )));
+        }
         let t0 = Instant::now();
         let b = self.batch();
         let g = &self.graph;
@@ -502,20 +336,6 @@ impl GraphUpdate {
         report.write_s = t1.elapsed().as_secs_f64();
         Ok(report)
     }
-}
-
-/// A staged batch as arc keys ([`GraphUpdate::batch`]).
-pub(crate) struct Batch {
-    /// Inserted arcs, sorted and distinct.
-    pub ins: Vec<u64>,
-    /// Deleted arcs, sorted and distinct.
-    pub del: Vec<u64>,
-    /// Inserted self loops dropped (the graph keeps none).
-    pub loops_dropped: u64,
-    /// Deleted self loops, which cannot be present.
-    pub missing_loops: u64,
-    /// Deletes naming a vertex the graph does not have.
-    pub missing_unknown: u64,
 }
 
 /// The committed changes in force, read again (for a fold).

@@ -1,0 +1,452 @@
+//! Staging a batch: the user's ids (or names) of inserted, deleted and
+//! re-weighted edges turned into internal vertices, new vertices added
+//! where the graph allows, and the batch as sorted arc keys for a commit
+//! ([`super::update`]) or a merge ([`crate::ingest::merge`]).
+
+use super::delta::key;
+use super::format::*;
+use super::update::GraphUpdate;
+use crate::error::{Error, Result};
+use crate::VertexId;
+use rayon::prelude::*;
+
+impl GraphUpdate {
+    /// The internal vertex of the user's integer id `id`; when `create`,
+    /// an id past the last vertex of a graph without an id map adds
+    /// vertices up to it (the ids between become isolated vertices, as a
+    /// conversion would make them). `None`: not a vertex (and not made).
+    fn vertex_for(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
+        let g = &self.graph;
+        if g.names().is_some() {
+            return Err(Error::Invalid(
+                "this graph's vertices have names; stage edges by name".into(),
+            ));
+        }
+        if let Ok(v) = g.vertex_of(id) {
+            return Ok(Some(v));
+        }
+        if !create && !g.header().has_id_map() {
+            // A vertex this batch added (past the graph's last id).
+            let r = id.checked_sub(g.header().id_base);
+            return Ok(r.filter(|&r| r < self.vertices).map(|r| r as VertexId));
+        }
+        if g.header().has_id_map() {
+            // The id map grows when the batch is merged.
+            if let Some(&v) = self.new_id_of.get(&id) {
+                return Ok(Some(v));
+            }
+            if !create {
+                return Ok(None);
+            }
+            if self.vertices >= MAX_VERTICES {
+                return Err(Error::Limit {
+                    what: format!(
+                        "vertex {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
+                        self.vertices + 1
+                    ),
+                });
+            }
+            let v = self.vertices as VertexId;
+            self.vertices += 1;
+            self.new_ids.push(id);
+            self.new_id_of.insert(id, v);
+            return Ok(Some(v));
+        }
+        let base = g.header().id_base;
+        let Some(r) = id.checked_sub(base) else {
+            return Err(Error::Invalid(format!(
+                "vertex id {id} is below this graph's first id, {base}"
+            )));
+        };
+        if r >= MAX_VERTICES {
+            return Err(Error::Limit {
+                what: format!(
+                    "vertex id {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
+                    r as u128 + 1
+                ),
+            });
+        }
+        // Ranks past the base's are their own internal ids.
+        self.vertices = self.vertices.max(r + 1);
+        Ok(Some(r as VertexId))
+    }
+
+    /// The internal vertex of the name `name`; names cannot be added yet.
+    fn vertex_named(&self, name: &str, create: bool) -> Result<Option<VertexId>> {
+        match self.graph.vertex_named(name) {
+            Ok(v) => Ok(Some(v)),
+            Err(Error::NoSuchVertex { .. }) if !create => Ok(None),
+            Err(Error::NoSuchVertex { .. }) => Err(Error::Invalid(format!(
+                "vertex {name:?} is not in the graph, and adding vertices to a graph with \
+                 names is not supported yet; convert the updated edge list instead"
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stages the edge `u -> v` (user ids) for insertion (an unweighted
+    /// graph; a weighted one takes [`GraphUpdate::insert_weighted`]).
+    pub fn insert(&mut self, u: u64, v: u64) -> Result<()> {
+        self.unweighted_inserts()?;
+        let a = self.vertex_for(u, true)?;
+        let b = self.vertex_for(v, true)?;
+        if let (Some(a), Some(b)) = (a, b) {
+            self.ins.push((a, b));
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` of weight `w` (user ids) for insertion
+    /// into a weighted graph. An edge already there keeps its weight (and
+    /// is counted): [`GraphUpdate::set_weight`] changes weights.
+    pub fn insert_weighted(&mut self, u: u64, v: u64, w: f32) -> Result<()> {
+        self.weighted_only("inserted edges carry no weight")?;
+        let a = self.vertex_for(u, true)?;
+        let b = self.vertex_for(v, true)?;
+        if let (Some(a), Some(b)) = (a, b) {
+            self.ins.push((a, b));
+            self.ins_w.push(w);
+        }
+        Ok(())
+    }
+
+    /// Stages a new weight `w` for the edge `u -> v` (user ids) of a
+    /// weighted graph. Weights are set after deletes and inserts; an edge
+    /// that is not there then is counted, not an error.
+    pub fn set_weight(&mut self, u: u64, v: u64, w: f32) -> Result<()> {
+        self.weighted_only("there are no weights to set")?;
+        match (self.vertex_for(u, false)?, self.vertex_for(v, false)?) {
+            (Some(a), Some(b)) => self.set.push((a, b)),
+            _ => self.set.push((VertexId::MAX, VertexId::MAX)),
+        }
+        self.set_w.push(w);
+        Ok(())
+    }
+
+    /// Refuses weighted staging on an unweighted graph.
+    fn weighted_only(&self, what: &str) -> Result<()> {
+        if self.graph.weighted() {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "{} is unweighted: {what} (leave the weights out, or pass --ignore-weights to \
+             read a file's edges without them)",
+            self.graph.path().display()
+        )))
+    }
+
+    /// Refuses inserts without weights into a weighted graph.
+    fn unweighted_inserts(&self) -> Result<()> {
+        if !self.graph.weighted() {
+            return Ok(());
+        }
+        Err(Error::Invalid(format!(
+            "{} is weighted: give each inserted edge a weight (a third column)",
+            self.graph.path().display()
+        )))
+    }
+
+    /// Stages the edge `u -> v` (user ids) for deletion; an edge that is
+    /// not there is counted when the batch commits.
+    pub fn delete(&mut self, u: u64, v: u64) -> Result<()> {
+        match (self.vertex_for(u, false)?, self.vertex_for(v, false)?) {
+            (Some(a), Some(b)) => self.del.push((a, b)),
+            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` between named vertices for insertion.
+    pub fn insert_named(&mut self, u: &str, v: &str) -> Result<()> {
+        self.unweighted_inserts()?;
+        let a = self.vertex_named(u, true)?;
+        let b = self.vertex_named(v, true)?;
+        if let (Some(a), Some(b)) = (a, b) {
+            self.ins.push((a, b));
+        }
+        Ok(())
+    }
+
+    /// Stages the edge `u -> v` between named vertices for deletion.
+    pub fn delete_named(&mut self, u: &str, v: &str) -> Result<()> {
+        match (self.vertex_named(u, false)?, self.vertex_named(v, false)?) {
+            (Some(a), Some(b)) => self.del.push((a, b)),
+            _ => self.del.push((VertexId::MAX, VertexId::MAX)),
+        }
+        Ok(())
+    }
+
+    /// Stages many edges in the user's integer ids at once: deletes, then
+    /// inserts, as [`GraphUpdate::delete`] and [`GraphUpdate::insert`]
+    /// would, with the ids of existing vertices looked up in parallel.
+    pub fn stage_ids(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
+        if !ins.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        let d = self.lookup_ids(del, false)?;
+        self.del.extend(d);
+        let i = self.lookup_ids(ins, true)?;
+        self.ins.extend(i);
+        Ok(())
+    }
+
+    /// [`GraphUpdate::stage_ids`] for a weighted graph: inserts with their
+    /// weights `ins_w`, and weight changes `set` to `set_w` (see
+    /// [`GraphUpdate::set_weight`]).
+    pub fn stage_ids_weighted(
+        &mut self,
+        ins: (&[(u64, u64)], &[f32]),
+        del: &[(u64, u64)],
+        set: (&[(u64, u64)], &[f32]),
+    ) -> Result<()> {
+        self.weighted_only("weights are given")?;
+        if ins.1.is_empty() && !ins.0.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        check_weights(ins, set)?;
+        let d = self.lookup_ids(del, false)?;
+        self.del.extend(d);
+        let i = self.lookup_ids(ins.0, true)?;
+        self.ins.extend(i);
+        self.ins_w.extend_from_slice(ins.1);
+        let s = self.lookup_ids(set.0, false)?;
+        self.set.extend(s);
+        self.set_w.extend_from_slice(set.1);
+        Ok(())
+    }
+
+    /// The internal vertices of `pairs` of user ids, looked up in
+    /// parallel; new ids add vertices when `create`, else a pair with an
+    /// unknown id comes back as `VertexId::MAX` twice.
+    fn lookup_ids(
+        &mut self,
+        pairs: &[(u64, u64)],
+        create: bool,
+    ) -> Result<Vec<(VertexId, VertexId)>> {
+        let g = &self.graph;
+        if g.names().is_some() {
+            return Err(Error::Invalid(
+                "this graph's vertices have names; stage edges by name".into(),
+            ));
+        }
+        if g.vertex_count() > 0 {
+            // Builds the rank table once, before the threads look it up.
+            g.vertex_at_rank(0);
+        }
+        let look = |e: &(u64, u64)| (g.vertex_of(e.0).ok(), g.vertex_of(e.1).ok());
+        let found: Vec<_> = pairs.par_iter().map(look).collect();
+        let mut out = Vec::with_capacity(pairs.len());
+        for (i, (a, b)) in found.into_iter().enumerate() {
+            let a = match a {
+                Some(a) => Some(a),
+                None => self.vertex_for(pairs[i].0, create)?,
+            };
+            let b = match b {
+                Some(b) => Some(b),
+                None => self.vertex_for(pairs[i].1, create)?,
+            };
+            out.push(match (a, b) {
+                (Some(a), Some(b)) => (a, b),
+                _ => (VertexId::MAX, VertexId::MAX),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Stages edges between vertices given by the ranks of their names
+    /// (a graph with names; [`crate::ingest::batch`] reads them so).
+    pub fn stage_ranks(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
+        if !ins.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        self.stage_ranks_inner(ins, del, &[])
+    }
+
+    /// [`GraphUpdate::stage_ranks`] for a weighted graph with names (see
+    /// [`GraphUpdate::stage_ids_weighted`]).
+    pub fn stage_ranks_weighted(
+        &mut self,
+        ins: (&[(u64, u64)], &[f32]),
+        del: &[(u64, u64)],
+        set: (&[(u64, u64)], &[f32]),
+    ) -> Result<()> {
+        self.weighted_only("weights are given")?;
+        if ins.1.is_empty() && !ins.0.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        check_weights(ins, set)?;
+        self.stage_ranks_inner(ins.0, del, set.0)?;
+        self.ins_w.extend_from_slice(ins.1);
+        self.set_w.extend_from_slice(set.1);
+        Ok(())
+    }
+
+    fn stage_ranks_inner(
+        &mut self,
+        ins: &[(u64, u64)],
+        del: &[(u64, u64)],
+        set: &[(u64, u64)],
+    ) -> Result<()> {
+        let n = self.graph.vertex_count();
+        if let Some(&(a, b)) = ins
+            .iter()
+            .chain(del)
+            .chain(set)
+            .find(|e| e.0 >= n || e.1 >= n)
+        {
+            return Err(Error::Invalid(format!(
+                "ranks {a} and {b}: the graph has {n} named vertices"
+            )));
+        }
+        let g = &self.graph;
+        let at = |r: u64| g.vertex_at_rank(r as u32);
+        self.ins.extend(ins.iter().map(|&(a, b)| (at(a), at(b))));
+        self.del.extend(del.iter().map(|&(a, b)| (at(a), at(b))));
+        self.set.extend(set.iter().map(|&(a, b)| (at(a), at(b))));
+        Ok(())
+    }
+
+    /// Stages internal-id edges (already mapped; ids past the vertex count
+    /// add vertices). For callers that map ids themselves.
+    pub fn stage_internal(
+        &mut self,
+        ins: &[(VertexId, VertexId)],
+        del: &[(VertexId, VertexId)],
+    ) -> Result<()> {
+        if !ins.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        for &(a, b) in ins {
+            self.vertices = self.vertices.max(a.max(b) as u64 + 1);
+        }
+        self.ins.extend_from_slice(ins);
+        self.del.extend_from_slice(del);
+        Ok(())
+    }
+
+    /// Edges staged so far (inserts, deletes; weight changes are
+    /// [`GraphUpdate::staged_weights`]).
+    pub fn staged(&self) -> (u64, u64) {
+        (self.ins.len() as u64, self.del.len() as u64)
+    }
+
+    /// Weight changes staged so far.
+    pub fn staged_weights(&self) -> u64 {
+        self.set.len() as u64
+    }
+
+    /// The staged batch as sorted, distinct arc keys of the out-adjacency
+    /// (an undirected edge is two arcs), self loops dropped unless the
+    /// graph keeps them.
+    pub(crate) fn batch(&self) -> Batch {
+        let g = &self.graph;
+        let loops_kept = g.header().flags & FLAG_SELF_LOOPS != 0;
+        let undirected = !g.directed();
+        let arcs = |edges: &[(VertexId, VertexId)], loops: &mut u64| -> Vec<u64> {
+            let mut k = Vec::with_capacity(edges.len() * if undirected { 2 } else { 1 });
+            for &(a, b) in edges {
+                if a == VertexId::MAX {
+                    continue;
+                }
+                if a == b && !loops_kept {
+                    *loops += 1;
+                    continue;
+                }
+                k.push(key(a, b));
+                if undirected && a != b {
+                    k.push(key(b, a));
+                }
+            }
+            k.par_sort_unstable();
+            k.dedup();
+            k
+        };
+        // Arcs with weights: the last weight staged for an arc wins.
+        let weighted_arcs = |edges: &[(VertexId, VertexId)], ws: &[f32], loops: &mut u64| {
+            let mut k: Vec<(u64, u32)> = Vec::with_capacity(edges.len() * 2);
+            for (i, &(a, b)) in edges.iter().enumerate() {
+                if a == VertexId::MAX {
+                    continue;
+                }
+                if a == b && !loops_kept {
+                    *loops += 1;
+                    continue;
+                }
+                k.push((key(a, b), i as u32));
+                if undirected && a != b {
+                    k.push((key(b, a), i as u32));
+                }
+            }
+            k.par_sort_unstable();
+            let mut keys = Vec::with_capacity(k.len());
+            let mut w = Vec::with_capacity(k.len());
+            for (j, &(kk, i)) in k.iter().enumerate() {
+                if k.get(j + 1).is_none_or(|n| n.0 != kk) {
+                    keys.push(kk);
+                    w.push(ws[i as usize]);
+                }
+            }
+            (keys, w)
+        };
+        let mut loops_dropped = 0;
+        let (ins, ins_w) = if g.weighted() {
+            weighted_arcs(&self.ins, &self.ins_w, &mut loops_dropped)
+        } else {
+            (arcs(&self.ins, &mut loops_dropped), Vec::new())
+        };
+        let mut missing_loops = 0;
+        let del = arcs(&self.del, &mut missing_loops);
+        let missing_unknown = self.del.iter().filter(|e| e.0 == VertexId::MAX).count() as u64;
+        let mut set_missing = self.set.iter().filter(|e| e.0 == VertexId::MAX).count() as u64;
+        let (set, set_w) = weighted_arcs(&self.set, &self.set_w, &mut set_missing);
+        Batch {
+            ins,
+            del,
+            loops_dropped,
+            missing_loops,
+            missing_unknown,
+            ins_w,
+            set,
+            set_w,
+            set_missing,
+        }
+    }
+}
+
+/// Refuses weight columns whose length differs from their edges'.
+fn check_weights(ins: (&[(u64, u64)], &[f32]), set: (&[(u64, u64)], &[f32])) -> Result<()> {
+    for (what, (e, w)) in [("inserted", ins), ("weight-change", set)] {
+        if e.len() != w.len() {
+            return Err(Error::Invalid(format!(
+                "{} {what} edges but {} weights",
+                e.len(),
+                w.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A staged batch as arc keys ([`GraphUpdate::batch`]).
+pub(crate) struct Batch {
+    /// Inserted arcs, sorted and distinct.
+    pub ins: Vec<u64>,
+    /// Deleted arcs, sorted and distinct.
+    pub del: Vec<u64>,
+    /// Inserted self loops dropped (the graph keeps none).
+    pub loops_dropped: u64,
+    /// Deleted self loops, which cannot be present.
+    pub missing_loops: u64,
+    /// Deletes naming a vertex the graph does not have.
+    pub missing_unknown: u64,
+    /// The weight of each of `ins` (weighted graphs; the last one staged
+    /// for an arc staged twice).
+    pub ins_w: Vec<f32>,
+    /// Weight changes: arcs, sorted and distinct, and their new weights.
+    pub set: Vec<u64>,
+    /// See `set`.
+    pub set_w: Vec<f32>,
+    /// Weight changes naming a vertex the graph does not have, or a self
+    /// loop the graph does not keep.
+    pub set_missing: u64,
+}
