@@ -18,6 +18,11 @@
 //! keeps reading it. Deletes apply before inserts: an edge in both ends up
 //! present.
 //!
+//! Staging lives in `store/staging.rs`. A batch can also be *merged* into
+//! fresh blocks instead of appended as a run ([`crate::ingest::merge`],
+//! what `grotto update` does for large batches, weighted graphs and new
+//! ids in an id map); [`GraphUpdate::commit`] refuses the last two.
+//!
 //! Example (a Rust user adding and removing edges):
 //! ```no_run
 //! use grotto::store::update::GraphUpdate;
