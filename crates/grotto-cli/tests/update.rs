@@ -106,6 +106,66 @@ fn batch_of(
     (ins, del)
 }
 
+/// Writes the batch `ins`, `del` to files, applies it to `g` with
+/// `grotto update` (and `extra` arguments), checks the counts of real
+/// changes against `want`, which it brings up to date, and returns the
+/// report. (An edge deleted and inserted again counts as neither.)
+fn applied(
+    dir: &Path,
+    g: &Path,
+    want: &mut Edges,
+    (ins, del): (&Edges, &Edges),
+    extra: &[&str],
+) -> serde_json::Value {
+    let (fi, fd) = (dir.join("ins.el"), dir.join("del.el"));
+    write_edges(&fi, ins);
+    write_edges(&fd, del);
+    let mut args = vec![
+        "update",
+        p(g),
+        "--insert",
+        p(&fi),
+        "--delete",
+        p(&fd),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = ok(&grotto(&args));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    let deleted = del
+        .iter()
+        .filter(|e| want.contains(e) && !ins.contains(e))
+        .count() as u64;
+    let inserted = ins.iter().filter(|e| !want.contains(e)).count() as u64;
+    for e in del {
+        want.remove(e);
+    }
+    want.extend(ins.iter().copied());
+    assert_eq!(r["deleted"], deleted, "{o}");
+    assert_eq!(r["inserted"], inserted, "{o}");
+    assert_eq!(r["edges"], want.len() as u64, "{o}");
+    r
+}
+
+/// A fresh undirected conversion of `want`, with every vertex up to the
+/// largest id.
+fn fresh_conversion(dir: &Path, name: &str, want: &BTreeSet<(u64, u64)>) -> PathBuf {
+    let el = dir.join(format!("{name}.el"));
+    write_edges(&el, want);
+    let g = dir.join(format!("{name}.grotto"));
+    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
+    ok(&grotto(&[
+        "convert",
+        p(&el),
+        p(&g),
+        "--undirected",
+        "--vertices",
+        &nv,
+        "-q",
+    ]));
+    g
+}
+
 #[test]
 fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     let d = tempfile::tempdir().unwrap();
@@ -116,36 +176,9 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     for batch in 0..2 {
         // New vertices (ids past the last one) and edges to existing ones.
         let (ins, del) = batch_of(&want, 2500, 2000, n + 50, n + 50, &mut x);
-        let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
-        write_edges(&fi, &ins);
-        write_edges(&fd, &del);
-        let o = ok(&grotto(&[
-            "update",
-            p(&g),
-            "--insert",
-            p(&fi),
-            "--delete",
-            p(&fd),
-            "--merge",
-            "never",
-            "--json",
-        ]));
-        let r: serde_json::Value = serde_json::from_str(&o).unwrap();
-        assert_eq!(r["merged"], false, "{o}");
-        // Net changes: an edge deleted and inserted again counts as neither.
-        let deleted = del
-            .iter()
-            .filter(|e| want.contains(e) && !ins.contains(e))
-            .count() as u64;
-        let inserted = ins.iter().filter(|e| !want.contains(e)).count() as u64;
-        for e in &del {
-            want.remove(e);
-        }
-        want.extend(ins.iter().copied());
-        assert_eq!(r["deleted"], deleted, "batch {batch}: {o}");
-        assert_eq!(r["inserted"], inserted, "batch {batch}: {o}");
-        assert_eq!(r["edges"], want.len() as u64, "{o}");
-        assert_eq!(r["commit"], batch + 1, "{o}");
+        let r = applied(d.path(), &g, &mut want, (&ins, &del), &["--merge", "never"]);
+        assert_eq!(r["merged"], false, "{r}");
+        assert_eq!(r["commit"], batch + 1, "{r}");
         ok(&grotto(&["check", p(&g)]));
         assert_eq!(exported(&g), want);
     }
@@ -155,19 +188,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
 
     // Against a fresh conversion of the updated edge list: the same
     // components, depths, cores and ranks.
-    let fresh_el = d.path().join("fresh.el");
-    write_edges(&fresh_el, &want);
-    let fresh = d.path().join("fresh.grotto");
-    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
-    ok(&grotto(&[
-        "convert",
-        p(&fresh_el),
-        p(&fresh),
-        "--undirected",
-        "--vertices",
-        &nv,
-        "-q",
-    ]));
+    let fresh = fresh_conversion(d.path(), "fresh", &want);
     let csv = |g: &Path, args: &[&str], tag: &str| -> Vec<String> {
         let out = d.path().join(format!("{tag}.csv"));
         let mut a = vec!["run"];
@@ -221,34 +242,8 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     // included; a small one appends a run.
     for (size, merged) in [(3000, true), (20, false)] {
         let (ins, del) = batch_of(&want, size, size, n + 80, n + 80, &mut x);
-        let (fi, fd) = (d.path().join("ins.el"), d.path().join("del.el"));
-        write_edges(&fi, &ins);
-        write_edges(&fd, &del);
-        let o = ok(&grotto(&[
-            "update",
-            p(&g),
-            "--insert",
-            p(&fi),
-            "--delete",
-            p(&fd),
-            "--json",
-        ]));
-        let r: serde_json::Value = serde_json::from_str(&o).unwrap();
-        let deleted = del
-            .iter()
-            .filter(|e| want.contains(e) && !ins.contains(e))
-            .count() as u64;
-        let inserted = ins.iter().filter(|e| !want.contains(e)).count() as u64;
-        for e in &del {
-            want.remove(e);
-        }
-        want.extend(ins.iter().copied());
-        assert_eq!(r["merged"], merged, "{o}");
-        assert_eq!(
-            (r["inserted"].clone(), r["deleted"].clone()),
-            (inserted.into(), deleted.into()),
-            "{o}"
-        );
+        let r = applied(d.path(), &g, &mut want, (&ins, &del), &[]);
+        assert_eq!(r["merged"], merged, "{r}");
         ok(&grotto(&["check", p(&g)]));
         assert_eq!(exported(&g), want);
     }
@@ -259,19 +254,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     assert!(!info.contains("updates "), "{info}");
     ok(&grotto(&["check", p(&g)]));
     assert_eq!(exported(&g), want);
-    let fresh_el = d.path().join("fresh2.el");
-    write_edges(&fresh_el, &want);
-    let fresh = d.path().join("fresh2.grotto");
-    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
-    ok(&grotto(&[
-        "convert",
-        p(&fresh_el),
-        p(&fresh),
-        "--undirected",
-        "--vertices",
-        &nv,
-        "-q",
-    ]));
+    let fresh = fresh_conversion(d.path(), "fresh2", &want);
     assert_eq!(csv(&g, &["wcc"], "c-wcc"), csv(&fresh, &["wcc"], "f2-wcc"));
 }
 

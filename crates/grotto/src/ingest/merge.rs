@@ -320,11 +320,7 @@ fn write_tables(w: &mut GraphWriter, g: &Graph, n: u64, new_ids: &[u64]) -> Resu
     if let Some(o) = &order {
         w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
     }
-    w.section(
-        SectionKind::Manifest,
-        &vec![0u8; crate::store::manifest::MANIFEST_BYTES as usize],
-        2,
-    )?;
+    w.empty_manifest()?;
     Ok(order.is_some())
 }
 

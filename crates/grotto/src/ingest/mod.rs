@@ -595,11 +595,7 @@ impl BuildCtx<'_> {
             w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
         }
         // Room for updates: two empty manifest slots (docs/updates.md).
-        w.section(
-            SectionKind::Manifest,
-            &vec![0u8; crate::store::manifest::MANIFEST_BYTES as usize],
-            2,
-        )?;
+        w.empty_manifest()?;
         let r = self.plan.rules;
         let edges = if r.undirected {
             (out.entries - out.loops) / 2 + out.loops

@@ -135,6 +135,20 @@ impl GraphUpdate {
         )))
     }
 
+    /// Refuses a weighted batch for an unweighted graph, inserts without
+    /// weights, and weight columns whose length differs from their edges'.
+    fn check_weighted_batch(
+        &self,
+        ins: (&[(u64, u64)], &[f32]),
+        set: (&[(u64, u64)], &[f32]),
+    ) -> Result<()> {
+        self.weighted_only("weights are given")?;
+        if ins.1.is_empty() && !ins.0.is_empty() {
+            self.unweighted_inserts()?;
+        }
+        check_weights(ins, set)
+    }
+
     /// Refuses inserts without weights into a weighted graph.
     fn unweighted_inserts(&self) -> Result<()> {
         if !self.graph.weighted() {
@@ -199,11 +213,7 @@ impl GraphUpdate {
         del: &[(u64, u64)],
         set: (&[(u64, u64)], &[f32]),
     ) -> Result<()> {
-        self.weighted_only("weights are given")?;
-        if ins.1.is_empty() && !ins.0.is_empty() {
-            self.unweighted_inserts()?;
-        }
-        check_weights(ins, set)?;
+        self.check_weighted_batch(ins, set)?;
         let d = self.lookup_ids(del, false)?;
         self.del.extend(d);
         let i = self.lookup_ids(ins.0, true)?;
@@ -270,11 +280,7 @@ impl GraphUpdate {
         del: &[(u64, u64)],
         set: (&[(u64, u64)], &[f32]),
     ) -> Result<()> {
-        self.weighted_only("weights are given")?;
-        if ins.1.is_empty() && !ins.0.is_empty() {
-            self.unweighted_inserts()?;
-        }
-        check_weights(ins, set)?;
+        self.check_weighted_batch(ins, set)?;
         self.stage_ranks_inner(ins.0, del, set.0)?;
         self.ins_w.extend_from_slice(ins.1);
         self.set_w.extend_from_slice(set.1);

@@ -329,6 +329,16 @@ impl GraphWriter {
         }
     }
 
+    /// Appends the manifest section with its two slots empty: room for
+    /// updates (docs/updates.md), which every graph file has.
+    pub fn empty_manifest(&mut self) -> Result<()> {
+        self.section(
+            SectionKind::Manifest,
+            &vec![0u8; super::manifest::MANIFEST_BYTES as usize],
+            2,
+        )
+    }
+
     /// Writes the header, then commits the output: fsync, rename onto the
     /// target, fsync of the directory.
     pub fn finish(mut self, mut header: Header) -> Result<()> {
