@@ -8,7 +8,7 @@ use clap::Args;
 use grotto::ingest::batch::{read_batch, BatchEdges};
 use grotto::ingest::parquet::EdgeColumns;
 use grotto::ingest::{ConvertOptions, Format};
-use grotto::store::update::GraphUpdate;
+use grotto::store::update::{GraphUpdate, Ranked};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -17,7 +17,7 @@ use std::time::Instant;
 pub(crate) struct UpdateArgs {
     /// The .grotto file to change in place.
     graph: PathBuf,
-    /// Edges to insert, in your ids: a file in any format `convert` reads (text, gzip or zstd, Parquet). An id past the last vertex adds vertices; an edge already there is counted, not an error.
+    /// Edges to insert, in your ids: a file in any format `convert` reads (text, gzip or zstd, Parquet). A new id or name adds a vertex (an id past the last of dense ids adds those between too); an edge already there is counted, not an error.
     #[arg(long, value_name = "FILE")]
     insert: Option<PathBuf>,
     /// Edges to delete (same formats). An edge that is not there is counted, not an error. Deletes apply before inserts: an edge in both files ends up present. Weights in this file are ignored.
@@ -163,10 +163,16 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     let read_s = t0.elapsed().as_secs_f64() - open_s;
     let ins_w = (&ins.edges[..], &ins.weights[..]);
     let set_w = (&set.edges[..], &set.weights[..]);
+    fn ranked(b: &BatchEdges) -> Ranked<'_> {
+        Ranked {
+            edges: &b.edges,
+            new_names: &b.new_names,
+            weights: &b.weights,
+        }
+    }
     match (names.is_some(), weighted) {
-        (true, false) => up.stage_ranks(&ins.edges, &del.edges)?,
+        (true, _) => up.stage_ranked(ranked(&ins), ranked(&del), ranked(&set))?,
         (false, false) => up.stage_ids(&ins.edges, &del.edges)?,
-        (true, true) => up.stage_ranks_weighted(ins_w, &del.edges, set_w)?,
         (false, true) => up.stage_ids_weighted(ins_w, &del.edges, set_w)?,
     }
     let stage_s = t0.elapsed().as_secs_f64() - open_s - read_s;

@@ -643,3 +643,84 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
     let t = std::fs::read_to_string(&csv).unwrap();
     assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
 }
+
+#[test]
+fn graphs_with_names_take_new_names() {
+    let d = tempfile::tempdir().unwrap();
+    let el = d.path().join("n.el");
+    std::fs::write(&el, "bob carol\ncarol dave\n").unwrap();
+    let g = d.path().join("n.grotto");
+    ok(&grotto(&[
+        "convert",
+        p(&el),
+        p(&g),
+        "--ids",
+        "string",
+        "--reverse",
+        "-q",
+    ]));
+    // Names before, between and after the old ones, in two files read in
+    // parallel; a delete naming nobody is counted.
+    let ins = d.path().join("ins.el");
+    std::fs::write(&ins, "alice bob\ncarol claire\ndave zoe\nzoe alice\n").unwrap();
+    let del = d.path().join("del.el");
+    std::fs::write(&del, "nobody bob\ncarol dave\n").unwrap();
+    let before = std::fs::read(&g).unwrap();
+    let o = grotto(&["update", p(&g), "--insert", p(&ins), "--merge", "never"]);
+    assert!(
+        text(&o.stderr).contains("names") && text(&o.stderr).contains("merge"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read(&g).unwrap(), before);
+    let o = ok(&grotto(&[
+        "update",
+        p(&g),
+        "--insert",
+        p(&ins),
+        "--delete",
+        p(&del),
+        "--json",
+    ]));
+    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(r["merged"], true, "{o}");
+    assert_eq!(
+        [
+            &r["inserted"],
+            &r["deleted"],
+            &r["not_present"],
+            &r["new_vertices"]
+        ],
+        [4, 1, 1, 3].map(serde_json::Value::from).each_ref(),
+        "{o}"
+    );
+    ok(&grotto(&["check", p(&g)]));
+    let out = ok(&grotto(&["export", p(&g)]));
+    let mut rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    rows.sort();
+    assert_eq!(
+        rows,
+        [
+            "alice bob",
+            "bob carol",
+            "carol claire",
+            "dave zoe",
+            "zoe alice"
+        ],
+        "{out}"
+    );
+    // BFS from an old name reaches through old and new ones.
+    let csv = d.path().join("bfs.csv");
+    ok(&grotto(&[
+        "run",
+        "bfs",
+        p(&g),
+        "--source",
+        "dave",
+        "-o",
+        p(&csv),
+        "-q",
+    ]));
+    let t = std::fs::read_to_string(&csv).unwrap();
+    assert!(t.lines().any(|l| l.starts_with("claire,5")), "{t}");
+}

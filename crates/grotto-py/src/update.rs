@@ -54,7 +54,7 @@ pub(crate) fn update(
         }
     };
     use grotto::ingest::batch::read_batch;
-    use grotto::store::update::GraphUpdate;
+    use grotto::store::update::{GraphUpdate, Ranked};
     let pairs = |s: &Option<PyReadonlyArray1<'_, u64>>,
                  d: &Option<PyReadonlyArray1<'_, u64>>|
      -> PyResult<Vec<(u64, u64)>> {
@@ -112,8 +112,9 @@ pub(crate) fn update(
             ignore_weights: true,
             ..opts.clone()
         };
-        let mut ranks = (Vec::new(), Vec::new(), Vec::new());
-        let mut rank_w = (Vec::new(), Vec::new());
+        // Files of a graph with names come back as name ranks, each with
+        // the names it adds.
+        let mut ranked: [Option<grotto::ingest::batch::BatchEdges>; 3] = [None, None, None];
         for (k, file) in [&ins_file, &del_file, &set_file].into_iter().enumerate() {
             let Some(f) = file else { continue };
             let o = match (k, weighted) {
@@ -122,30 +123,37 @@ pub(crate) fn update(
                 _ => &opts,
             };
             let b = read_batch(f, o, &cols, names.as_deref())?;
-            let (into, ranked, ws, wr) = match k {
-                0 => (
-                    &mut ins,
-                    &mut ranks.0,
-                    ins_w.get_or_insert_with(Vec::new),
-                    &mut rank_w.0,
-                ),
-                1 => (&mut del, &mut ranks.1, &mut Vec::new(), &mut Vec::new()),
-                _ => (&mut set, &mut ranks.2, &mut set_w, &mut rank_w.1),
-            };
             if b.ranks {
-                ranked.extend(b.edges);
-                wr.extend(b.weights);
-            } else {
-                into.extend(b.edges);
-                ws.extend(b.weights);
+                ranked[k] = Some(b);
+                continue;
             }
+            match k {
+                0 => {
+                    ins.extend(b.edges);
+                    ins_w.get_or_insert_with(Vec::new).extend(b.weights);
+                }
+                1 => del.extend(b.edges),
+                _ => {
+                    set.extend(b.edges);
+                    set_w.extend(b.weights);
+                }
+            }
+        }
+        if ranked.iter().any(|r| r.is_some()) {
+            let r = |k: usize| {
+                ranked[k].as_ref().map_or(Ranked::default(), |b| Ranked {
+                    edges: &b.edges,
+                    new_names: &b.new_names,
+                    weights: &b.weights,
+                })
+            };
+            up.stage_ranked(r(0), r(1), r(2))?;
         }
         let ins_w = ins_w.unwrap_or_default();
         if weighted {
-            if !(ranks.0.is_empty() && ranks.1.is_empty() && ranks.2.is_empty()) {
-                up.stage_ranks_weighted((&ranks.0, &rank_w.0), &ranks.1, (&ranks.2, &rank_w.1))?;
+            if !(ins.is_empty() && del.is_empty() && set.is_empty()) {
+                up.stage_ids_weighted((&ins, &ins_w), &del, (&set, &set_w))?;
             }
-            up.stage_ids_weighted((&ins, &ins_w), &del, (&set, &set_w))?;
         } else {
             if !set.is_empty() {
                 return Err(grotto::Error::Invalid(format!(
@@ -158,9 +166,6 @@ pub(crate) fn update(
                     "{} is unweighted, and the inserted edges carry weights; leave them out",
                     path.display()
                 )));
-            }
-            if !(ranks.0.is_empty() && ranks.1.is_empty()) {
-                up.stage_ranks(&ranks.0, &ranks.1)?;
             }
             if !(ins.is_empty() && del.is_empty()) {
                 up.stage_ids(&ins, &del)?;

@@ -622,7 +622,7 @@ def update(
     third array), and ``set_weight`` (same kinds of sources, with weights)
     gives existing edges new weights after the deletes and inserts.
     Deletes apply before inserts. A new integer id adds vertices; a graph
-    with names takes string ids (existing names only, for now).
+    with names takes string ids, and a new name adds a vertex.
     ``keep_duplicates`` graphs cannot be updated yet. A crash at any
     moment leaves the graph before or after the batch (docs/updates.md).
 

@@ -23,6 +23,10 @@ pub struct BatchEdges {
     /// The weight of each edge, when weights were asked for
     /// (`opts.weighted == Some(true)`: the graph is weighted).
     pub weights: Vec<f32>,
+    /// Names the graph's table lacks, sorted and distinct: in `edges`,
+    /// rank `t + k` (where `t` is the table's length) stands for
+    /// `new_names[k]`.
+    pub new_names: Vec<String>,
     /// Lines read.
     pub lines: u64,
 }
@@ -32,7 +36,15 @@ struct Collect {
     edges: Vec<(u64, u64)>,
     weighted: bool,
     weights: Vec<f32>,
+    /// This sink's number, and the new names it met, by first meeting.
+    sink: u64,
+    new: Vec<Vec<u8>>,
+    new_of: std::collections::HashMap<Vec<u8>, u32>,
 }
+
+/// The mark of an id that stands for a new name: the sink's number above
+/// bit 32, the name's index in the sink below.
+const NEW_NAME: u64 = 1 << 63;
 
 impl EdgeSink for Collect {
     fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
@@ -43,6 +55,14 @@ impl EdgeSink for Collect {
         true
     }
     fn vertex(&mut self, _u: u64) {}
+    fn new_name(&mut self, token: &[u8]) -> u64 {
+        let new = &mut self.new;
+        let k = *self.new_of.entry(token.to_vec()).or_insert_with(|| {
+            new.push(token.to_vec());
+            (new.len() - 1) as u32
+        });
+        NEW_NAME | self.sink << 32 | k as u64
+    }
 }
 
 /// Reads the edges of `path`: text in any format `convert` reads (format
@@ -83,6 +103,9 @@ pub fn read_batch(
             edges: Vec::with_capacity(pq.edges() as usize),
             weighted: want_w,
             weights: Vec::new(),
+            sink: 0,
+            new: Vec::new(),
+            new_of: Default::default(),
         };
         for c in 0..pq.chunks() {
             crate::interrupt::check()?;
@@ -93,6 +116,7 @@ pub fn read_batch(
             ranks: false,
             lines: 0,
             weights: sink.weights,
+            new_names: Vec::new(),
         });
     }
     let (spec, sn, _) = super::text_spec(path, opts)?;
@@ -121,9 +145,10 @@ pub fn read_batch(
         0
     };
     let ids = match names {
-        Some(t) => Ids::Resolve(t),
+        Some(t) => Ids::ResolveOrNew(t),
         None => Ids::Integer,
     };
+    let sinks_made = std::sync::atomic::AtomicU64::new(0);
     let threads = super::plan::default_threads(opts.threads);
     let (sinks, counts) = parse::parse_file(
         path,
@@ -136,13 +161,49 @@ pub fn read_batch(
             edges: Vec::new(),
             weighted: want_w,
             weights: Vec::new(),
+            sink: sinks_made.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            new: Vec::new(),
+            new_of: Default::default(),
         },
         &|_| {},
     )?;
+    // New names, numbered after the table's in their sorted order.
+    let mut new_names: Vec<&[u8]> = sinks
+        .iter()
+        .flat_map(|s| s.new.iter().map(|n| &n[..]))
+        .collect();
+    new_names.sort_unstable();
+    new_names.dedup();
+    let table = names.map_or(0, |t| t.len());
+    // By sink number: the rank each of its new names has now.
+    let made = sinks.iter().map(|s| s.sink + 1).max().unwrap_or(0) as usize;
+    let mut global: Vec<Vec<u64>> = vec![Vec::new(); made];
+    for s in &sinks {
+        global[s.sink as usize] = s
+            .new
+            .iter()
+            .map(|n| table + new_names.binary_search(&&n[..]).unwrap_or(0) as u64)
+            .collect();
+    }
+    let new_names: Vec<String> = new_names
+        .iter()
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .collect();
     let mut edges = Vec::with_capacity(sinks.iter().map(|s| s.edges.len()).sum());
     let mut weights = Vec::new();
     for s in sinks {
-        edges.extend(s.edges);
+        let at = |x: u64| {
+            if x & NEW_NAME == 0 {
+                x
+            } else {
+                global[((x & !NEW_NAME) >> 32) as usize][(x & 0xffff_ffff) as usize]
+            }
+        };
+        if s.new.is_empty() {
+            edges.extend(s.edges);
+        } else {
+            edges.extend(s.edges.iter().map(|&(u, v)| (at(u), at(v))));
+        }
         weights.extend(s.weights);
     }
     Ok(BatchEdges {
@@ -150,6 +211,7 @@ pub fn read_batch(
         ranks: names.is_some(),
         lines: counts.lines,
         weights,
+        new_names,
     })
 }
 

@@ -270,6 +270,9 @@ pub(crate) fn line<S: EdgeSink>(
                     start,
                     "a vertex name read in the first pass (did the file change?)",
                 ))? as u64,
+                Ids::ResolveOrNew(names) => {
+                    super::parse::new_or_known(names, text, sink).map_err(|w| (start, w))?
+                }
             };
             if k == cols.src {
                 u = id;

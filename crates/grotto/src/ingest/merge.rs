@@ -192,7 +192,7 @@ impl OwnedOps {
 pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     let t0 = Instant::now();
     let b = up.batch();
-    let (lock, g, n, new_ids) = up.into_parts();
+    let (lock, g, n, added) = up.into_parts();
     let h = g.header().clone();
     let undirected = !h.directed();
     let mut report = UpdateReport {
@@ -247,7 +247,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
             )));
         }
     }
-    let ordered = write_tables(&mut w, &g, n, &new_ids)?;
+    let ordered = write_tables(&mut w, &g, n, &added)?;
     let edges = if undirected {
         (out.entries - out.loops) / 2 + out.loops
     } else {
@@ -290,33 +290,52 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
 
 /// The id map, names and vertex order, and two empty manifest slots.
 /// New vertices keep the internal ids the batch gave them (after the
-/// others): without an id map their rank is their id; with one, `new_ids`
-/// (their user ids, by internal id) join the map in order, and the file
-/// gets a vertex order, the rank of each internal vertex in the grown
-/// map, so no list needs renumbering. Returns whether an order was
-/// written.
-fn write_tables(w: &mut GraphWriter, g: &Graph, n: u64, new_ids: &[u64]) -> Result<bool> {
-    if let Some(t) = g.names() {
-        w.section(SectionKind::Names, &t.encode(), t.len())?;
-    }
+/// others): without an id map or names their rank is their id; with one,
+/// the new ids or names (`added`, by internal id) join the table in
+/// order, and the file gets a vertex order, the rank of each internal
+/// vertex in the grown table, so no list is renumbered. Returns whether
+/// an order was written.
+fn write_tables(
+    w: &mut GraphWriter,
+    g: &Graph,
+    n: u64,
+    added: &crate::store::update::Added,
+) -> Result<bool> {
     let n0 = g.vertex_count();
-    let (map, order) = match g.id_map() {
-        Some(m) if !new_ids.is_empty() => {
-            let (map, order) = grown_id_map(m, n0, new_ids, |v| g.rank(v));
-            (Some(map), Some(order))
+    let rank = |v: VertexId| g.rank(v);
+    let mut order = None;
+    if let Some(t) = g.names() {
+        if added.names.is_empty() {
+            w.section(SectionKind::Names, &t.encode(), t.len())?;
+        } else {
+            let old: Vec<&[u8]> = (0..t.len() as u32).map(|r| t.get(r).as_bytes()).collect();
+            let new: Vec<&[u8]> = added.names.iter().map(|s| s.as_bytes()).collect();
+            let (all, o) = grown_table(&old, n0, &new, rank);
+            let grown = crate::store::names::Names::from_sorted(&all)?;
+            w.section(SectionKind::Names, &grown.encode(), grown.len())?;
+            order = Some(o);
         }
-        m => {
-            let order = g.order().map(|o| {
-                let mut o = o.to_vec();
-                o.extend(o.len() as u32..n as u32);
-                o
-            });
-            (m.map(|m| m.to_vec()), order)
-        }
-    };
-    if let Some(m) = &map {
-        w.section(SectionKind::IdMap, bytemuck::cast_slice(m), m.len() as u64)?;
     }
+    match g.id_map() {
+        Some(m) if !added.ids.is_empty() => {
+            let (map, o) = grown_table(m, n0, &added.ids, rank);
+            w.section(
+                SectionKind::IdMap,
+                bytemuck::cast_slice(&map),
+                map.len() as u64,
+            )?;
+            order = Some(o);
+        }
+        Some(m) => w.section(SectionKind::IdMap, bytemuck::cast_slice(m), m.len() as u64)?,
+        None => {}
+    }
+    let order = order.or_else(|| {
+        g.order().map(|o| {
+            let mut o = o.to_vec();
+            o.extend(o.len() as u32..n as u32);
+            o
+        })
+    });
     if let Some(o) = &order {
         w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
     }
@@ -324,16 +343,16 @@ fn write_tables(w: &mut GraphWriter, g: &Graph, n: u64, new_ids: &[u64]) -> Resu
     Ok(order.is_some())
 }
 
-/// The id map `m` (user ids by rank) with `new_ids` (new vertices
-/// `n0, n0 + 1, ...`, ids not in `m`) merged in, and the rank of every
+/// The table `m` (user ids or names, by rank) with `new` (new vertices
+/// `n0, n0 + 1, ...`, keys not in `m`) merged in, and the rank of every
 /// internal vertex in it (`rank(v)`: `v`'s rank in `m`).
-fn grown_id_map(
-    m: &[u64],
+fn grown_table<K: Ord + Copy>(
+    m: &[K],
     n0: u64,
-    new_ids: &[u64],
+    new: &[K],
     rank: impl Fn(VertexId) -> u32,
-) -> (Vec<u64>, Vec<u32>) {
-    let mut add: Vec<(u64, u32)> = new_ids
+) -> (Vec<K>, Vec<u32>) {
+    let mut add: Vec<(K, u32)> = new
         .iter()
         .enumerate()
         .map(|(k, &id)| (id, (n0 + k as u64) as u32))
@@ -716,7 +735,7 @@ mod tests {
         // vertices 3 and 4 are ids 25 and 5.
         let m = [10u64, 20, 30];
         let old_rank = [2u32, 0, 1];
-        let (map, order) = grown_id_map(&m, 3, &[25, 5], |v| old_rank[v as usize]);
+        let (map, order) = grown_table(&m, 3, &[25, 5], |v| old_rank[v as usize]);
         assert_eq!(map, vec![5, 10, 20, 25, 30]);
         // Vertex v's user id is the same before and after.
         for v in 0..3 {

@@ -95,6 +95,9 @@ pub enum Ids<'a> {
     Collect,
     /// Tokens are names, each resolved to its rank in the table.
     Resolve(&'a crate::store::names::Names),
+    /// Tokens are names resolved in the table; a name it lacks goes to
+    /// [`EdgeSink::new_name`], whose id stands for it (update batches).
+    ResolveOrNew(&'a crate::store::names::Names),
 }
 
 /// Receives parsed edges; one sink per worker thread.
@@ -107,6 +110,11 @@ pub trait EdgeSink: Send {
     fn vertex(&mut self, u: u64);
     /// A vertex name read in [`Ids::Collect`] mode (default: ignored).
     fn name(&mut self, _token: &[u8]) {}
+    /// A name the table lacks, read in [`Ids::ResolveOrNew`] mode: the id
+    /// that stands for it in this sink's edges (default: `u64::MAX`).
+    fn new_name(&mut self, _token: &[u8]) -> u64 {
+        u64::MAX
+    }
     /// The edges `u[i] -> v[i]` with weights `w[i]` (1.0 when `None`), in
     /// order; stops early as [`EdgeSink::edge`] does. One call per batch,
     /// so a source behind `dyn EdgeSink` pays one dynamic call per batch
@@ -259,6 +267,10 @@ impl Cursor<'_> {
                         "a vertex name read in the first pass (did the file change?)",
                     )),
                 }
+            }
+            Ids::ResolveOrNew(names) => {
+                let t = token(self);
+                new_or_known(names, t, sink).map_err(|what| (start, what))
             }
         }
     }
@@ -731,3 +743,20 @@ pub fn parse_file<S: EdgeSink>(
 
 #[cfg(test)]
 mod tests;
+
+/// The rank of the name `t` in `names`, or, for a name the table lacks,
+/// the id `sink` gives it ([`Ids::ResolveOrNew`]).
+pub(crate) fn new_or_known<S: EdgeSink + ?Sized>(
+    names: &crate::store::names::Names,
+    t: &[u8],
+    sink: &mut S,
+) -> std::result::Result<u64, &'static str> {
+    if t.is_empty() {
+        return Err("a vertex name");
+    }
+    match names.find(t) {
+        Some(v) => Ok(v as u64),
+        None if std::str::from_utf8(t).is_err() => Err("a vertex name in UTF-8"),
+        None => Ok(sink.new_name(t)),
+    }
+}

@@ -38,16 +38,7 @@ impl GraphUpdate {
             if !create {
                 return Ok(None);
             }
-            if self.vertices >= MAX_VERTICES {
-                return Err(Error::Limit {
-                    what: format!(
-                        "vertex {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
-                        self.vertices + 1
-                    ),
-                });
-            }
-            let v = self.vertices as VertexId;
-            self.vertices += 1;
+            let v = self.add_vertex(id)?;
             self.new_ids.push(id);
             self.new_id_of.insert(id, v);
             return Ok(Some(v));
@@ -71,17 +62,44 @@ impl GraphUpdate {
         Ok(Some(r as VertexId))
     }
 
-    /// The internal vertex of the name `name`; names cannot be added yet.
-    fn vertex_named(&self, name: &str, create: bool) -> Result<Option<VertexId>> {
+    /// The internal vertex of the name `name`; when `create`, a name the
+    /// graph lacks adds a vertex (the name table grows when the batch is
+    /// merged). `None`: not a vertex (and not made).
+    fn vertex_named(&mut self, name: &str, create: bool) -> Result<Option<VertexId>> {
         match self.graph.vertex_named(name) {
-            Ok(v) => Ok(Some(v)),
-            Err(Error::NoSuchVertex { .. }) if !create => Ok(None),
-            Err(Error::NoSuchVertex { .. }) => Err(Error::Invalid(format!(
-                "vertex {name:?} is not in the graph, and adding vertices to a graph with \
-                 names is not supported yet; convert the updated edge list instead"
-            ))),
-            Err(e) => Err(e),
+            Ok(v) => return Ok(Some(v)),
+            Err(Error::NoSuchVertex { .. }) => {}
+            Err(e) => return Err(e),
         }
+        if let Some(&v) = self.new_name_of.get(name) {
+            return Ok(Some(v));
+        }
+        if !create {
+            return Ok(None);
+        }
+        if name.is_empty() {
+            return Err(Error::Invalid("an empty vertex name".into()));
+        }
+        let v = self.add_vertex(name)?;
+        self.new_names.push(name.to_string());
+        self.new_name_of.insert(name.to_string(), v);
+        Ok(Some(v))
+    }
+
+    /// The next internal id, for a vertex new to a graph with an id map
+    /// or names (`what` names it in an error).
+    fn add_vertex(&mut self, what: impl std::fmt::Display) -> Result<VertexId> {
+        if self.vertices >= MAX_VERTICES {
+            return Err(Error::Limit {
+                what: format!(
+                    "vertex {what} would make {} vertices, past the format's limit of {MAX_VERTICES}",
+                    self.vertices + 1
+                ),
+            });
+        }
+        let v = self.vertices as VertexId;
+        self.vertices += 1;
+        Ok(v)
     }
 
     /// Stages the edge `u -> v` (user ids) for insertion (an unweighted
@@ -266,49 +284,80 @@ impl GraphUpdate {
     /// Stages edges between vertices given by the ranks of their names
     /// (a graph with names; [`crate::ingest::batch`] reads them so).
     pub fn stage_ranks(&mut self, ins: &[(u64, u64)], del: &[(u64, u64)]) -> Result<()> {
-        if !ins.is_empty() {
-            self.unweighted_inserts()?;
+        let (ins, del) = (Ranked::of(ins), Ranked::of(del));
+        self.stage_ranked(ins, del, Ranked::default())
+    }
+
+    /// Stages the edges of a graph with names given by name ranks, each
+    /// file with the names it adds ([`Ranked`]): inserts (new names add
+    /// vertices), deletes, and weight changes; weights as in
+    /// [`GraphUpdate::stage_ids_weighted`].
+    pub fn stage_ranked(
+        &mut self,
+        ins: Ranked<'_>,
+        del: Ranked<'_>,
+        set: Ranked<'_>,
+    ) -> Result<()> {
+        if self.graph.weighted() {
+            self.check_weighted_batch((ins.edges, ins.weights), (set.edges, set.weights))?;
+        } else {
+            if !ins.edges.is_empty() {
+                self.unweighted_inserts()?;
+            }
+            if !(ins.weights.is_empty() && set.edges.is_empty()) {
+                self.weighted_only("weights are given")?;
+            }
         }
-        self.stage_ranks_inner(ins, del, &[])
-    }
-
-    /// [`GraphUpdate::stage_ranks`] for a weighted graph with names (see
-    /// [`GraphUpdate::stage_ids_weighted`]).
-    pub fn stage_ranks_weighted(
-        &mut self,
-        ins: (&[(u64, u64)], &[f32]),
-        del: &[(u64, u64)],
-        set: (&[(u64, u64)], &[f32]),
-    ) -> Result<()> {
-        self.check_weighted_batch(ins, set)?;
-        self.stage_ranks_inner(ins.0, del, set.0)?;
-        self.ins_w.extend_from_slice(ins.1);
-        self.set_w.extend_from_slice(set.1);
-        Ok(())
-    }
-
-    fn stage_ranks_inner(
-        &mut self,
-        ins: &[(u64, u64)],
-        del: &[(u64, u64)],
-        set: &[(u64, u64)],
-    ) -> Result<()> {
         let n = self.graph.vertex_count();
-        if let Some(&(a, b)) = ins
-            .iter()
-            .chain(del)
-            .chain(set)
-            .find(|e| e.0 >= n || e.1 >= n)
-        {
-            return Err(Error::Invalid(format!(
-                "ranks {a} and {b}: the graph has {n} named vertices"
-            )));
+        for r in [&ins, &del, &set] {
+            let top = n + r.new_names.len() as u64;
+            if let Some(&(a, b)) = r.edges.iter().find(|e| e.0 >= top || e.1 >= top) {
+                return Err(Error::Invalid(format!(
+                    "ranks {a} and {b}: the graph has {n} named vertices, and the batch names \
+                     {} more",
+                    r.new_names.len()
+                )));
+            }
         }
-        let g = &self.graph;
-        let at = |r: u64| g.vertex_at_rank(r as u32);
-        self.ins.extend(ins.iter().map(|&(a, b)| (at(a), at(b))));
-        self.del.extend(del.iter().map(|&(a, b)| (at(a), at(b))));
-        self.set.extend(set.iter().map(|&(a, b)| (at(a), at(b))));
+        if self.graph.vertex_count() > 0 {
+            // Builds the rank table once, before the threads look it up.
+            self.graph.vertex_at_rank(0);
+        }
+        for (k, r) in [ins, del, set].into_iter().enumerate() {
+            // New names: vertices for inserts, unknown for the others
+            // (unless an insert of this batch added them).
+            let mut added = Vec::with_capacity(r.new_names.len());
+            for name in r.new_names {
+                added.push(self.vertex_named(name, k == 0)?.unwrap_or(VertexId::MAX));
+            }
+            let g = &self.graph;
+            let at = |x: u64| {
+                if x < n {
+                    g.vertex_at_rank(x as u32)
+                } else {
+                    added[(x - n) as usize]
+                }
+            };
+            let pairs = r.edges.par_iter().map(|&(a, b)| {
+                let (a, b) = (at(a), at(b));
+                if a == VertexId::MAX || b == VertexId::MAX {
+                    (VertexId::MAX, VertexId::MAX)
+                } else {
+                    (a, b)
+                }
+            });
+            match k {
+                0 => {
+                    self.ins.par_extend(pairs);
+                    self.ins_w.extend_from_slice(r.weights);
+                }
+                1 => self.del.par_extend(pairs),
+                _ => {
+                    self.set.par_extend(pairs);
+                    self.set_w.extend_from_slice(r.weights);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -455,4 +504,27 @@ pub(crate) struct Batch {
     /// Weight changes naming a vertex the graph does not have, or a self
     /// loop the graph does not keep.
     pub set_missing: u64,
+}
+
+/// One file's edges given by name ranks ([`crate::ingest::batch`] reads
+/// them so): ranks from the graph's name count on stand for `new_names`,
+/// names the graph lacks.
+#[derive(Clone, Copy, Default)]
+pub struct Ranked<'a> {
+    /// `(u, v)` name ranks.
+    pub edges: &'a [(u64, u64)],
+    /// The names of ranks from the graph's name count on, in order.
+    pub new_names: &'a [String],
+    /// A weight per edge (inserts and weight changes of a weighted graph).
+    pub weights: &'a [f32],
+}
+
+impl<'a> Ranked<'a> {
+    /// Edges between names the graph has, without weights.
+    pub fn of(edges: &'a [(u64, u64)]) -> Ranked<'a> {
+        Ranked {
+            edges,
+            ..Ranked::default()
+        }
+    }
 }

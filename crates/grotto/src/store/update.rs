@@ -40,6 +40,7 @@ use super::delta::{key, unkey, NetOps};
 use super::format::*;
 use super::graph::Graph;
 use super::manifest::{Fences, Manifest, Run, RunRef, MAX_RUNS};
+pub use super::staging::Ranked;
 use super::{BlockReader, Direction};
 use crate::error::{Error, Result};
 use crate::io::inplace::{InPlace, PowerCut};
@@ -112,6 +113,11 @@ pub struct GraphUpdate {
     pub(super) new_ids: Vec<u64>,
     /// The internal vertex of each of `new_ids`.
     pub(super) new_id_of: std::collections::HashMap<u64, VertexId>,
+    /// Names new to a graph with names, by internal id after `new_ids`'
+    /// place (only a merge can add them: the name table grows).
+    pub(super) new_names: Vec<String>,
+    /// The internal vertex of each of `new_names`.
+    pub(super) new_name_of: std::collections::HashMap<String, VertexId>,
     /// The weight of each of `ins` (weighted graphs).
     pub(super) ins_w: Vec<f32>,
     /// Weight changes of existing edges (weighted graphs), and the weights.
@@ -166,6 +172,8 @@ impl GraphUpdate {
             del: Vec::new(),
             new_ids: Vec::new(),
             new_id_of: std::collections::HashMap::new(),
+            new_names: Vec::new(),
+            new_name_of: std::collections::HashMap::new(),
             ins_w: Vec::new(),
             set: Vec::new(),
             set_w: Vec::new(),
@@ -180,14 +188,18 @@ impl GraphUpdate {
     /// The lock, the graph as before the batch, the vertex count after it,
     /// and the user ids of the vertices it adds to a graph with an id map
     /// (for a merge, which writes a new file instead of a run).
-    pub(crate) fn into_parts(self) -> (InPlace, Graph, u64, Vec<u64>) {
-        (self.file, self.graph, self.vertices, self.new_ids)
+    pub(crate) fn into_parts(self) -> (InPlace, Graph, u64, Added) {
+        let added = Added {
+            ids: self.new_ids,
+            names: self.new_names,
+        };
+        (self.file, self.graph, self.vertices, added)
     }
 
-    /// Whether the batch adds vertices to a graph with an id map, which
-    /// only a merge can do.
+    /// Whether the batch adds vertices to a graph with an id map or
+    /// names, which only a merge can do.
     pub fn grows_id_map(&self) -> bool {
-        !self.new_ids.is_empty()
+        !self.new_ids.is_empty() || !self.new_names.is_empty()
     }
 
     /// Vertices after the staged batch (new ids add vertices).
@@ -202,6 +214,14 @@ impl GraphUpdate {
             return Err(Error::Invalid(format!(
                 "{} is weighted, and weighted graphs are updated by merging (a delta run \
                  holds no weights): commit with `--merge auto`, the default, or `--merge always`",
+                self.graph.path().display()
+            )));
+        }
+        if let Some(name) = self.new_names.first() {
+            return Err(Error::Invalid(format!(
+                "vertex {name:?} is not in {}: adding names to a graph with names takes a \
+                 merge (commit with merging allowed: `--merge auto`, the default, or \
+                 `--merge always`)",
                 self.graph.path().display()
             )));
         }
@@ -358,6 +378,15 @@ fn committed(
     let base = Header::decode(&hb, g.path(), len)?;
     let c = super::history::read_committed(file.file(), g.path(), &base, point.header_crc, len)?;
     Ok(c)
+}
+
+/// The user ids and names a batch adds to a graph with an id map or
+/// names, by internal id from the graph's vertex count on.
+pub(crate) struct Added {
+    /// New ids (an id map).
+    pub ids: Vec<u64>,
+    /// New names.
+    pub names: Vec<String>,
 }
 
 /// A batch resolved against the current lists.
