@@ -750,4 +750,88 @@ mod tests {
         assert_eq!(run(&[], &[9], &[]).0, vec![9]);
         assert_eq!(run(&[9], &[], &[9]).0, Vec::<u32>::new());
     }
+
+    proptest::proptest! {
+        /// The merged list (and its weights) equals the model: a map of
+        /// arcs with deletes, then inserts (new or re-inserted take the
+        /// insert's weight), then weight changes of arcs then present.
+        #[test]
+        fn a_merged_list_matches_the_model(
+            l in proptest::collection::btree_map(0u32..64, 0u8..8, 0..24),
+            ins in proptest::collection::btree_map(0u32..64, 0u8..8, 0..12),
+            del in proptest::collection::btree_set(0u32..64, 0..12),
+            set in proptest::collection::btree_map(0u32..64, 0u8..8, 0..8),
+        ) {
+            let w = |x: u8| x as f32;
+            let mut model: std::collections::BTreeMap<u32, f32> =
+                l.iter().map(|(&k, &x)| (k, w(x))).collect();
+            let mut counts = [0u64; 6];
+            for k in &del {
+                if model.remove(k).is_some() && !ins.contains_key(k) {
+                    counts[1] += 1;
+                }
+                if !l.contains_key(k) {
+                    counts[3] += 1;
+                }
+            }
+            for (k, &x) in &ins {
+                if !model.contains_key(k) {
+                    model.insert(*k, w(x));
+                    counts[0] += !l.contains_key(k) as u64;
+                } else {
+                    counts[2] += 1;
+                }
+            }
+            for (k, &x) in &set {
+                match model.get_mut(k) {
+                    Some(v) => {
+                        *v = w(x);
+                        counts[4] += 1;
+                    }
+                    None => counts[5] += 1,
+                }
+            }
+            let keys = |m: Vec<u32>| m.into_iter().map(|x| key(7, x)).collect::<Vec<_>>();
+            let (ki, kd, ks) = (
+                keys(ins.keys().copied().collect()),
+                keys(del.iter().copied().collect()),
+                keys(set.keys().copied().collect()),
+            );
+            let iw: Vec<f32> = ins.values().map(|&x| w(x)).collect();
+            let sw: Vec<f32> = set.values().map(|&x| w(x)).collect();
+            let ops = Ops { ins: &ki, ins_w: &iw, del: &kd, set: &ks, set_w: &sw };
+            let ids: Vec<u32> = l.keys().copied().collect();
+            let lw: Vec<f32> = l.values().map(|&x| w(x)).collect();
+            let (mut out, mut out_w) = (Vec::new(), Vec::new());
+            let mut t = Tally::default();
+            let mut ch = Changes::default();
+            let all = Counts { once: &|_: VertexId, _: VertexId| true, record: true };
+            merge_list(7, (&ids, &lw), ops, (&mut out, &mut out_w), Some((all, &mut t, &mut ch)));
+            if ids.is_empty() && iw.is_empty() {
+                // No weights to carry: none come out.
+                proptest::prop_assert!(out_w.is_empty());
+                out_w = out.iter().map(|k| model[k]).collect();
+            }
+            let got: std::collections::BTreeMap<u32, f32> =
+                out.iter().copied().zip(out_w.iter().copied()).collect();
+            proptest::prop_assert_eq!(out.len(), got.len(), "sorted and distinct");
+            proptest::prop_assert_eq!(&got, &model);
+            proptest::prop_assert_eq!(
+                [t.inserted, t.deleted, t.present, t.absent, t.weights_set, t.weights_absent],
+                [counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]]
+            );
+            // The recorded changes turn the old list into the new one.
+            let mut again: std::collections::BTreeMap<u32, f32> =
+                l.iter().map(|(&k, &x)| (k, w(x))).collect();
+            for k in &ch.del {
+                again.remove(&unkey(*k).1);
+            }
+            for &(k, x) in ch.ins.iter().chain(&ch.set) {
+                again.insert(unkey(k).1, x);
+            }
+            if !(ids.is_empty() && iw.is_empty()) {
+                proptest::prop_assert_eq!(again, model);
+            }
+        }
+    }
 }
