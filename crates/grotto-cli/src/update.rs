@@ -211,6 +211,9 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
         } else {
             println!("updated {} (commit {})", a.graph.display(), r.commit);
         }
+        if !r.note.is_empty() {
+            println!("  note       {}", r.note);
+        }
         println!(
             "  inserted   {} edges ({} already present{})",
             r.inserted,

@@ -62,10 +62,88 @@ const CHUNK_VERTICES: u64 = 1 << 16;
 /// Commits the staged batch of `up`: as a merge when `policy` says so,
 /// else as a delta run ([`GraphUpdate::commit`]).
 pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
-    if should_merge(&up, policy) {
-        merge(up)
+    if !should_merge(&up, policy) {
+        return up.commit();
+    }
+    // A merge writes a second copy of the graph beside it: checked before
+    // the work, not found out by a full disk at the end of it.
+    let need = merge_bytes(&up);
+    let dir = spill_dir(up.graph().path());
+    let free = crate::io::system::free_disk_bytes(&dir);
+    let required = policy == MergePolicy::Always || must_merge(&up);
+    match room(need, free, required, up.graph().path()) {
+        Room::Enough => merge(up),
+        Room::DeltaInstead(note) => {
+            let mut r = up.commit()?;
+            r.note = note;
+            Ok(r)
+        }
+        Room::Refuse(e) => Err(e),
+    }
+}
+
+/// Whether only a merge can commit `up`'s batch: it holds weights, or it
+/// adds ids or names to a table.
+fn must_merge(up: &GraphUpdate) -> bool {
+    up.grows_id_map() || up.graph().weighted()
+}
+
+/// About how many bytes a merge of `up` writes: the graph as it is, grown
+/// by the batch's inserts at the file's bytes per entry.
+fn merge_bytes(up: &GraphUpdate) -> u64 {
+    let g = up.graph();
+    let len = std::fs::metadata(g.path()).map_or(0, |m| m.len());
+    let runs = g
+        .updates()
+        .map_or(0, |u| u.run_bytes + u.dead_bytes + u.unreferenced_tail);
+    let base = len.saturating_sub(runs);
+    let entries = g.header().out_entries.max(1);
+    let (ins, _) = up.staged();
+    let per_edge = if g.directed() { 1 } else { 2 };
+    base + (base as u128 * (ins * per_edge) as u128 / entries as u128) as u64
+}
+
+/// What a commit does about the space a merge needs.
+#[derive(Debug)]
+enum Room {
+    /// Merge.
+    Enough,
+    /// Append a delta run instead, saying why.
+    DeltaInstead(String),
+    /// Refuse before writing anything.
+    Refuse(Error),
+}
+
+/// Decides between merging, a delta run and a refusal when a merge needs
+/// `need` bytes and the file system has `free` (unknown: merge, and let a
+/// full disk fail the write as `convert`'s would). `required`: nothing
+/// but a merge will do.
+fn room(need: u64, free: Option<u64>, required: bool, path: &Path) -> Room {
+    let Some(free) = free.filter(|&f| f < need) else {
+        return Room::Enough;
+    };
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    let what = format!(
+        "a merge writes a new copy of {} beside it, about {:.1} MiB, and {:.1} MiB are free there",
+        path.display(),
+        mib(need),
+        mib(free)
+    );
+    if required {
+        Room::Refuse(Error::Invalid(format!(
+            "{what}; free some space and try again"
+        )))
     } else {
-        up.commit()
+        Room::DeltaInstead(format!("appended as a delta run instead of merged: {what}"))
+    }
+}
+
+/// The directory of the graph at `path`: where the merged file and the
+/// builder's spill files go.
+fn spill_dir(path: &Path) -> std::path::PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
     }
 }
 
@@ -76,7 +154,7 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
         MergePolicy::Always => return true,
         MergePolicy::Never => return false,
         // Only a merge grows an id map or holds weights.
-        MergePolicy::Above(_) if up.grows_id_map() || g.weighted() => return true,
+        MergePolicy::Above(_) if must_merge(up) => return true,
         MergePolicy::Above(f) => f,
     };
     let (ins, del) = up.staged();
@@ -210,10 +288,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
         inline_small: h.flags & FLAG_INLINE_SMALL != 0,
         ..LayoutConfig::default()
     };
-    let dir = match g.path().parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
+    let dir = spill_dir(g.path());
     let mut w = GraphWriter::create(g.path())?;
     let once = |v: VertexId, u: VertexId| !undirected || v <= u;
     let ops = Ops {

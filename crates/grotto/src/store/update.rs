@@ -93,6 +93,10 @@ pub struct UpdateReport {
     /// (a new file renamed over the old, no delta left) instead of
     /// appending a run ([`crate::ingest::merge`]).
     pub merged: bool,
+    /// Why the commit is not what was asked, when it is not (a merge
+    /// without the disk space for it appends a delta run); empty
+    /// otherwise.
+    pub note: String,
     /// Seconds reading the touched lists and working out the net change.
     pub resolve_s: f64,
     /// Seconds writing and syncing the run and the manifest (for a merge:

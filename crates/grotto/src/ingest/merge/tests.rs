@@ -183,3 +183,21 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_merge_without_room_appends_a_run_or_is_refused() {
+    let p = std::path::Path::new("g.grotto");
+    assert!(matches!(room(100, Some(100), true, p), Room::Enough));
+    assert!(matches!(room(100, None, true, p), Room::Enough));
+    match room(100 << 20, Some(10 << 20), false, p) {
+        Room::DeltaInstead(why) => assert!(
+            why.contains("100.0 MiB") && why.contains("10.0 MiB"),
+            "{why}"
+        ),
+        r => panic!("{r:?}"),
+    }
+    match room(100 << 20, Some(10 << 20), true, p) {
+        Room::Refuse(e) => assert!(e.to_string().contains("free some space"), "{e}"),
+        r => panic!("{r:?}"),
+    }
+}
