@@ -106,6 +106,20 @@ fn batch_of(
     (ins, del)
 }
 
+/// The `--json` report of a command that must succeed.
+fn report(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    serde_json::from_str(&ok(&grotto(&a))).unwrap()
+}
+
+/// The counts `keys` of a report.
+fn counts(r: &serde_json::Value, keys: &[&str]) -> Vec<u64> {
+    keys.iter()
+        .map(|k| r[*k].as_u64().unwrap_or(u64::MAX))
+        .collect()
+}
+
 /// Writes the batch `ins`, `del` to files, applies it to `g` with
 /// `grotto update` (and `extra` arguments), checks the counts of real
 /// changes against `want`, which it brings up to date, and returns the
@@ -599,7 +613,7 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
     let ins = file("ins.el", "3 4 4.5\n1 2 99\n");
     let del = file("del.el", "0 1\n");
     let set = file("set.el", "2 3 9\n3 4 8\n5 0 1\n");
-    let o = ok(&grotto(&[
+    let r = report(&[
         "update",
         p(&g),
         "--insert",
@@ -608,21 +622,16 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
         p(&del),
         "--set-weight",
         p(&set),
-        "--json",
-    ]));
-    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
-    assert_eq!(r["merged"], true, "{o}");
-    assert_eq!(
-        [
-            &r["inserted"],
-            &r["deleted"],
-            &r["already_present"],
-            &r["weights_set"],
-            &r["weights_not_present"]
-        ],
-        [1, 1, 1, 2, 1].map(serde_json::Value::from).each_ref(),
-        "{o}"
-    );
+    ]);
+    assert_eq!(r["merged"], true, "{r}");
+    let keys = [
+        "inserted",
+        "deleted",
+        "already_present",
+        "weights_set",
+        "weights_not_present",
+    ];
+    assert_eq!(counts(&r, &keys), [1, 1, 1, 2, 1], "{r}");
     ok(&grotto(&["check", p(&g)]));
     let out = ok(&grotto(&["export", p(&g)]));
     let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
@@ -673,27 +682,10 @@ fn graphs_with_names_take_new_names() {
         text(&o.stderr)
     );
     assert_eq!(std::fs::read(&g).unwrap(), before);
-    let o = ok(&grotto(&[
-        "update",
-        p(&g),
-        "--insert",
-        p(&ins),
-        "--delete",
-        p(&del),
-        "--json",
-    ]));
-    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
-    assert_eq!(r["merged"], true, "{o}");
-    assert_eq!(
-        [
-            &r["inserted"],
-            &r["deleted"],
-            &r["not_present"],
-            &r["new_vertices"]
-        ],
-        [4, 1, 1, 3].map(serde_json::Value::from).each_ref(),
-        "{o}"
-    );
+    let r = report(&["update", p(&g), "--insert", p(&ins), "--delete", p(&del)]);
+    assert_eq!(r["merged"], true, "{r}");
+    let keys = ["inserted", "deleted", "not_present", "new_vertices"];
+    assert_eq!(counts(&r, &keys), [4, 1, 1, 3], "{r}");
     ok(&grotto(&["check", p(&g)]));
     let out = ok(&grotto(&["export", p(&g)]));
     let mut rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
