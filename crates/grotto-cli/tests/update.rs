@@ -106,6 +106,18 @@ fn batch_of(
     (ins, del)
 }
 
+/// `body` written to `NAME.el` in `dir` and converted (with `extra`
+/// arguments) to `NAME.grotto`.
+fn text_graph(dir: &Path, name: &str, body: &str, extra: &[&str]) -> PathBuf {
+    let el = dir.join(format!("{name}.el"));
+    std::fs::write(&el, body).unwrap();
+    let g = dir.join(format!("{name}.grotto"));
+    let mut a = vec!["convert", p(&el), p(&g), "-q"];
+    a.extend_from_slice(extra);
+    ok(&grotto(&a));
+    g
+}
+
 /// The `--json` report of a command that must succeed.
 fn report(args: &[&str]) -> serde_json::Value {
     let mut a = args.to_vec();
@@ -322,15 +334,7 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
     let d = tempfile::tempdir().unwrap();
     let ins = d.path().join("ins.el");
     std::fs::write(&ins, "1 2\n").unwrap();
-    let conv = |name: &str, body: &str, extra: &[&str]| -> PathBuf {
-        let el = d.path().join(format!("{name}.el"));
-        std::fs::write(&el, body).unwrap();
-        let g = d.path().join(format!("{name}.grotto"));
-        let mut a = vec!["convert", p(&el), p(&g), "-q"];
-        a.extend_from_slice(extra);
-        ok(&grotto(&a));
-        g
-    };
+    let conv = |name: &str, body: &str, extra: &[&str]| text_graph(d.path(), name, body, extra);
     // A weighted graph: inserts need weights, and a delta run holds none.
     let w = conv("w", "0 1 1.5\n1 2 2.5\n", &["--weighted"]);
     let before = std::fs::read(&w).unwrap();
@@ -592,17 +596,12 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
 #[test]
 fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
     let d = tempfile::tempdir().unwrap();
-    let el = d.path().join("w.el");
-    std::fs::write(&el, "0 1 1.5\n1 2 2.5\n2 3 3.5\n").unwrap();
-    let g = d.path().join("w.grotto");
-    ok(&grotto(&[
-        "convert",
-        p(&el),
-        p(&g),
-        "--weighted",
-        "--reverse",
-        "-q",
-    ]));
+    let g = text_graph(
+        d.path(),
+        "w",
+        "0 1 1.5\n1 2 2.5\n2 3 3.5\n",
+        &["--weighted", "--reverse"],
+    );
     let file = |name: &str, body: &str| {
         let f = d.path().join(name);
         std::fs::write(&f, body).unwrap();
@@ -656,18 +655,12 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
 #[test]
 fn graphs_with_names_take_new_names() {
     let d = tempfile::tempdir().unwrap();
-    let el = d.path().join("n.el");
-    std::fs::write(&el, "bob carol\ncarol dave\n").unwrap();
-    let g = d.path().join("n.grotto");
-    ok(&grotto(&[
-        "convert",
-        p(&el),
-        p(&g),
-        "--ids",
-        "string",
-        "--reverse",
-        "-q",
-    ]));
+    let g = text_graph(
+        d.path(),
+        "n",
+        "bob carol\ncarol dave\n",
+        &["--ids", "string", "--reverse"],
+    );
     // Names before, between and after the old ones, in two files read in
     // parallel; a delete naming nobody is counted.
     let ins = d.path().join("ins.el");

@@ -67,7 +67,7 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     }
     // A merge writes a second copy of the graph beside it: checked before
     // the work, not found out by a full disk at the end of it.
-    let need = merge_bytes(&up);
+    let need = merge_bytes(&up)?;
     let dir = spill_dir(up.graph().path());
     let free = crate::io::system::free_disk_bytes(&dir);
     let required = policy == MergePolicy::Always || must_merge(&up);
@@ -90,9 +90,9 @@ fn must_merge(up: &GraphUpdate) -> bool {
 
 /// About how many bytes a merge of `up` writes: the graph as it is, grown
 /// by the batch's inserts at the file's bytes per entry.
-fn merge_bytes(up: &GraphUpdate) -> u64 {
+fn merge_bytes(up: &GraphUpdate) -> Result<u64> {
     let g = up.graph();
-    let len = std::fs::metadata(g.path()).map_or(0, |m| m.len());
+    let len = up.file_len()?;
     let runs = g
         .updates()
         .map_or(0, |u| u.run_bytes + u.dead_bytes + u.unreferenced_tail);
@@ -100,7 +100,7 @@ fn merge_bytes(up: &GraphUpdate) -> u64 {
     let entries = g.header().out_entries.max(1);
     let (ins, _) = up.staged();
     let per_edge = if g.directed() { 1 } else { 2 };
-    base + (base as u128 * (ins * per_edge) as u128 / entries as u128) as u64
+    Ok(base + (base as u128 * (ins * per_edge) as u128 / entries as u128) as u64)
 }
 
 /// What a commit does about the space a merge needs.
@@ -346,6 +346,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
         lines_skipped: h.lines_skipped,
         sections: Vec::new(),
     };
+    let written = w.bytes_written();
     w.finish(header)?;
     drop(lock);
     report.inserted = tally.inserted;
@@ -356,7 +357,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     report.weights_not_present = tally.weights_absent + b.set_missing;
     report.edges = edges;
     report.written = true;
-    report.bytes_written = std::fs::metadata(g.path()).map_or(0, |m| m.len());
+    report.bytes_written = written;
     report.commit = 0;
     report.runs = 0;
     report.write_s = t1.elapsed().as_secs_f64();

@@ -200,6 +200,12 @@ impl GraphUpdate {
         (self.file, self.graph, self.vertices, added)
     }
 
+    /// The length of the graph file, read through the update's own
+    /// descriptor.
+    pub fn file_len(&self) -> Result<u64> {
+        self.file.file_len()
+    }
+
     /// Whether the batch adds vertices to a graph with an id map or
     /// names, which only a merge can do.
     pub fn grows_id_map(&self) -> bool {

@@ -329,6 +329,11 @@ impl GraphWriter {
         }
     }
 
+    /// Bytes of the file so far (the header's block included).
+    pub fn bytes_written(&self) -> u64 {
+        self.pos
+    }
+
     /// Appends the manifest section with its two slots empty: room for
     /// updates (docs/updates.md), which every graph file has.
     pub fn empty_manifest(&mut self) -> Result<()> {

@@ -6,8 +6,9 @@ fn k(xs: &[u32]) -> Vec<u64> {
     xs.iter().map(|&x| key(7, x)).collect()
 }
 
-fn run(l: &[u32], ins: &[u32], del: &[u32]) -> (Vec<u32>, [u64; 4]) {
-    let (ki, kd) = (k(ins), k(del));
+/// What [`merge_list`] makes of the list `l` (weights `lw`) of vertex 7
+/// under `ops`, counting every arc and recording the changes.
+fn merged(l: &[u32], lw: &[f32], ops: Ops<'_>) -> (Vec<u32>, Vec<f32>, Tally, Changes) {
     let (mut out, mut out_w) = (Vec::new(), Vec::new());
     let mut t = Tally::default();
     let mut ch = Changes::default();
@@ -15,18 +16,19 @@ fn run(l: &[u32], ins: &[u32], del: &[u32]) -> (Vec<u32>, [u64; 4]) {
         once: &|_: VertexId, _: VertexId| true,
         record: true,
     };
+    let to = (&mut out, &mut out_w);
+    merge_list(7, (l, lw), ops, to, Some((all, &mut t, &mut ch)));
+    (out, out_w, t, ch)
+}
+
+fn run(l: &[u32], ins: &[u32], del: &[u32]) -> (Vec<u32>, [u64; 4]) {
+    let (ki, kd) = (k(ins), k(del));
     let ops = Ops {
         ins: &ki,
         del: &kd,
         ..Ops::default()
     };
-    merge_list(
-        7,
-        (l, &[]),
-        ops,
-        (&mut out, &mut out_w),
-        Some((all, &mut t, &mut ch)),
-    );
+    let (out, out_w, t, _) = merged(l, &[], ops);
     assert!(out_w.is_empty());
     (out, [t.inserted, t.deleted, t.present, t.absent])
 }
@@ -46,20 +48,7 @@ fn weights_follow_their_arcs() {
         set: &ks,
         set_w: &[60.0, 88.0, 90.0],
     };
-    let (mut out, mut out_w) = (Vec::new(), Vec::new());
-    let mut t = Tally::default();
-    let mut ch = Changes::default();
-    let all = Counts {
-        once: &|_: VertexId, _: VertexId| true,
-        record: true,
-    };
-    merge_list(
-        7,
-        (&l, &lw),
-        ops,
-        (&mut out, &mut out_w),
-        Some((all, &mut t, &mut ch)),
-    );
+    let (out, out_w, t, ch) = merged(&l, &lw, ops);
     assert_eq!(out, vec![1, 3, 4, 5, 6, 8]);
     assert_eq!(out_w, vec![1.0, 30.0, 40.0, 5.0, 60.0, 88.0]);
     assert_eq!((t.weights_set, t.weights_absent), (2, 1));
@@ -151,11 +140,7 @@ proptest::proptest! {
         let ops = Ops { ins: &ki, ins_w: &iw, del: &kd, set: &ks, set_w: &sw };
         let ids: Vec<u32> = l.keys().copied().collect();
         let lw: Vec<f32> = l.values().map(|&x| w(x)).collect();
-        let (mut out, mut out_w) = (Vec::new(), Vec::new());
-        let mut t = Tally::default();
-        let mut ch = Changes::default();
-        let all = Counts { once: &|_: VertexId, _: VertexId| true, record: true };
-        merge_list(7, (&ids, &lw), ops, (&mut out, &mut out_w), Some((all, &mut t, &mut ch)));
+        let (out, mut out_w, t, ch) = merged(&ids, &lw, ops);
         if ids.is_empty() && iw.is_empty() {
             // No weights to carry: none come out.
             proptest::prop_assert!(out_w.is_empty());
