@@ -270,7 +270,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         }
     }
     let Outcome {
-        table,
+        mut table,
         summary,
         config,
         verdict: verified,

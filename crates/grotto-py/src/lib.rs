@@ -282,6 +282,7 @@ impl PyGraph {
         ids: PyReadonlyArray1<'py, u64>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let g = &self.graph;
+        g.load_order().map_err(py_err)?;
         let d = self.degrees(ids.as_slice()?.iter().map(|&id| g.vertex_of(id)))?;
         Ok(PyArray1::from_vec(py, d))
     }
@@ -293,6 +294,7 @@ impl PyGraph {
         names: Vec<String>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let g = &self.graph;
+        g.load_order().map_err(py_err)?;
         let d = self.degrees(names.iter().map(|n| g.vertex_named(n)))?;
         Ok(PyArray1::from_vec(py, d))
     }
@@ -301,6 +303,7 @@ impl PyGraph {
     /// for an unweighted graph), read from disk.
     fn neighbors<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Neighbours<'py>> {
         let g = &self.graph;
+        g.load_order().map_err(py_err)?;
         let v = g.vertex_of(id).map_err(py_err)?;
         let (ids, weights) = self.read_list(py, v)?;
         let users: Vec<u64> = ids.iter().map(|&u| g.original_id(u)).collect();
@@ -315,6 +318,7 @@ impl PyGraph {
         name: &str,
     ) -> PyResult<(Vec<String>, Weights<'py>)> {
         let g = &self.graph;
+        g.load_order().map_err(py_err)?;
         let v = g.vertex_named(name).map_err(py_err)?;
         let (ids, weights) = self.read_list(py, v)?;
         Ok((ids.iter().map(|&u| g.label_text(u)).collect(), weights))
@@ -431,7 +435,7 @@ impl PyGraph {
         }
         let d = PyDict::new(py);
         let cols = PyList::empty(py);
-        for (name, values) in outcome.table.into_columns() {
+        for (name, values) in outcome.table.into_columns().map_err(py_err)? {
             cols.append((name, column(py, values)?))?;
         }
         d.set_item("columns", cols)?;
@@ -680,6 +684,9 @@ impl PyGraph {
     /// graph is unweighted).
     fn read_list<'py>(&self, py: Python<'py>, v: u32) -> PyResult<(Vec<u32>, Weights<'py>)> {
         let g = &self.graph;
+        // Lists are sorted and their ids looked up by rank: the order is
+        // kept in memory from the first list on.
+        g.load_order().map_err(py_err)?;
         let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
         let (mut ids, mut ws) = (Vec::new(), Vec::new());
         r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;

@@ -82,6 +82,9 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
         }
         writeln!(out, "{n} {n} {}", g.edge_count()).map_err(err)?;
     }
+    // Every list is sorted by rank: the order in memory, not read a
+    // rank at a time.
+    g.load_order()?;
     let mut r = BlockReader::new(g, Direction::Out)?;
     let mut nb = Vec::new();
     let mut ws = Vec::new();
@@ -205,6 +208,7 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
         })?;
         w.write(&batch).map_err(perr)
     };
+    g.load_order()?;
     let mut r = BlockReader::new(g, Direction::Out)?;
     let (mut nb, mut ws) = (Vec::new(), Vec::new());
     let mut written = 0u64;

@@ -51,7 +51,7 @@
 //! let engine = SyncEngine::open(Arc::clone(&g), EngineConfig::default()).unwrap();
 //! let cfg = BfsConfig { source: g.vertex_of(10).unwrap() };
 //! let (result, metrics) = engine.run(|run| bfs::run(run, &cfg)).unwrap();
-//! assert_eq!(result.depth[g.vertex_of(40).unwrap() as usize], 2);
+//! assert_eq!(result.depth.get(g.vertex_of(40).unwrap() as usize), 2);
 //! assert_eq!(result.reached, 4);
 //! assert!(metrics.traversed_edges > 0);
 //! ```

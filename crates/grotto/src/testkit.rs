@@ -28,6 +28,32 @@ pub fn from_edges_laid_out(
     reverse: bool,
     layout: LayoutConfig,
 ) -> TestGraph {
+    from_edges_with(
+        edges,
+        &ConvertOptions {
+            undirected,
+            reverse,
+            layout,
+            ..ConvertOptions::default()
+        },
+    )
+}
+
+/// An undirected rmat graph renumbered in degree order inside (an order
+/// section), as `convert --order degree` writes.
+pub fn rmat_ordered(scale: u32, edge_factor: u64, seed: u64) -> TestGraph {
+    from_edges_with(
+        &rmat_edges(scale, edge_factor, seed),
+        &ConvertOptions {
+            undirected: true,
+            order: crate::ingest::VertexOrder::Degree,
+            ..ConvertOptions::default()
+        },
+    )
+}
+
+/// A graph of `edges` converted with `opts`.
+pub fn from_edges_with(edges: &[(u64, u64)], opts: &ConvertOptions) -> TestGraph {
     let dir = tempfile::tempdir().unwrap();
     let text = dir.path().join("g.el");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
@@ -36,13 +62,7 @@ pub fn from_edges_laid_out(
     }
     drop(f);
     let out = dir.path().join("g.grotto");
-    let opts = ConvertOptions {
-        undirected,
-        reverse,
-        layout,
-        ..ConvertOptions::default()
-    };
-    convert(&Input::path(&text), &out, &opts).unwrap();
+    convert(&Input::path(&text), &out, opts).unwrap();
     TestGraph {
         graph: Arc::new(Graph::open(&out).unwrap()),
         _dir: dir,

@@ -358,7 +358,7 @@ fn in_user_ids(g: &Graph, r: &BfsResult) -> Vec<(u64, u32)> {
         .depth
         .iter()
         .enumerate()
-        .map(|(i, &d)| (g.original_id(i as u32), d))
+        .map(|(i, d)| (g.original_id(i as u32), d))
         .collect();
     v.sort_unstable();
     v

@@ -18,7 +18,7 @@ use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds
 use crate::error::Result;
 use crate::store::{Direction, Graph};
 use crate::VertexId;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// Settings of a BFS.
@@ -29,13 +29,124 @@ pub struct BfsConfig {
     pub source: VertexId,
 }
 
+/// Depth per vertex at the width the search needed: a byte each while
+/// every depth is below 255, else four. [`Depths::get`] reads either,
+/// with `u32::MAX` for unreached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Depths {
+    /// Depths below 255; 255 for unreached.
+    Narrow(Vec<u8>),
+    /// Any depth; `u32::MAX` for unreached.
+    Wide(Vec<u32>),
+}
+
+impl Depths {
+    /// The depth of vertex `v` (`u32::MAX`: unreached).
+    #[inline]
+    pub fn get(&self, v: usize) -> u32 {
+        match self {
+            Depths::Narrow(d) if d[v] == u8::MAX => u32::MAX,
+            Depths::Narrow(d) => d[v] as u32,
+            Depths::Wide(d) => d[v],
+        }
+    }
+
+    /// Vertices.
+    pub fn len(&self) -> usize {
+        match self {
+            Depths::Narrow(d) => d.len(),
+            Depths::Wide(d) => d.len(),
+        }
+    }
+
+    /// Whether there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every depth in vertex order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|v| self.get(v))
+    }
+
+    /// Every depth at four bytes.
+    pub fn to_vec(&self) -> Vec<u32> {
+        self.iter().collect()
+    }
+
+    /// The depths as a result column (written as counts, -1 unreached).
+    pub fn into_values(self) -> Values {
+        match self {
+            Depths::Narrow(d) => Values::Count8(d),
+            Depths::Wide(d) => Values::Count(d),
+        }
+    }
+}
+
+/// [`Depths`] while a search writes them.
+enum DepthCells {
+    Narrow(Vec<AtomicU8>),
+    Wide(Vec<AtomicU32>),
+}
+
+impl DepthCells {
+    fn new(n: u64) -> DepthCells {
+        DepthCells::Narrow((0..n).map(|_| AtomicU8::new(u8::MAX)).collect())
+    }
+
+    #[inline]
+    fn load(&self, v: VertexId) -> u32 {
+        match self {
+            DepthCells::Narrow(d) => match d[v as usize].load(Relaxed) {
+                u8::MAX => u32::MAX,
+                x => x as u32,
+            },
+            DepthCells::Wide(d) => d[v as usize].load(Relaxed),
+        }
+    }
+
+    /// Sets `v`'s depth to `x`, below 255 while narrow ([`DepthCells::fit`]).
+    #[inline]
+    fn store(&self, v: VertexId, x: u32) {
+        match self {
+            DepthCells::Narrow(d) => d[v as usize].store(x as u8, Relaxed),
+            DepthCells::Wide(d) => d[v as usize].store(x, Relaxed),
+        }
+    }
+
+    /// Widens the cells, between levels, before a depth of `x` is stored.
+    fn fit(&mut self, x: u32) {
+        if let DepthCells::Narrow(d) = self {
+            if x >= u8::MAX as u32 {
+                let wide = d
+                    .iter()
+                    .map(|c| match c.load(Relaxed) {
+                        u8::MAX => AtomicU32::new(u32::MAX),
+                        x => AtomicU32::new(x as u32),
+                    })
+                    .collect();
+                *self = DepthCells::Wide(wide);
+            }
+        }
+    }
+
+    fn into_depths(self) -> Depths {
+        match self {
+            DepthCells::Narrow(d) => {
+                Depths::Narrow(d.into_iter().map(AtomicU8::into_inner).collect())
+            }
+            DepthCells::Wide(d) => Depths::Wide(into_values(d)),
+        }
+    }
+}
+
 /// Depths and parents, in internal ids.
 #[derive(Clone, Debug)]
 pub struct BfsResult {
     /// The source.
     pub source: VertexId,
-    /// Depth per vertex; `u32::MAX` when unreached.
-    pub depth: Vec<u32>,
+    /// Depth per vertex; `u32::MAX` ([`Depths::get`]) when unreached.
+    pub depth: Depths,
     /// Parent per vertex ([`NONE`] when unreached; the source's is itself).
     pub parent: Vec<VertexId>,
     /// Vertices reached, the source included.
@@ -57,7 +168,8 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let n = r.vertex_count();
     let s = cfg.source;
     let parent = atomics_u32(n, NONE);
-    let depth = atomics_u32(n, u32::MAX);
+    // A byte a vertex until a depth of 255 is reached.
+    let mut depth = DepthCells::new(n);
     // Probed once per edge: a bitmap (n/8 bytes) stays in cache where the
     // parent array (4n bytes) would not.
     let visited = AtomicBitmap::new(n);
@@ -72,7 +184,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let candidate = AtomicBitmap::new(n);
     visited.insert(s as u64);
     parent[s as usize].store(s, Relaxed);
-    depth[s as usize].store(0, Relaxed);
+    depth.store(s, 0);
     let mut frontier = Frontier::single(s);
     // Claimed for the level after the one being built.
     let mut ahead: Vec<VertexId> = Vec::new();
@@ -81,13 +193,16 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         // The frontier is at depth `levels - 1`; what it finds is at
         // `next_depth`, written by the thread that claims the vertex.
         let next_depth = levels;
+        // Candidates found in this step are one level deeper still.
+        depth.fit(next_depth + 1);
+        let depth = &depth;
         let out = r.step_eager(
             &frontier,
             Direction::Out,
             // Found this level (or claimed ahead for it): its depth is final.
-            |v| depth[v as usize].load(Relaxed) == next_depth && early.insert(v as u64),
+            |v| depth.load(v) == next_depth && early.insert(v as u64),
             |v, edges, next| {
-                if depth[v as usize].load(Relaxed) == next_depth {
+                if depth.load(v) == next_depth {
                     for &u in edges.ids {
                         if !visited.contains(u as u64) && candidate.insert(u as u64) {
                             let _ = parent[u as usize].compare_exchange(NONE, v, Relaxed, Relaxed);
@@ -110,7 +225,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
                         // writer, and the only one to activate u.
                         if visited.insert(u as u64) {
                             parent[u as usize].store(v, Relaxed);
-                            depth[u as usize].store(next_depth, Relaxed);
+                            depth.store(u, next_depth);
                             next.activate_new(u);
                         }
                     }
@@ -133,14 +248,14 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         for w in found {
             if visited.insert(w) {
                 // Unclaimed, so `parent` still holds the candidate's.
-                depth[w as usize].store(next_depth + 1, Relaxed);
+                depth.store(w as VertexId, next_depth + 1);
                 ahead.push(w as VertexId);
             }
         }
     }
     Ok(BfsResult {
         source: s,
-        depth: into_values(depth),
+        depth: depth.into_depths(),
         parent: into_values(parent),
         reached,
         levels,
@@ -210,7 +325,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let levels = if reached > 0 { deepest + 1 } else { 0 };
     Ok(BfsResult {
         source: s,
-        depth,
+        depth: Depths::Wide(depth),
         parent,
         reached,
         levels,
@@ -223,11 +338,11 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
 pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
     let s = res.source;
     let want = g.bfs_depths(s);
-    if res.parent[s as usize] != s || res.depth[s as usize] != 0 {
+    if res.parent[s as usize] != s || res.depth.get(s as usize) != 0 {
         fail!("the source {s} is not its own parent at depth 0");
     }
     for v in 0..g.vertex_count() as usize {
-        let (d, p) = (res.depth[v], res.parent[v]);
+        let (d, p) = (res.depth.get(v), res.parent[v]);
         if (want[v] == u32::MAX) != (p == NONE) {
             fail!(
                 "vertex {v}: reachable by serial BFS: {}, has a parent: {}",
@@ -241,10 +356,10 @@ pub fn verify(g: &Csr, res: &BfsResult) -> Verdict {
         if d != want[v] {
             fail!("vertex {v} has depth {d}, serial BFS says {}", want[v]);
         }
-        if res.depth[p as usize].wrapping_add(1) != d {
+        if res.depth.get(p as usize).wrapping_add(1) != d {
             fail!(
                 "vertex {v} at depth {d} has parent {p} at depth {}",
-                res.depth[p as usize]
+                res.depth.get(p as usize)
             );
         }
         if !g.has_edge(p, v as VertexId) {
@@ -258,7 +373,7 @@ impl BfsResult {
     /// Per-vertex `vertex,depth,parent` in the user's ids (-1: unreached).
     pub fn into_table(self, g: &Arc<Graph>) -> Table {
         let mut t = Table::for_graph(g.clone());
-        t.push("depth", Values::Count(self.depth));
+        t.push("depth", self.depth.into_values());
         t.push("parent", Values::Vertex(self.parent));
         t
     }
@@ -329,11 +444,14 @@ mod tests {
 
     #[test]
     fn matches_serial_bfs_in_every_configuration() {
-        for tg in [
-            testkit::rmat(11, 8, 3, true),
-            testkit::rmat(10, 6, 4, false),
-            testkit::grid(30, 40),
-            testkit::star(5000),
+        for (tg, wide) in [
+            (testkit::rmat(11, 8, 3, true), false),
+            (testkit::rmat(10, 6, 4, false), false),
+            (testkit::grid(30, 40), false),
+            // Depths past 254: the byte-wide depths widen mid-run.
+            (testkit::grid(3, 400), true),
+            // A level of 40,000 vertices: activation lists spill.
+            (testkit::star(40_000), false),
         ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let s = super::super::pick_source(&tg.graph, 1).unwrap();
@@ -341,6 +459,7 @@ mod tests {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
                 let (res, m) = e.run(|r| run(r, &BfsConfig { source: s })).unwrap();
                 verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                assert_eq!(matches!(res.depth, Depths::Wide(_)), wide, "{cfg:?}");
                 let want: u64 = (0..csr.vertex_count() as VertexId)
                     .filter(|&v| res.parent[v as usize] != NONE)
                     .map(|v| csr.neighbors(v).len() as u64)

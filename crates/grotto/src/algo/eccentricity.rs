@@ -15,7 +15,7 @@
 //! command line as `grotto run eccentricity`.
 
 use super::bfs::{self, BfsConfig, BfsResult};
-use super::output::{Table, Values};
+use super::output::Table;
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{fail, Verdict};
@@ -50,7 +50,7 @@ pub struct Sweep {
 pub struct EccentricityResult {
     /// Depth of every vertex from the source (the first sweep);
     /// `u32::MAX` when unreached.
-    pub depth: Vec<u32>,
+    pub depth: super::bfs::Depths,
     /// Vertices the source reaches, itself included.
     pub reached: u64,
     /// Every sweep in order; the first starts at the source.
@@ -76,7 +76,7 @@ fn sweep_of(res: &BfsResult) -> Sweep {
         eccentricity: 0,
         farthest: res.source,
     };
-    for (v, &d) in res.depth.iter().enumerate() {
+    for (v, d) in res.depth.iter().enumerate() {
         if d != u32::MAX && d > s.eccentricity {
             s.eccentricity = d;
             s.farthest = v as VertexId;
@@ -167,7 +167,7 @@ impl Algorithm for Eccentricity {
                 fail!("sweep {i} started at {}, not at {start}", s.start);
             }
             let want = csr.bfs_depths(start);
-            if i == 0 && want != out.depth {
+            if i == 0 && want != out.depth.to_vec() {
                 fail!("the depths from the source differ from a serial BFS's");
             }
             let ecc = want.iter().filter(|&&d| d != u32::MAX).max().copied();
@@ -186,7 +186,7 @@ impl Algorithm for Eccentricity {
 
     fn table(g: &Arc<Graph>, out: EccentricityResult) -> Table {
         let mut t = Table::for_graph(g.clone());
-        t.push("depth", Values::Count(out.depth));
+        t.push("depth", out.depth.into_values());
         t
     }
 

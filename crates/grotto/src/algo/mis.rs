@@ -73,6 +73,8 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &MisConfig) -> Result<MisResult> {
     let n = r.vertex_count();
     let seed = cfg.seed;
     let g = r.graph();
+    // Ranks are looked up per edge: the order in memory.
+    g.load_order()?;
     let rank = |seed, v| rank(seed, g.rank(v), v);
     let smaller: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let state: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(UNDECIDED)).collect();

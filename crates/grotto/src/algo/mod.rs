@@ -97,7 +97,7 @@ pub fn pick_source(g: &Graph, seed: u64) -> Result<VertexId> {
         // does not build one; most graphs stop at the first draw.
         let v = if draw < 4 && !g.rank_lookup_is_cheap() {
             let mut one = [0];
-            g.vertices_at_ranks(r, &mut one);
+            g.vertices_at_ranks(r, &mut one)?;
             one[0]
         } else {
             g.vertex_at_rank(r)

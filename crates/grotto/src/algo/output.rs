@@ -36,12 +36,18 @@ pub enum Values {
     /// Counts kept at 32 bits with `u32::MAX` for none, written as signed
     /// 8-byte fields with -1 for none.
     Count(Vec<u32>),
+    /// Counts below 255 kept at 8 bits with `u8::MAX` for none, written
+    /// as [`Values::Count`] writes its values.
+    Count8(Vec<u8>),
     /// Internal vertex ids ([`super::NONE`] for none), written in the
     /// user's ids (-1 for none) or as names (empty for none).
     Vertex(Vec<u32>),
     /// Vertices by rank in the user's order, written in the user's ids
     /// or as names.
     Rank(Vec<u32>),
+    /// A [`Values::Vertex`] column turned into ranks before writing
+    /// ([`super::NONE`] stays), written as it would have been.
+    VertexRank(Vec<u32>),
     /// Each row's own vertex, in the user's ids or as its name.
     Own,
 }
@@ -67,8 +73,10 @@ impl Values {
             Values::Bool(v) => v.len(),
             Values::F32(v) => v.len(),
             Values::Count(v) => v.len(),
+            Values::Count8(v) => v.len(),
             Values::Vertex(v) => v.len(),
             Values::Rank(v) => v.len(),
+            Values::VertexRank(v) => v.len(),
             Values::Own => return None,
         })
     }
@@ -77,7 +85,7 @@ impl Values {
     fn is_names(&self, g: Option<&Graph>) -> bool {
         match self {
             Values::Name(..) => true,
-            Values::Vertex(_) | Values::Rank(_) | Values::Own => {
+            Values::Vertex(_) | Values::Rank(_) | Values::VertexRank(_) | Values::Own => {
                 g.is_some_and(|g| g.names().is_some())
             }
             _ => false,
@@ -92,16 +100,20 @@ impl Values {
             Values::U64(_) | Values::U32(_) | Values::Bool(_) | Values::Rank(_) | Values::Own => {
                 "<u8"
             }
-            Values::I64(_) | Values::Count(_) | Values::Vertex(_) => "<i8",
+            Values::I64(_)
+            | Values::Count(_)
+            | Values::Count8(_)
+            | Values::Vertex(_)
+            | Values::VertexRank(_) => "<i8",
             Values::F64(_) | Values::F32(_) => "<f8",
             Values::Name(..) => "str",
         }
     }
 
     /// The value at index `i` (an internal vertex for a table with a
-    /// graph, else a row).
+    /// graph, else a row) in the row of rank `r`.
     #[inline]
-    fn cell<'a>(&'a self, i: usize, g: Option<&'a Graph>) -> Cell<'a> {
+    fn cell<'a>(&'a self, i: usize, r: usize, g: Option<&'a Graph>) -> Cell<'a> {
         let vertex = |v: u32| -> Cell<'a> {
             match g {
                 Some(g) => match g.names() {
@@ -122,6 +134,7 @@ impl Values {
             Values::Bool(v) => Cell::U(v[i] as u64),
             Values::F32(v) => Cell::F(v[i] as f64),
             Values::Count(v) => Cell::I(if v[i] == u32::MAX { -1 } else { v[i] as i64 }),
+            Values::Count8(v) => Cell::I(if v[i] == u8::MAX { -1 } else { v[i] as i64 }),
             Values::Vertex(v) => vertex(v[i]),
             Values::Rank(v) => match g {
                 Some(g) => match g.names() {
@@ -130,10 +143,18 @@ impl Values {
                 },
                 None => Cell::U(v[i] as u64),
             },
+            Values::VertexRank(v) => match (g, v[i]) {
+                (_, super::NONE) => vertex(super::NONE),
+                (Some(g), x) => match g.names() {
+                    Some(n) => Cell::Text(Some(n.get(x))),
+                    None => Cell::I(g.original_id_of_rank(x) as i64),
+                },
+                (None, x) => Cell::I(x as i64),
+            },
             Values::Own => match g {
                 Some(g) => match g.names() {
-                    Some(n) => Cell::Text(Some(n.get(g.rank(i as u32)))),
-                    None => Cell::U(g.original_id(i as u32)),
+                    Some(n) => Cell::Text(Some(n.get(r as u32))),
+                    None => Cell::U(g.original_id_of_rank(r as u32)),
                 },
                 None => Cell::U(i as u64),
             },
@@ -290,22 +311,24 @@ impl Table {
     /// that rank, for a table over a graph), in row order. Vertices are
     /// found a chunk of ranks at a time: a sixteenth of the rows, at
     /// least 64Ki, so the lookup needs a quarter byte per vertex at most.
-    fn each_index<E>(
+    fn each_index(
         &self,
-        mut f: impl FnMut(usize) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
+        path: &Path,
+        mut f: impl FnMut(usize, usize) -> std::io::Result<()>,
+    ) -> Result<()> {
         let rows = self.rows();
+        let werr = |e| Error::io(path, "write", e);
         let Some(g) = &self.graph else {
-            return (0..rows).try_for_each(f);
+            return (0..rows).try_for_each(|i| f(i, i)).map_err(werr);
         };
         let chunk = (rows / 16).max(1 << 16).min(rows.max(1));
         let mut vs = vec![0 as crate::VertexId; chunk];
         let mut lo = 0;
         while lo < rows {
             let n = chunk.min(rows - lo);
-            g.vertices_at_ranks(lo as u32, &mut vs[..n]);
-            for &v in &vs[..n] {
-                f(v as usize)?;
+            g.vertices_at_ranks(lo as u32, &mut vs[..n])?;
+            for (k, &v) in vs[..n].iter().enumerate() {
+                f(v as usize, lo + k).map_err(werr)?;
             }
             lo += n;
         }
@@ -313,15 +336,31 @@ impl Table {
     }
 
     /// The indices into the columns of rows `lo..hi`.
-    fn indices(&self, lo: usize, hi: usize) -> Vec<usize> {
-        match &self.graph {
+    fn indices(&self, lo: usize, hi: usize) -> Result<Vec<usize>> {
+        Ok(match &self.graph {
             Some(g) => {
                 let mut vs = vec![0 as crate::VertexId; hi - lo];
-                g.vertices_at_ranks(lo as u32, &mut vs);
+                g.vertices_at_ranks(lo as u32, &mut vs)?;
                 vs.into_iter().map(|v| v as usize).collect()
             }
             None => (lo..hi).collect(),
+        })
+    }
+
+    /// Turns vertex columns into ranks in place, so writing them looks
+    /// nothing up at random: without the vertex order in memory, that
+    /// takes passes over each column and no memory per vertex.
+    fn resolve_vertices(&mut self) -> Result<()> {
+        let Some(g) = self.graph.clone() else {
+            return Ok(());
+        };
+        for c in &mut self.columns {
+            if let Values::Vertex(x) = &mut c.values {
+                g.ranks_in_place(x, super::NONE)?;
+                c.values = Values::VertexRank(std::mem::take(x));
+            }
         }
+        Ok(())
     }
 
     fn graph(&self) -> Option<&Graph> {
@@ -343,11 +382,13 @@ impl Table {
     /// The columns in row order as plain arrays: 64-bit integers and
     /// doubles, or name ranks (for callers that hand arrays on, such as
     /// the Python package).
-    pub fn into_columns(self) -> Vec<(&'static str, Values)> {
+    pub fn into_columns(mut self) -> Result<Vec<(&'static str, Values)>> {
+        self.resolve_vertices()?;
         let g = self.graph();
         let rows = self.rows();
-        let idx = self.indices(0, rows);
-        self.columns
+        let idx = self.indices(0, rows)?;
+        Ok(self
+            .columns
             .iter()
             .map(|c| {
                 let v = &c.values;
@@ -360,19 +401,22 @@ impl Table {
                         };
                         let ranks = idx
                             .iter()
-                            .map(|&i| match v {
-                                Values::Name(_, x) => x[i],
+                            .enumerate()
+                            .map(|(r, &i)| match v {
+                                Values::Name(_, x) | Values::Rank(x) | Values::VertexRank(x) => {
+                                    x[i]
+                                }
                                 Values::Vertex(x) if x[i] == super::NONE => super::NONE,
                                 Values::Vertex(x) => g.map_or(x[i], |g| g.rank(x[i])),
-                                Values::Rank(x) => x[i],
-                                _ => g.map_or(i as u32, |g| g.rank(i as u32)),
+                                _ => r as u32,
                             })
                             .collect();
                         Values::Name(names, ranks)
                     }
                     "<u8" => Values::U64(
                         idx.iter()
-                            .map(|&i| match v.cell(i, g) {
+                            .enumerate()
+                            .map(|(r, &i)| match v.cell(i, r, g) {
                                 Cell::U(x) => x,
                                 _ => 0,
                             })
@@ -380,7 +424,8 @@ impl Table {
                     ),
                     "<i8" => Values::I64(
                         idx.iter()
-                            .map(|&i| match v.cell(i, g) {
+                            .enumerate()
+                            .map(|(r, &i)| match v.cell(i, r, g) {
                                 Cell::I(x) => x,
                                 _ => 0,
                             })
@@ -388,7 +433,8 @@ impl Table {
                     ),
                     _ => Values::F64(
                         idx.iter()
-                            .map(|&i| match v.cell(i, g) {
+                            .enumerate()
+                            .map(|(r, &i)| match v.cell(i, r, g) {
                                 Cell::F(x) => x,
                                 _ => 0.0,
                             })
@@ -397,18 +443,18 @@ impl Table {
                 };
                 (c.name, out)
             })
-            .collect()
+            .collect())
     }
 
     /// Writes the table to `path` in `format`, atomically (see
     /// [`Output::create`]; a stream is written through).
-    pub fn write(&self, path: &Path, format: Format) -> Result<()> {
+    pub fn write(&mut self, path: &Path, format: Format) -> Result<()> {
         self.write_to(Output::create(path, &[], Streams::Allowed)?, format)
     }
 
     /// Writes the table into `out`, an output opened before the run (so a
     /// bad destination failed before any work), and commits it.
-    pub fn write_to(&self, out: Output, format: Format) -> Result<()> {
+    pub fn write_to(&mut self, out: Output, format: Format) -> Result<()> {
         let rows = self.rows();
         if self
             .columns
@@ -418,6 +464,7 @@ impl Table {
             return Err(Error::Invalid("result columns differ in length".into()));
         }
         let path = out.path().to_path_buf();
+        self.resolve_vertices()?;
         if matches!(format, Format::Bin | Format::Npy)
             && self.columns.iter().any(|c| c.values.is_names(self.graph()))
         {
@@ -434,11 +481,11 @@ impl Table {
         let mut w = std::io::BufWriter::with_capacity(1 << 20, out.file());
         let werr = |e| Error::io(&path, "write", e);
         match format {
-            Format::Csv => self.write_csv(&mut w).map_err(werr)?,
-            Format::Bin => self.write_records(&mut w).map_err(werr)?,
+            Format::Csv => self.write_csv(&mut w, &path)?,
+            Format::Bin => self.write_records(&mut w, &path)?,
             Format::Npy => {
                 w.write_all(&self.npy_header()).map_err(werr)?;
-                self.write_records(&mut w).map_err(werr)?;
+                self.write_records(&mut w, &path)?;
             }
             Format::Parquet => unreachable!("written above"),
         }
@@ -465,7 +512,7 @@ impl Table {
         while lo < rows || (rows == 0 && writer.is_none()) {
             let hi = (lo + PARQUET_GROUP_ROWS).min(rows);
             let g = self.graph();
-            let idx = self.indices(lo, hi);
+            let idx = self.indices(lo, hi)?;
             let cols: Vec<(&str, ArrayRef)> = self
                 .columns
                 .iter()
@@ -477,7 +524,7 @@ impl Table {
                         c.name
                     };
                     let v = &c.values;
-                    let cells = idx.iter().map(|&i| v.cell(i, g));
+                    let cells = idx.iter().enumerate().map(|(k, &i)| v.cell(i, lo + k, g));
                     let a: ArrayRef = match v.npy_type(g) {
                         "<u8" => Arc::new(UInt64Array::from_iter_values(cells.map(|x| match x {
                             Cell::U(x) => x,
@@ -526,31 +573,31 @@ impl Table {
         Ok(())
     }
 
-    fn write_csv(&self, w: &mut impl Write) -> std::io::Result<()> {
+    fn write_csv(&self, w: &mut impl Write, path: &Path) -> Result<()> {
         let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
-        writeln!(w, "{}", names.join(","))?;
+        writeln!(w, "{}", names.join(",")).map_err(|e| Error::io(path, "write", e))?;
         let mut line = Vec::with_capacity(128);
         let g = self.graph();
-        self.each_index(|i| {
+        self.each_index(path, |i, r| {
             line.clear();
             for (k, c) in self.columns.iter().enumerate() {
                 if k > 0 {
                     line.push(b',');
                 }
-                c.values.cell(i, g).text(&mut line);
+                c.values.cell(i, r, g).text(&mut line);
             }
             line.push(b'\n');
             w.write_all(&line)
         })
     }
 
-    fn write_records(&self, w: &mut impl Write) -> std::io::Result<()> {
+    fn write_records(&self, w: &mut impl Write, path: &Path) -> Result<()> {
         let mut rec = Vec::with_capacity(8 * self.columns.len());
         let g = self.graph();
-        self.each_index(|i| {
+        self.each_index(path, |i, r| {
             rec.clear();
             for c in &self.columns {
-                rec.extend_from_slice(&c.values.cell(i, g).bytes());
+                rec.extend_from_slice(&c.values.cell(i, r, g).bytes());
             }
             w.write_all(&rec)
         })

@@ -295,7 +295,7 @@ fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
                                 c.name,
                                 out.verdict
                             );
-                            outs.push(out.table.into_columns());
+                            outs.push(out.table.into_columns().unwrap());
                         }
                         if outs.len() == 2 {
                             let b = outs.pop().unwrap();
@@ -468,7 +468,7 @@ fn weighted_graphs_update_by_merging_and_match_a_fresh_conversion() {
                         .execute(&engine, &plan, &Params::new(sssp.params()), true)
                         .unwrap();
                     assert!(matches!(out.verdict, Some(Ok(()))), "{:?}", out.verdict);
-                    outs.push(out.table.into_columns());
+                    outs.push(out.table.into_columns().unwrap());
                 }
                 if outs.len() == 2 {
                     let b = outs.pop().unwrap();

@@ -19,12 +19,12 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, into_values, Verdict};
-use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
+use super::{fail, into_values, Verdict};
+use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// Largest component sizes reported in the summary.
@@ -112,7 +112,7 @@ pub fn run(r: &mut Run<'_>) -> Result<WccResult> {
         let root = find(p, v);
         p[v as usize].store(root, Relaxed);
     });
-    finish(r.graph(), r.threads(), into_values(parent))
+    finish(r.graph(), r.threads(), parent)
 }
 
 /// Runs WCC on the asynchronous engine by label propagation: every vertex
@@ -155,51 +155,121 @@ pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
             }
         },
     )?;
-    finish(r.graph(), r.threads(), into_values(label))
+    finish(r.graph(), r.threads(), label)
 }
 
-/// Turns per-vertex roots (any one vertex of the component, the same
-/// for all of it) into labels (the smallest rank of the component: the
-/// user's smallest id or first name) and component statistics, in place:
-/// 8 bytes a vertex besides the roots.
-fn finish(g: &Graph, threads: usize, mut root: Vec<VertexId>) -> Result<WccResult> {
+/// Calls `f(v, rank of v)` for every vertex, a chunk per call of
+/// `start` on some thread, the ranks read a chunk at a time (so the
+/// vertex order is not loaded); the first read error is returned.
+fn with_ranks<L>(
+    g: &Graph,
+    n: u64,
+    threads: usize,
+    start: impl Fn() -> L + Sync,
+    f: impl Fn(&mut L, VertexId, u32) + Sync,
+    end: impl Fn(L) + Sync,
+) -> Result<()> {
+    let failed = std::sync::Mutex::new(None);
+    crate::engine::par::for_each_chunk(n, threads, |lo, hi| {
+        let mut ranks = vec![0u32; (hi - lo) as usize];
+        if let Err(e) = g.ranks_of(lo as VertexId, &mut ranks) {
+            *failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+            return;
+        }
+        let mut local = start();
+        for (v, &r) in (lo as VertexId..hi as VertexId).zip(&ranks) {
+            f(&mut local, v, r);
+        }
+        end(local);
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Turns per-vertex roots into labels (the smallest rank of the
+/// component: the user's smallest id or first name) and component
+/// statistics, in place. Both engines leave each vertex with the smallest
+/// internal id of its component, which is its own root, so:
+/// - a root's entry becomes the smallest rank of its component while the
+///   others still name their root, and then each of those takes its
+///   root's;
+/// - sizes are counted per root in 2 bytes, saturating, and the few
+///   components past 65,534 vertices are counted again exactly.
+///
+/// That is 2 bytes and a bit a vertex besides the roots.
+fn finish(g: &Graph, threads: usize, root: Vec<AtomicU32>) -> Result<WccResult> {
     let n = root.len() as u64;
-    let min_rank = atomics_u32(n, u32::MAX);
-    let sizes = atomics_u32(n, 0);
-    let flush = |(rt, min, size): (usize, u32, u32)| {
-        if size > 0 {
-            min_rank[rt].fetch_min(min, Relaxed);
-            sizes[rt].fetch_add(size, Relaxed);
+    let is_root = AtomicBitmap::new(n);
+    with_ranks(
+        g,
+        n,
+        threads,
+        || (),
+        |_, v, r| {
+            if root[v as usize].load(Relaxed) == v {
+                is_root.insert(v as u64);
+                root[v as usize].store(r, Relaxed);
+            }
+        },
+        |_| {},
+    )?;
+    let root_of = |v: VertexId| {
+        if is_root.contains(v as u64) {
+            v
+        } else {
+            root[v as usize].load(Relaxed)
         }
     };
-    crate::engine::par::for_each_chunk(n, threads, |lo, hi| {
-        // Sums per root kept in a small direct-mapped table and added to
-        // the shared ones when evicted: a giant component's root would
-        // otherwise take one contended update per vertex.
-        let mut local = [(0usize, u32::MAX, 0u32); 64];
-        for v in lo as VertexId..hi as VertexId {
-            let rt = root[v as usize] as usize;
-            let e = &mut local[rt % 64];
+    let small: Vec<AtomicU16> = (0..n).map(|_| AtomicU16::new(0)).collect();
+    // Minima and counts per root kept in a small direct-mapped table and
+    // folded into the shared ones when evicted: a giant component's root
+    // would otherwise take one contended update per vertex.
+    let flush = |(rt, min, size): (VertexId, u32, u32)| {
+        if size > 0 {
+            root[rt as usize].fetch_min(min, Relaxed);
+            let _ = small[rt as usize].fetch_update(Relaxed, Relaxed, |s| {
+                Some((s as u32 + size).min(u16::MAX as u32) as u16)
+            });
+        }
+    };
+    with_ranks(
+        g,
+        n,
+        threads,
+        || [(0 as VertexId, u32::MAX, 0u32); 64],
+        |local, v, r| {
+            let rt = root_of(v);
+            let e = &mut local[rt as usize % 64];
             if e.0 != rt {
                 flush(std::mem::replace(e, (rt, u32::MAX, 0)));
             }
-            e.1 = e.1.min(g.rank(v));
+            e.1 = e.1.min(r);
             e.2 += 1;
+        },
+        |local| local.into_iter().for_each(flush),
+    )?;
+    // Exact sizes of the components the 2-byte counts could not hold.
+    let mut big: std::collections::HashMap<VertexId, u64> = (0..n as VertexId)
+        .filter(|&v| is_root.contains(v as u64) && small[v as usize].load(Relaxed) == u16::MAX)
+        .map(|v| (v, 0))
+        .collect();
+    if !big.is_empty() {
+        for v in 0..n as VertexId {
+            if let Some(c) = big.get_mut(&root_of(v)) {
+                *c += 1;
+            }
         }
-        local.into_iter().for_each(flush);
-    });
-    for rt in root.iter_mut() {
-        *rt = min_rank[*rt as usize].load(Relaxed);
     }
-    drop(min_rank);
-    // Component counts, and the largest few kept in a small sorted list.
+    // Components, and the largest few kept in a small sorted list.
     let (mut components, mut singletons) = (0u64, 0u64);
     let mut largest: Vec<u64> = Vec::with_capacity(TOP_SIZES + 1);
-    for s in sizes
-        .iter()
-        .map(|s| s.load(Relaxed) as u64)
-        .filter(|&s| s > 0)
-    {
+    for v in (0..n as VertexId).filter(|&v| is_root.contains(v as u64)) {
+        let s = match small[v as usize].load(Relaxed) {
+            u16::MAX => big.get(&v).copied().unwrap_or(u16::MAX as u64),
+            s => s as u64,
+        };
         components += 1;
         singletons += u64::from(s == 1);
         if largest.len() < TOP_SIZES || largest.last().is_some_and(|&l| s > l) {
@@ -208,8 +278,18 @@ fn finish(g: &Graph, threads: usize, mut root: Vec<VertexId>) -> Result<WccResul
             largest.truncate(TOP_SIZES);
         }
     }
+    drop(small);
+    // Roots' entries are final: every other vertex takes its root's.
+    crate::engine::par::for_each_chunk(n, threads, |lo, hi| {
+        for v in lo as usize..hi as usize {
+            if !is_root.contains(v as u64) {
+                let rt = root[v].load(Relaxed) as usize;
+                root[v].store(root[rt].load(Relaxed), Relaxed);
+            }
+        }
+    });
     Ok(WccResult {
-        label: root,
+        label: into_values(root),
         components,
         largest,
         singletons,
@@ -278,6 +358,22 @@ pub fn verify(
             "{} components reported, {} labels found",
             res.components,
             comp_of_label.len()
+        );
+    }
+    // Sizes from the labels: the largest few and the singletons.
+    let mut sizes: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
+    for &l in &res.label {
+        *sizes.entry(l).or_default() += 1;
+    }
+    let mut all: Vec<u64> = sizes.into_values().collect();
+    all.sort_unstable_by(|a, b| b.cmp(a));
+    let singletons = all.iter().filter(|&&s| s == 1).count() as u64;
+    all.truncate(TOP_SIZES);
+    if all != res.largest || singletons != res.singletons {
+        fail!(
+            "largest sizes {:?} and {} singletons reported, the labels give {all:?} and {singletons}",
+            res.largest,
+            res.singletons
         );
     }
     Ok(())
@@ -367,6 +463,8 @@ mod tests {
             testkit::rmat(10, 2, 6, false),
             testkit::grid(20, 30),
             testkit::star(3000),
+            // One component past the 2-byte counts (counted again exactly).
+            testkit::grid(2, 40_000),
         ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let g = tg.graph.clone();
@@ -435,5 +533,21 @@ mod tests {
             &bad
         )
         .is_err());
+        // Sizes that disagree with the labels.
+        assert_eq!(res.largest, [3, 3]);
+        for change in [
+            |r: &mut WccResult| r.largest[1] = 2,
+            |r: &mut WccResult| r.singletons = 1,
+        ] {
+            let mut bad = res.clone();
+            change(&mut bad);
+            assert!(verify(
+                &csr,
+                &|v| g.original_id(v),
+                &|r| g.original_id_of_rank(r),
+                &bad
+            )
+            .is_err());
+        }
     }
 }

@@ -187,10 +187,17 @@ impl Edges<'_> {
 
 /// Where `visit` activates vertices for the next level. Activating a vertex
 /// twice in a level is harmless: the first call wins.
+///
+/// Each worker's lists are bounded: past `spill` vertices they go into
+/// the next frontier's bitmap, and the level ends with a dense frontier.
+/// So a level that reaches most of the graph holds an eighth of a byte a
+/// vertex, not four.
 pub struct Next<'a> {
     bits: &'a AtomicBitmap,
     list: &'a mut Vec<VertexId>,
     fresh: &'a mut Vec<VertexId>,
+    spill: usize,
+    spilled: &'a mut u64,
 }
 
 impl Next<'_> {
@@ -199,6 +206,11 @@ impl Next<'_> {
     pub fn activate(&mut self, v: VertexId) -> bool {
         if self.bits.insert(v as u64) {
             self.list.push(v);
+            if self.list.len() >= self.spill {
+                // Their bits are set: the bitmap holds them already.
+                *self.spilled += self.list.len() as u64;
+                self.list.clear();
+            }
             true
         } else {
             false
@@ -214,5 +226,12 @@ impl Next<'_> {
     #[inline]
     pub fn activate_new(&mut self, v: VertexId) {
         self.fresh.push(v);
+        if self.fresh.len() >= self.spill {
+            for &u in self.fresh.iter() {
+                self.bits.insert(u as u64);
+            }
+            *self.spilled += self.fresh.len() as u64;
+            self.fresh.clear();
+        }
     }
 }

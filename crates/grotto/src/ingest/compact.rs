@@ -42,6 +42,7 @@ impl EdgeGenerator for GraphEdges<'_> {
         // The id a sink receives: the user's id less the base (which the
         // rewrite keeps), or the name's rank.
         let base = self.id_base();
+        g.load_order()?;
         let id = |v: VertexId| g.original_id(v) - base;
         for v in lo..hi {
             let v = v as VertexId;

@@ -378,6 +378,7 @@ fn write_tables(
     added: &crate::store::update::Added,
 ) -> Result<bool> {
     let n0 = g.vertex_count();
+    g.load_order()?;
     let rank = |v: VertexId| g.rank(v);
     let mut order = None;
     if let Some(t) = g.names() {
@@ -405,13 +406,14 @@ fn write_tables(
         Some(m) => w.section(SectionKind::IdMap, bytemuck::cast_slice(m), m.len() as u64)?,
         None => {}
     }
-    let order = order.or_else(|| {
-        g.order().map(|o| {
+    let order = match order {
+        Some(o) => Some(o),
+        None => g.order()?.map(|o| {
             let mut o = o.to_vec();
             o.extend(o.len() as u32..n as u32);
             o
-        })
-    });
+        }),
+    };
     if let Some(o) = &order {
         w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
     }

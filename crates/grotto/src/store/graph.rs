@@ -34,11 +34,9 @@ pub struct Graph {
     pub(super) id_map: Option<Vec<u64>>,
     pub(super) names: Option<std::sync::Arc<Names>>,
     /// Rank in the user's order of each internal vertex (files with an
-    /// order section).
-    pub(super) order: Option<Vec<u32>>,
-    /// Internal vertex of each rank: the inverse of `order`, built on
-    /// first use (lookups by user id, seeded draws).
-    pub(super) by_rank: std::sync::OnceLock<Vec<u32>>,
+    /// order section): read from the file in passes, or loaded whole on
+    /// first random lookup.
+    pub(super) order: Option<super::order::Order>,
     /// Files with committed updates: what the manifest in force says.
     updates: Option<Updates>,
     /// Files with room for updates: where the next commit goes.
@@ -153,7 +151,6 @@ impl Graph {
             id_map: None,
             names: None,
             order: None,
-            by_rank: std::sync::OnceLock::new(),
             updates: None,
             commit_point: None,
             file,
@@ -203,10 +200,11 @@ impl Graph {
         }
         if g.header.has_order() {
             let s = required(&g.header, SectionKind::Order, path)?;
-            let bytes = read_checked(&g.file, path, &s)?;
-            g.order = Some(super::names::decode_order(
-                &bytes[..s.length as usize],
+            g.order = Some(super::order::Order::open(
+                &g.file,
                 path,
+                &s,
+                g.header.vertex_count,
             )?);
         }
         if g.header.has_delta() {
@@ -295,7 +293,7 @@ impl Graph {
             adj.delta = Some(delta);
         }
         if let Some(o) = self.order.as_mut() {
-            o.extend(n0 as u32..n as u32);
+            o.grow_to(n as u32);
         }
         let run_bytes: u64 = c.manifest.runs.iter().map(|r| r.length).sum();
         let live: u64 = c.manifest.runs.iter().map(|r| padded(r.length)).sum();
@@ -391,8 +389,7 @@ impl Graph {
             block_meta_bytes,
             id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8)
                 + self.names.as_ref().map_or(0, |n| n.bytes())
-                + self.order.as_ref().map_or(0, |o| o.len() as u64 * 4)
-                + self.by_rank.get().map_or(0, |o| o.len() as u64 * 4),
+                + self.order.as_ref().map_or(0, super::order::Order::bytes),
             delta_bytes: [Some(&self.out), self.inn.as_ref()]
                 .into_iter()
                 .flatten()

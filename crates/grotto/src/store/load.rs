@@ -49,6 +49,37 @@ pub(super) fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<
     Ok(buf)
 }
 
+/// [`read_checked`] into a vector of `T` (the section's length a
+/// multiple of its size), read in place: no second copy of a large
+/// section, such as the index, is ever held.
+pub(super) fn read_checked_as<T: bytemuck::Pod>(
+    file: &File,
+    path: &Path,
+    s: &Section,
+) -> Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let mut v: Vec<T> = vec![T::zeroed(); (padded(s.length) as usize).div_ceil(size)];
+    let bytes = &mut bytemuck::cast_slice_mut::<T, u8>(&mut v)[..padded(s.length) as usize];
+    file.read_exact_at(bytes, s.offset).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            Error::Truncated {
+                path: path.into(),
+                what: format!("section {} is cut short", s.kind.name()),
+            }
+        } else {
+            Error::io(path, format!("read section {}", s.kind.name()), e)
+        }
+    })?;
+    if crc32c::crc32c(bytes) != s.crc {
+        return Err(corrupt(
+            path,
+            format!("section {} fails its checksum", s.kind.name()),
+        ));
+    }
+    v.truncate(s.length as usize / size);
+    Ok(v)
+}
+
 pub(super) fn load_adjacency(
     file: &File,
     path: &Path,
@@ -70,11 +101,8 @@ pub(super) fn load_adjacency(
     let st = required(h, kt, path)?;
     let sh = required(h, kh, path)?;
 
-    let ib = read_checked(file, path, &si)?;
-    let index: Vec<u64> = bytemuck::pod_collect_to_vec(&ib[..si.length as usize]);
-    drop(ib);
-    let crcs: Vec<u32> =
-        bytemuck::pod_collect_to_vec(&read_checked(file, path, &sc)?[..sc.length as usize]);
+    let index: Vec<u64> = read_checked_as(file, path, &si)?;
+    let crcs: Vec<u32> = read_checked_as(file, path, &sc)?;
     let tags = read_checked(file, path, &st)?[..st.length as usize].to_vec();
     let hb = read_checked(file, path, &sh)?;
     let flat: Vec<u64> = bytemuck::pod_collect_to_vec(&hb[..sh.length as usize]);

@@ -16,6 +16,7 @@ pub mod layout;
 mod load;
 pub mod manifest;
 pub mod names;
+mod order;
 mod staging;
 pub mod stats;
 pub mod update;

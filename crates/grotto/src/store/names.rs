@@ -162,33 +162,6 @@ impl Names {
     }
 }
 
-/// Reads an order section (u32 rank per internal vertex), checking that
-/// it is a permutation of `0..n`.
-pub(super) fn decode_order(b: &[u8], path: &Path) -> Result<Vec<u32>> {
-    let order: Vec<u32> = bytemuck::pod_collect_to_vec(b);
-    let n = order.len();
-    let mut seen = vec![false; n];
-    for (v, &r) in order.iter().enumerate() {
-        match seen.get_mut(r as usize) {
-            Some(s) if !*s => *s = true,
-            _ => {
-                return Err(Error::Corrupt {
-                    path: path.to_path_buf(),
-                    what: format!(
-                        "order section: vertex {v} has rank {r}, {}",
-                        if (r as usize) < n {
-                            "which an earlier vertex has too"
-                        } else {
-                            "past the vertex count"
-                        }
-                    ),
-                })
-            }
-        }
-    }
-    Ok(order)
-}
-
 /// The inverse of a permutation.
 pub fn invert(perm: &[u32]) -> Vec<u32> {
     let mut inv = vec![0u32; perm.len()];
@@ -207,19 +180,65 @@ pub fn invert(perm: &[u32]) -> Vec<u32> {
 /// id a user sees or types goes through the rank.
 impl Graph {
     /// The rank in the user's order of internal vertex `v` (`v` itself
-    /// unless the file has a vertex order).
+    /// unless the file has a vertex order): a lookup when the order is
+    /// loaded ([`Graph::load_order`]), else one 4-byte read of the file.
+    /// The order was checked at open; a disk that fails to read it again
+    /// ends the process with the file's name and the error.
     #[inline]
     pub fn rank(&self, v: VertexId) -> u32 {
-        match &self.order {
-            Some(o) => o[v as usize],
-            None => v,
+        let Some(o) = &self.order else { return v };
+        if let Some(t) = o.loaded() {
+            return t[v as usize];
+        }
+        let mut r = [0u32];
+        match o.ranks_of(v, &mut r) {
+            Ok(()) => r[0],
+            Err(e) => panic!("{e}"),
         }
     }
 
-    /// The internal vertex of rank `r` (below the vertex count).
+    /// Loads the vertex order into memory (4 bytes a vertex), for
+    /// callers about to look ranks up at random ([`Graph::rank`] many
+    /// times). Nothing to do for a file without one.
+    pub fn load_order(&self) -> Result<()> {
+        match &self.order {
+            Some(o) => o.load().map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// The ranks of internal vertices `lo..lo + out.len()` into `out`:
+    /// from memory when the order is loaded, else read from the file.
+    pub fn ranks_of(&self, lo: VertexId, out: &mut [u32]) -> Result<()> {
+        match &self.order {
+            Some(o) => o.ranks_of(lo, out),
+            None => {
+                for (i, x) in out.iter_mut().enumerate() {
+                    *x = lo + i as u32;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Replaces each internal vertex in `xs` by its rank, leaving `none`
+    /// alone, without loading the order: passes over `xs`, one per
+    /// sixteenth of the order read from the file (a quarter byte a
+    /// vertex held, plus an eighth of a byte an entry of `xs`).
+    pub fn ranks_in_place(&self, xs: &mut [u32], none: u32) -> Result<()> {
+        match &self.order {
+            Some(o) => o.ranks_in_place(xs, none),
+            None => Ok(()),
+        }
+    }
+
+    /// The internal vertex of rank `r` (below the vertex count), through
+    /// the rank-to-vertex table, built on first use (with the order: 8
+    /// bytes a vertex). For one lookup, [`Graph::vertices_at_ranks`]
+    /// builds nothing.
     pub fn vertex_at_rank(&self, r: u32) -> VertexId {
         match &self.order {
-            Some(o) => self.by_rank.get_or_init(|| invert(o))[r as usize],
+            Some(o) => o.inverse()[r as usize],
             None => r,
         }
     }
@@ -227,26 +246,17 @@ impl Graph {
     /// The internal vertices of ranks `lo`, `lo + 1`, ... into `out`
     /// (one per slot; ranks past the vertex count are left alone). Without
     /// the rank-to-vertex table already built, this takes one pass over
-    /// the order and builds nothing, so writing results in the user's
-    /// order a chunk at a time costs no memory per vertex.
-    pub fn vertices_at_ranks(&self, lo: u32, out: &mut [VertexId]) {
-        let Some(o) = &self.order else {
-            for (i, x) in out.iter_mut().enumerate() {
-                *x = lo + i as u32;
-            }
-            return;
-        };
-        if let Some(inv) = self.by_rank.get() {
-            let from = (lo as usize).min(inv.len());
-            let to = (from + out.len()).min(inv.len());
-            out[..to - from].copy_from_slice(&inv[from..to]);
-            return;
-        }
-        let len = out.len() as u64;
-        for (v, &r) in o.iter().enumerate() {
-            let k = (r as u64).wrapping_sub(lo as u64);
-            if k < len {
-                out[k as usize] = v as VertexId;
+    /// the order (from the file, when it is not loaded) and builds
+    /// nothing, so writing results in the user's order a chunk at a time
+    /// costs no memory per vertex.
+    pub fn vertices_at_ranks(&self, lo: u32, out: &mut [VertexId]) -> Result<()> {
+        match &self.order {
+            Some(o) => o.vertices_at_ranks(lo, out),
+            None => {
+                for (i, x) in out.iter_mut().enumerate() {
+                    *x = lo + i as u32;
+                }
+                Ok(())
             }
         }
     }
@@ -255,12 +265,13 @@ impl Graph {
     /// the rank-to-vertex table is built) rather than a pass over the
     /// order.
     pub fn rank_lookup_is_cheap(&self) -> bool {
-        self.order.is_none() || self.by_rank.get().is_some()
+        self.order.as_ref().is_none_or(|o| o.has_inverse())
     }
 
     /// Sorts a neighbour list (and its weights, when `ws` holds them) into
     /// the user's order; lists are stored sorted by internal id, which
-    /// differs from it in a file with a vertex order.
+    /// differs from it in a file with a vertex order. Call
+    /// [`Graph::load_order`] first when sorting many lists.
     pub fn sort_by_rank(&self, nb: &mut Vec<u32>, ws: &mut Vec<f32>) {
         if self.order.is_none() {
             return;
@@ -279,9 +290,10 @@ impl Graph {
         }
     }
 
-    /// The rank of each internal vertex, when the file has a vertex order.
-    pub fn order(&self) -> Option<&[u32]> {
-        self.order.as_deref()
+    /// The rank of each internal vertex, when the file has a vertex
+    /// order: loaded into memory on first use (4 bytes a vertex).
+    pub fn order(&self) -> Result<Option<&[u32]>> {
+        self.order.as_ref().map(|o| o.load()).transpose()
     }
 
     /// The user's integer id of internal vertex `v`; for a graph with
@@ -323,8 +335,8 @@ impl Graph {
                 .checked_sub(self.header().id_base)
                 .filter(|&v| v < self.vertex_count()),
         };
-        r.map(|r| self.vertex_at_rank(r as u32))
-            .ok_or_else(|| Error::NoSuchVertex { id: id.to_string() })
+        let r = r.ok_or_else(|| Error::NoSuchVertex { id: id.to_string() })?;
+        self.vertex_of_rank(r as u32)
     }
 
     /// The internal vertex a user typed: a name when the graph has names,
@@ -333,10 +345,10 @@ impl Graph {
         match &self.names {
             Some(t) => t
                 .find(text.as_bytes())
-                .map(|r| self.vertex_at_rank(r))
                 .ok_or_else(|| Error::NoSuchVertex {
                     id: format!("{text:?}"),
-                }),
+                })
+                .and_then(|r| self.vertex_of_rank(r)),
             None => match text.trim().parse::<u64>() {
                 Ok(id) => self.vertex_of(id),
                 Err(_) => Err(Error::Invalid(format!(
@@ -344,6 +356,19 @@ impl Graph {
                 ))),
             },
         }
+    }
+
+    /// The internal vertex of rank `r`, for a single lookup: the table
+    /// when built (or the order is loaded: a caller that loaded it looks
+    /// up many), else one pass over the order that builds nothing.
+    fn vertex_of_rank(&self, r: u32) -> Result<VertexId> {
+        if self.rank_lookup_is_cheap() || self.order.as_ref().is_some_and(|o| o.loaded().is_some())
+        {
+            return Ok(self.vertex_at_rank(r));
+        }
+        let mut one = [0];
+        self.vertices_at_ranks(r, &mut one)?;
+        Ok(one[0])
     }
 
     /// The user's id of `v` as a JSON value: its name, or its integer id.

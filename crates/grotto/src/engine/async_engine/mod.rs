@@ -300,7 +300,7 @@ impl AsyncRun<'_> {
                     .map(|_| Mutex::new(HashMap::new()))
                     .collect(),
                 conts_len: AtomicUsize::new(0),
-                seeds: Vec::new(),
+                seeds: Default::default(),
                 seed_cursor: AtomicUsize::new(0),
                 apply: &apply,
                 spread: &spread,

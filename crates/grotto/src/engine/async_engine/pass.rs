@@ -51,7 +51,7 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) abort: AtomicBool,
     pub(super) conts: Vec<Conts<M>>,
     pub(super) conts_len: AtomicUsize,
-    pub(super) seeds: Vec<(u32, VertexId)>,
+    pub(super) seeds: SeedList,
     pub(super) seed_cursor: AtomicUsize,
     pub(super) apply: &'p A,
     pub(super) spread: &'p S,
@@ -60,6 +60,76 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) run_blocks: u64,
     /// The engine's live progress, told of edges every 64 blocks.
     pub(super) live: &'p RunProgress,
+}
+
+/// Index-resident seeds, in priority order: 4 bytes each while they
+/// share one priority (as most passes' seeds do), 8 once they differ.
+#[derive(Default)]
+pub(super) struct SeedList {
+    vs: Vec<VertexId>,
+    /// Each seed's priority, when they differ.
+    ps: Option<Vec<u32>>,
+    /// The priority of every seed, while they share one.
+    p: u32,
+}
+
+impl SeedList {
+    fn len(&self) -> usize {
+        self.vs.len()
+    }
+
+    fn get(&self, i: usize) -> (u32, VertexId) {
+        (self.ps.as_ref().map_or(self.p, |ps| ps[i]), self.vs[i])
+    }
+
+    fn push(&mut self, p: u32, v: VertexId) {
+        if self.vs.is_empty() && self.ps.is_none() {
+            self.p = p;
+        }
+        match &mut self.ps {
+            Some(ps) => ps.push(p),
+            None if p == self.p => {}
+            None => {
+                let mut ps = vec![self.p; self.vs.len()];
+                ps.push(p);
+                self.ps = Some(ps);
+            }
+        }
+        self.vs.push(v);
+    }
+
+    /// The chunks' seeds, in order of priority, then vertex.
+    fn merge(chunks: Vec<SeedList>) -> SeedList {
+        let total = chunks.iter().map(SeedList::len).sum();
+        let shared = chunks.iter().find(|c| c.len() > 0).map_or(0, |c| c.p);
+        if chunks
+            .iter()
+            .all(|c| c.len() == 0 || (c.ps.is_none() && c.p == shared))
+        {
+            let mut vs = Vec::with_capacity(total);
+            for c in chunks {
+                vs.extend_from_slice(&c.vs);
+            }
+            if !vs.is_sorted() {
+                vs.sort_unstable();
+            }
+            return SeedList {
+                vs,
+                ps: None,
+                p: shared,
+            };
+        }
+        let mut pairs = Vec::with_capacity(total);
+        for c in chunks {
+            pairs.extend((0..c.len()).map(|i| c.get(i)));
+        }
+        pairs.sort_unstable();
+        SeedList {
+            vs: pairs.iter().map(|&(_, v)| v).collect(),
+            ps: Some(pairs.iter().map(|&(p, _)| p).collect()),
+            p: 0,
+        }
+    }
 }
 
 /// One executor's private state.
@@ -116,7 +186,7 @@ where
                 if lo >= len {
                     return (inline, queued);
                 }
-                let mut mine = Vec::new();
+                let mut mine = SeedList::default();
                 for i in lo..(lo + SEED_CHUNK).min(len) {
                     let (v, p) = match seeds {
                         Seeds::All(p) => (i as VertexId, p),
@@ -154,7 +224,7 @@ where
                                 queued.push(b);
                             }
                         }
-                        None if new => mine.push((p.0, v)),
+                        None if new => mine.push(p.0, v),
                         None => {}
                     }
                 }
@@ -168,10 +238,7 @@ where
             blocks.push(queued);
         }
         chunks.sort_unstable_by_key(|c| c.0);
-        let mut list: Vec<(u32, VertexId)> = chunks.into_iter().flat_map(|c| c.1).collect();
-        if !list.is_sorted() {
-            list.sort_unstable();
-        }
+        let list = SeedList::merge(chunks.into_iter().map(|c| c.1).collect());
         let queued: usize = blocks.iter().map(Vec::len).sum();
         self.outstanding
             .fetch_add((queued + list.len()) as i64, Ordering::SeqCst);
@@ -194,18 +261,19 @@ where
             return;
         }
         let lo = self.seed_cursor.fetch_add(SEED_CLAIM, Ordering::Relaxed);
-        let mine = &self.seeds[lo.min(self.seeds.len())..(lo + SEED_CLAIM).min(self.seeds.len())];
+        let mine = lo.min(self.seeds.len())..(lo + SEED_CLAIM).min(self.seeds.len());
         if mine.is_empty() {
             return;
         }
         // Each seed was counted on its own; the queue's unit covers them
         // once it is held.
         self.hold(x);
-        for &(p, v) in mine {
+        let claimed = mine.len();
+        for i in mine {
+            let (p, v) = self.seeds.get(i);
             x.local.push(p, v);
         }
-        self.outstanding
-            .fetch_sub(mine.len() as i64, Ordering::SeqCst);
+        self.outstanding.fetch_sub(claimed as i64, Ordering::SeqCst);
     }
 
     /// Makes the executor's queue hold its unit of outstanding work.

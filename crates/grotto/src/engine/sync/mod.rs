@@ -57,6 +57,10 @@ const PARALLEL_COLLECT: usize = 1 << 16;
 /// Activations a thread takes at a time when it sets a dense result's bits.
 const COLLECT_PIECE: usize = 1 << 14;
 
+/// A worker's activation list is never spilled into the bitmap below
+/// this many vertices (64 KiB), whatever the graph's size.
+const SPILL_FLOOR: usize = 1 << 14;
+
 /// The synchronous engine over one graph file (its [`Session`] gives
 /// `graph()`, `config()` and `io()`).
 pub struct SyncEngine {
@@ -199,6 +203,10 @@ impl Run<'_> {
             visit,
             eager,
             base,
+            // Lists that, all workers together, stay below the size at
+            // which the level would end dense anyway.
+            spill: ((self.base.n / DENSE_DIVISOR) as usize / self.base.cfg.threads.max(1))
+                .max(SPILL_FLOOR),
             cursor: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
         };
@@ -259,7 +267,11 @@ impl Run<'_> {
     }
 
     fn collect(&mut self, locals: Vec<Local>) -> Frontier {
-        let total: usize = locals.iter().map(|l| l.next.len() + l.fresh.len()).sum();
+        let total: usize = locals
+            .iter()
+            .map(|l| l.next.len() + l.fresh.len() + l.spilled as usize)
+            .sum();
+        let spilled = locals.iter().any(|l| l.spilled > 0);
         for l in &locals {
             self.base.tally.visits += l.visits;
             self.base.tally.edges += l.edges;
@@ -275,7 +287,7 @@ impl Run<'_> {
         } else {
             self.base.cfg.threads.max(1)
         };
-        if total as u64 * DENSE_DIVISOR > self.base.n {
+        if spilled || total as u64 * DENSE_DIVISOR > self.base.n {
             let pieces: Vec<&[VertexId]> = locals
                 .iter()
                 .flat_map(|l| l.fresh.chunks(COLLECT_PIECE))

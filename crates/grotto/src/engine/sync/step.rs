@@ -21,6 +21,9 @@ pub(super) struct Local {
     pub(super) next: Vec<VertexId>,
     /// Activations made with [`Next::activate_new`] (no bit set).
     pub(super) fresh: Vec<VertexId>,
+    /// Activations moved into the next frontier's bitmap, the lists
+    /// having reached [`StepCtx::spill`].
+    pub(super) spilled: u64,
     pub(super) visits: u64,
     pub(super) edges: u64,
     /// Where packed lists are decoded (reused from list to list).
@@ -39,6 +42,8 @@ pub(super) struct StepCtx<'s, F> {
     /// whole list is in a block just loaded is visited too.
     pub(super) eager: Option<&'s (dyn Fn(VertexId) -> bool + Sync)>,
     pub(super) base: u64,
+    /// The most vertices a worker's activation list holds (see [`Next`]).
+    pub(super) spill: usize,
     pub(super) cursor: AtomicUsize,
     pub(super) abort: AtomicBool,
 }
@@ -78,6 +83,8 @@ where
             bits: self.next_bits,
             list: &mut local.next,
             fresh: &mut local.fresh,
+            spill: self.spill,
+            spilled: &mut local.spilled,
         };
         (self.visit)(v, Edges { ids, first, degree }, &mut next);
     }

@@ -153,6 +153,58 @@ fn unchecked_and_checked_activations_make_the_same_frontiers() {
 }
 
 #[test]
+fn long_activation_lists_spill_into_a_dense_frontier() {
+    // A star's centre activates 40,000 leaves from one list, past the
+    // 16Ki-vertex bound of a worker's list, in a graph of 1.4M vertices
+    // (where 40,000 would make a sparse frontier): both kinds of
+    // activation spill into the bitmap, and the frontier is dense with
+    // every leaf, once.
+    let mut edges: Vec<(u64, u64)> = (1..=40_000).map(|i| (0, i)).collect();
+    edges.push((1_400_000, 1_400_001));
+    let tg = testkit::from_edges_with(
+        &edges,
+        &crate::ingest::ConvertOptions {
+            undirected: true,
+            ids: crate::ingest::IdMode::Dense,
+            ..Default::default()
+        },
+    );
+    let e = SyncEngine::open(tg.graph.clone(), EngineConfig::default()).unwrap();
+    let n = e.graph().vertex_count();
+    assert!(
+        n > 32 * 40_000,
+        "{n} vertices: a sparse frontier without the spill"
+    );
+    let centre = (0..n as VertexId)
+        .max_by_key(|&v| e.graph().out().degree(v))
+        .unwrap();
+    let (fronts, _) = e
+        .run(|r| {
+            let one = Frontier::single(centre);
+            let checked = r.step(&one, Direction::Out, |_, edges, next| {
+                for &u in edges.ids {
+                    next.activate(u);
+                    next.activate(u);
+                }
+            })?;
+            let fresh = r.step(&one, Direction::Out, |_, edges, next| {
+                for &u in edges.ids {
+                    next.activate_new(u);
+                }
+            })?;
+            Ok((checked, fresh))
+        })
+        .unwrap();
+    let leaves = e.graph().neighbors(centre).unwrap();
+    assert_eq!(leaves.len(), 40_000);
+    for f in [fronts.0, fronts.1] {
+        assert!(f.is_dense());
+        assert_eq!(f.len(), 40_000);
+        assert!(f.to_vec() == leaves, "the leaves, each once");
+    }
+}
+
+#[test]
 fn eager_visits_only_whole_lists_in_loaded_blocks() {
     let tg = testkit::rmat(11, 8, 24, true);
     let adj = tg.graph.out();

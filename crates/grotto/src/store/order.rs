@@ -1,0 +1,357 @@
+//! The vertex order of a file converted with one (`convert --order`):
+//! each internal vertex's rank in the user's order, 4 bytes a vertex on
+//! disk.
+//!
+//! Opening checks the section (its checksum, and that it is a
+//! permutation) in one streamed pass and keeps nothing. Most runs need
+//! ranks only in passes: a chunk of vertices at a time (WCC's labels),
+//! the vertices of a chunk of ranks (writing results in the user's
+//! order), or a column of vertices turned into ranks (BFS parents).
+//! Those read the section from the file a piece at a time, so a run
+//! holds no order in memory. Callers that look ranks up at random load
+//! the whole order ([`Order::table`], 4 bytes a vertex) or its inverse
+//! as well (another 4).
+
+use super::format::{padded, Section};
+use crate::error::{Error, Result};
+use crate::VertexId;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Entries read from the file at a time in streamed passes (1 MiB).
+const PIECE: usize = 1 << 18;
+
+/// A file's vertex order: where it lies, and what of it is loaded.
+#[derive(Debug)]
+pub(super) struct Order {
+    path: PathBuf,
+    file: File,
+    offset: u64,
+    /// Vertices the section covers (the base's vertex count); vertices
+    /// added by updates after them have their own id as rank.
+    base: u32,
+    /// Vertices now (the base's plus those added by updates).
+    count: u32,
+    table: OnceLock<Vec<u32>>,
+    inverse: OnceLock<Vec<u32>>,
+    /// Entries read at a time in streamed passes ([`PIECE`]; smaller in
+    /// tests, so that small graphs take many).
+    piece: usize,
+}
+
+impl Order {
+    /// Checks section `s` of `file` (checksum, a permutation of `0..n`)
+    /// in one streamed pass, with a bitmap of an eighth of a byte a
+    /// vertex, and returns the order unloaded.
+    pub(super) fn open(file: &File, path: &Path, s: &Section, n: u64) -> Result<Order> {
+        let bad = |what: String| Error::Corrupt {
+            path: path.to_path_buf(),
+            what: format!("order section: {what}"),
+        };
+        if s.length != n * 4 || n > u32::MAX as u64 {
+            return Err(bad(format!("{} bytes for {n} vertices", s.length)));
+        }
+        let file = file
+            .try_clone()
+            .map_err(|e| Error::io(path, "open the order section", e))?;
+        let o = Order {
+            path: path.to_path_buf(),
+            file,
+            offset: s.offset,
+            base: n as u32,
+            count: n as u32,
+            table: OnceLock::new(),
+            inverse: OnceLock::new(),
+            piece: PIECE,
+        };
+        let mut seen = vec![0u64; (n as usize).div_ceil(64)];
+        let mut crc = 0u32;
+        let mut buf = vec![0u32; PIECE];
+        let mut at = 0usize;
+        while at < n as usize {
+            let len = PIECE.min(n as usize - at);
+            o.read(at, &mut buf[..len])?;
+            crc = crc32c::crc32c_append(crc, bytemuck::cast_slice(&buf[..len]));
+            for (i, &r) in buf[..len].iter().enumerate() {
+                let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
+                match seen.get_mut(w) {
+                    Some(x) if r < n as u32 && *x & bit == 0 => *x |= bit,
+                    _ => {
+                        return Err(bad(format!(
+                            "vertex {} has rank {r}, {}",
+                            at + i,
+                            if (r as u64) < n {
+                                "which an earlier vertex has too"
+                            } else {
+                                "past the vertex count"
+                            }
+                        )))
+                    }
+                }
+            }
+            at += len;
+        }
+        let mut pad = vec![0u8; (padded(s.length) - s.length) as usize];
+        o.file
+            .read_exact_at(&mut pad, s.offset + s.length)
+            .map_err(|e| Error::io(path, "read section order", e))?;
+        crc = crc32c::crc32c_append(crc, &pad);
+        if crc != s.crc {
+            return Err(bad("fails its checksum".into()));
+        }
+        Ok(o)
+    }
+
+    /// Vertices now; those past the base's count (added by updates) have
+    /// their own id as rank.
+    pub(super) fn grow_to(&mut self, n: u32) {
+        self.count = n;
+        if let Some(t) = self.table.get_mut() {
+            t.extend(t.len() as u32..n);
+        }
+        self.inverse = OnceLock::new();
+    }
+
+    /// Reads the ranks of base vertices `at..at + out.len()` from the file.
+    fn read(&self, at: usize, out: &mut [u32]) -> Result<()> {
+        self.file
+            .read_exact_at(bytemuck::cast_slice_mut(out), self.offset + at as u64 * 4)
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    Error::Truncated {
+                        path: self.path.clone(),
+                        what: "section order is cut short".into(),
+                    }
+                } else {
+                    Error::io(&self.path, "read section order", e)
+                }
+            })
+    }
+
+    /// Whether the whole order is in memory.
+    pub(super) fn loaded(&self) -> Option<&[u32]> {
+        self.table.get().map(Vec::as_slice)
+    }
+
+    /// The rank of every vertex, loaded on first use (4 bytes a vertex).
+    pub(super) fn load(&self) -> Result<&[u32]> {
+        if let Some(t) = self.table.get() {
+            return Ok(t);
+        }
+        let mut t = vec![0u32; self.count as usize];
+        self.read(0, &mut t[..self.base as usize])?;
+        for (v, r) in t.iter_mut().enumerate().skip(self.base as usize) {
+            *r = v as u32;
+        }
+        Ok(self.table.get_or_init(|| t))
+    }
+
+    /// [`Order::load`] for callers that cannot return an error: the
+    /// section was checked at open, so only a disk that fails between
+    /// then and now gets here, and that ends the process with the
+    /// file's name and the error.
+    pub(super) fn table(&self) -> &[u32] {
+        match self.load() {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Whether the rank-to-vertex table is built.
+    pub(super) fn has_inverse(&self) -> bool {
+        self.inverse.get().is_some()
+    }
+
+    /// The vertex of each rank, built on first use (the order too: 8
+    /// bytes a vertex in all).
+    pub(super) fn inverse(&self) -> &[u32] {
+        self.inverse
+            .get_or_init(|| super::names::invert(self.table()))
+    }
+
+    /// Bytes held in memory.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.table.get().map_or(0, Vec::len) + self.inverse.get().map_or(0, Vec::len)) as u64 * 4
+    }
+
+    /// Calls `f(first, ranks)` with the ranks of all vertices, a piece at
+    /// a time, from memory when loaded, else from the file.
+    fn pieces(&self, mut f: impl FnMut(usize, &[u32])) -> Result<()> {
+        if let Some(t) = self.loaded() {
+            f(0, t);
+            return Ok(());
+        }
+        let mut buf = vec![0u32; self.piece];
+        let mut at = 0usize;
+        while at < self.count as usize {
+            let len = self.piece.min(self.count as usize - at);
+            self.ranks_of(at as VertexId, &mut buf[..len])?;
+            f(at, &buf[..len]);
+            at += len;
+        }
+        Ok(())
+    }
+
+    /// The ranks of vertices `lo..lo + out.len()` (all below the vertex
+    /// count) into `out`.
+    pub(super) fn ranks_of(&self, lo: VertexId, out: &mut [u32]) -> Result<()> {
+        let lo = lo as usize;
+        if let Some(t) = self.loaded() {
+            out.copy_from_slice(&t[lo..lo + out.len()]);
+            return Ok(());
+        }
+        let base = (self.base as usize).clamp(lo, lo + out.len()) - lo;
+        self.read(lo, &mut out[..base])?;
+        for (i, r) in out.iter_mut().enumerate().skip(base) {
+            *r = (lo + i) as u32;
+        }
+        Ok(())
+    }
+
+    /// The vertices of ranks `lo..lo + out.len()` into `out` (ranks past
+    /// the vertex count are left alone): a copy when the inverse is
+    /// built, else one pass over the order.
+    pub(super) fn vertices_at_ranks(&self, lo: u32, out: &mut [VertexId]) -> Result<()> {
+        if let Some(inv) = self.inverse.get() {
+            let from = (lo as usize).min(inv.len());
+            let to = (from + out.len()).min(inv.len());
+            out[..to - from].copy_from_slice(&inv[from..to]);
+            return Ok(());
+        }
+        let len = out.len() as u64;
+        self.pieces(|first, ranks| {
+            for (i, &r) in ranks.iter().enumerate() {
+                let k = (r as u64).wrapping_sub(lo as u64);
+                if k < len {
+                    out[k as usize] = (first + i) as VertexId;
+                }
+            }
+        })
+    }
+
+    /// Replaces every vertex in `xs` by its rank (`none` stays): a lookup
+    /// each when the order is loaded, else passes over `xs`, one per
+    /// piece of the order read from the file, with a bitmap (an eighth
+    /// of a byte an entry) marking the entries already replaced.
+    pub(super) fn ranks_in_place(&self, xs: &mut [u32], none: u32) -> Result<()> {
+        if let Some(t) = self.loaded() {
+            for x in xs.iter_mut().filter(|x| **x != none) {
+                *x = t[*x as usize];
+            }
+            return Ok(());
+        }
+        let mut done = vec![0u64; xs.len().div_ceil(64)];
+        // Pieces of a sixteenth of the order, at least one read's worth:
+        // a quarter byte a vertex, sixteen passes over `xs`.
+        let piece = (self.count as usize / 16).max(self.piece).max(1);
+        let mut buf = vec![0u32; piece.min(self.count as usize)];
+        let mut lo = 0usize;
+        while lo < self.count as usize {
+            let len = piece.min(self.count as usize - lo);
+            self.ranks_of(lo as VertexId, &mut buf[..len])?;
+            for (i, x) in xs.iter_mut().enumerate() {
+                let k = (*x as usize).wrapping_sub(lo);
+                let bit = 1u64 << (i % 64);
+                if *x != none && k < len && done[i / 64] & bit == 0 {
+                    *x = buf[k];
+                    done[i / 64] |= bit;
+                }
+            }
+            lo += len;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::Graph;
+    use crate::testkit;
+    use crate::VertexId;
+
+    /// The same file open twice: with the order loaded, and read in
+    /// passes of `piece` entries.
+    fn both(piece: usize) -> (Graph, Graph, testkit::TestGraph) {
+        let tg = testkit::rmat_ordered(10, 8, 7);
+        let path = tg.graph.path().to_path_buf();
+        let loaded = Graph::open(&path).unwrap();
+        loaded.load_order().unwrap();
+        let mut streamed = Graph::open(&path).unwrap();
+        streamed.order.as_mut().expect("an ordered file").piece = piece;
+        (loaded, streamed, tg)
+    }
+
+    #[test]
+    fn streamed_passes_agree_with_the_loaded_order() {
+        for piece in [1, 7, 64, 1 << 20] {
+            let (a, b, _tg) = both(piece);
+            let n = a.vertex_count() as usize;
+            assert!(b.order.as_ref().unwrap().loaded().is_none());
+            let order = a.order().unwrap().unwrap().to_vec();
+            assert_ne!(order, (0..n as u32).collect::<Vec<_>>(), "renumbered");
+            // Ranks of a range, and single ranks.
+            for (lo, len) in [(0, n), (3, 100), (n - 5, 5)] {
+                let mut x = vec![0; len];
+                b.ranks_of(lo as VertexId, &mut x).unwrap();
+                assert_eq!(x, order[lo..lo + len]);
+            }
+            assert_eq!(b.rank(17), order[17]);
+            // Vertices of a range of ranks, past the end included.
+            for lo in [0u32, 1, n as u32 - 3] {
+                let mut want = vec![u32::MAX; 10];
+                let mut got = want.clone();
+                a.vertices_at_ranks(lo, &mut want).unwrap();
+                b.vertices_at_ranks(lo, &mut got).unwrap();
+                assert_eq!(got, want);
+            }
+            // A column of vertices with gaps, turned into ranks in place.
+            let col: Vec<u32> = (0..3 * n as u32)
+                .map(|i| {
+                    if i % 5 == 0 {
+                        u32::MAX
+                    } else {
+                        (i * 7919) % n as u32
+                    }
+                })
+                .collect();
+            let (mut x, mut y) = (col.clone(), col.clone());
+            a.ranks_in_place(&mut x, u32::MAX).unwrap();
+            b.ranks_in_place(&mut y, u32::MAX).unwrap();
+            assert_eq!(x, y);
+            for (c, r) in col.iter().zip(&x) {
+                assert_eq!(
+                    *r,
+                    if *c == u32::MAX {
+                        u32::MAX
+                    } else {
+                        order[*c as usize]
+                    }
+                );
+            }
+            // None of it loaded the order.
+            assert!(b.order.as_ref().unwrap().loaded().is_none());
+            assert!(!b.rank_lookup_is_cheap());
+        }
+    }
+
+    #[test]
+    fn vertices_added_by_updates_rank_as_themselves() {
+        let (_, mut b, _tg) = both(3);
+        let n = b.vertex_count() as u32;
+        b.order.as_mut().unwrap().grow_to(n + 4);
+        let mut x = vec![0; 6];
+        b.ranks_of(n - 2, &mut x).unwrap();
+        assert_eq!(&x[2..], &[n, n + 1, n + 2, n + 3]);
+        let mut col = vec![n + 3, u32::MAX, n];
+        b.ranks_in_place(&mut col, u32::MAX).unwrap();
+        assert_eq!(col, [n + 3, u32::MAX, n]);
+        let mut v = vec![0; 2];
+        b.vertices_at_ranks(n + 1, &mut v).unwrap();
+        assert_eq!(v, [n + 1, n + 2]);
+        let t = b.order().unwrap().unwrap();
+        assert_eq!(t.len(), n as usize + 4);
+        assert_eq!(t[n as usize + 2], n + 2);
+    }
+}
