@@ -38,12 +38,14 @@ use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
 use super::{fail, in_direction, push_run, AtomicF64, Residual, Verdict, PHASE_STEP};
-use crate::engine::{AsyncRun, Flow, Frontier, Priority, Run, Seeds};
+use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 /// Which PageRank definition to compute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,60 +233,14 @@ fn run_with<C: Contribution>(
     contributions: Precision,
 ) -> Result<PageRankResult> {
     let n = r.vertex_count();
-    let out = r.graph().out();
-    let nf = n as f64;
-    let d = cfg.damping;
-    let x: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(1.0 / nf)).collect();
+    let x: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(1.0 / n as f64)).collect();
     let contrib: Vec<C> = (0..n).map(|_| C::zero()).collect();
-    let acc: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
     let pull = in_direction(r.graph());
-    let (mut iterations, mut change) = (0, f64::INFINITY);
-    while iterations < cfg.max_iterations && change >= cfg.tolerance {
-        iterations += 1;
-        r.for_each_vertex(|v| {
-            let deg = out.degree(v);
-            let c = if deg == 0 {
-                0.0
-            } else {
-                x[v as usize].load() / deg as f64
-            };
-            contrib[v as usize].set(c);
-            acc[v as usize].store(0.0);
-        });
-        match pull {
-            Some(dir) => r.step(&Frontier::all(n), dir, |v, edges, _| {
-                let s: f64 = edges.ids.iter().map(|&u| contrib[u as usize].get()).sum();
-                if edges.is_whole() {
-                    acc[v as usize].store(s);
-                } else {
-                    acc[v as usize].add(s);
-                }
-            })?,
-            None => r.step(&Frontier::all(n), Direction::Out, |u, edges, _| {
-                let c = contrib[u as usize].get();
-                for &v in edges.ids {
-                    acc[v as usize].add(c);
-                }
-            })?,
-        };
-        let base = match cfg.semantics {
-            // (1 - d)/N + d dangling/N in exact arithmetic (the gathered
-            // mass is 1 - dangling); taken from what was gathered, the
-            // share also gives back what rounding lost, and scores sum to 1.
-            Semantics::Standard => {
-                let gathered = r.sum_f64(|v| acc[v as usize].load());
-                (1.0 - d * gathered) / nf
-            }
-            Semantics::Gap => (1.0 - d) / nf,
-        };
-        change = r.sum_f64(|v| {
-            let new = base + d * acc[v as usize].load();
-            let old = x[v as usize].load();
-            x[v as usize].store(new);
-            (new - old).abs()
-        });
-    }
-    drop((contrib, acc));
+    let (iterations, change) = match pull {
+        Some(dir) => pull_iterations(r, cfg, dir, &x, &contrib)?,
+        None => push_iterations(r, cfg, &x, &contrib)?,
+    };
+    drop(contrib);
     Ok(PageRankResult {
         // In place: no second array of scores.
         score: x.into_iter().map(AtomicF64::into_inner).collect(),
@@ -294,6 +250,143 @@ fn run_with<C: Contribution>(
         style: if pull.is_some() { "pull" } else { "push" },
         contributions,
     })
+}
+
+/// Sets every vertex's contribution `score / outdeg` and returns what
+/// they add up to over all edges: the mass the next gather collects,
+/// rounding of the stored contributions included. A vertex without
+/// out-edges is in no list, so its slot keeps its score instead (what
+/// [`old_score`] reads back after the scores are overwritten).
+fn contribute<C: Contribution>(r: &Run<'_>, x: &[AtomicF64], contrib: &[C]) -> f64 {
+    let out = r.graph().out();
+    r.sum_f64(|v| {
+        let deg = out.degree(v);
+        let x = x[v as usize].load();
+        if deg == 0 {
+            contrib[v as usize].set(x);
+            return 0.0;
+        }
+        contrib[v as usize].set(x / deg as f64);
+        deg as f64 * contrib[v as usize].get()
+    })
+}
+
+/// The score `v` had when [`contribute`] ran: its contribution times its
+/// out-degree, or the score kept in its slot. With f32 contributions it
+/// errs by 2^-24 of the score at most (2^-24 in all, which the stopping
+/// rule's bound already allows for: [`Precision::rounding`]).
+#[inline]
+fn old_score<C: Contribution>(deg: u64, c: &C) -> f64 {
+    if deg == 0 {
+        c.get()
+    } else {
+        c.get() * deg as f64
+    }
+}
+
+/// The uniform share of an iteration that gathered `gathered` in all.
+fn base(cfg: &PageRankConfig, n: u64, gathered: f64) -> f64 {
+    let (d, nf) = (cfg.damping, n as f64);
+    match cfg.semantics {
+        // (1 - d)/N + d dangling/N in exact arithmetic (the gathered
+        // mass is 1 - dangling); taken from what is gathered, the share
+        // also gives back what rounding lost, and scores sum to 1.
+        Semantics::Standard => (1.0 - d * gathered) / nf,
+        Semantics::Gap => (1.0 - d) / nf,
+    }
+}
+
+/// Pull iterations on the in-edges (`dir`): each vertex's new score is
+/// written over its old one as soon as its list is summed, so nothing
+/// but the scores and contributions (12 or 16 bytes a vertex) is held.
+/// The uniform share is known before the gather, from the contributions
+/// themselves; a list handed over in pieces is summed in a small map
+/// until its last piece; vertices without in-edges get the share alone.
+/// The L1 change is summed after the gather, in fixed chunks (so it does
+/// not depend on the threads), against the old scores read back from the
+/// contributions ([`old_score`]).
+fn pull_iterations<C: Contribution>(
+    r: &mut Run<'_>,
+    cfg: &PageRankConfig,
+    dir: Direction,
+    x: &[AtomicF64],
+    contrib: &[C],
+) -> Result<(u32, f64)> {
+    let n = r.vertex_count();
+    let d = cfg.damping;
+    let adj = r.graph().adjacency(dir)?;
+    let no_in = AtomicBitmap::new(n);
+    r.for_each_vertex(|v| {
+        if adj.degree(v) == 0 {
+            no_in.insert(v as u64);
+        }
+    });
+    let pieces: Mutex<HashMap<VertexId, (f64, u64)>> = Mutex::new(HashMap::new());
+    let (mut iterations, mut change) = (0, f64::INFINITY);
+    while iterations < cfg.max_iterations && change >= cfg.tolerance {
+        iterations += 1;
+        let share = base(cfg, n, contribute(r, x, contrib));
+        let settle = |v: VertexId, s: f64| x[v as usize].store(share + d * s);
+        r.step(&Frontier::all(n), dir, |v, edges, _| {
+            let s: f64 = edges.ids.iter().map(|&u| contrib[u as usize].get()).sum();
+            if edges.is_whole() {
+                return settle(v, s);
+            }
+            let mut m = pieces.lock().unwrap_or_else(|p| p.into_inner());
+            let e = m.entry(v).or_insert((0.0, 0));
+            e.0 += s;
+            e.1 += edges.ids.len() as u64;
+            if e.1 >= edges.degree {
+                let (s, _) = m.remove(&v).unwrap_or_default();
+                drop(m);
+                settle(v, s);
+            }
+        })?;
+        r.for_each_vertex(|v| {
+            if no_in.contains(v as u64) {
+                settle(v, 0.0);
+            }
+        });
+        let out = r.graph().out();
+        change = r.sum_f64(|v| {
+            (x[v as usize].load() - old_score(out.degree(v), &contrib[v as usize])).abs()
+        });
+    }
+    Ok((iterations, change))
+}
+
+/// Push iterations on the out-edges, for a directed graph without
+/// reverse edges: every edge adds its source's contribution to its
+/// target's sum (atomic additions), 8 more bytes a vertex.
+fn push_iterations<C: Contribution>(
+    r: &mut Run<'_>,
+    cfg: &PageRankConfig,
+    x: &[AtomicF64],
+    contrib: &[C],
+) -> Result<(u32, f64)> {
+    let n = r.vertex_count();
+    let d = cfg.damping;
+    let acc: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
+    let (mut iterations, mut change) = (0, f64::INFINITY);
+    while iterations < cfg.max_iterations && change >= cfg.tolerance {
+        iterations += 1;
+        contribute(r, x, contrib);
+        r.for_each_vertex(|v| acc[v as usize].store(0.0));
+        r.step(&Frontier::all(n), Direction::Out, |u, edges, _| {
+            let c = contrib[u as usize].get();
+            for &v in edges.ids {
+                acc[v as usize].add(c);
+            }
+        })?;
+        let share = base(cfg, n, r.sum_f64(|v| acc[v as usize].load()));
+        change = r.sum_f64(|v| {
+            let new = share + d * acc[v as usize].load();
+            let old = x[v as usize].load();
+            x[v as usize].store(new);
+            (new - old).abs()
+        });
+    }
+    Ok((iterations, change))
 }
 
 /// Runs PageRank by push on the asynchronous engine (ACGraph's derivation
