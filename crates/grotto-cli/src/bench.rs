@@ -392,7 +392,7 @@ fn decode_rate(
     seconds: f64,
 ) -> anyhow::Result<Option<DecodeRate>> {
     let adj = g.out();
-    let map = adj.block_map();
+    let map = adj.block_map()?;
     let chosen: Vec<(usize, &[u8])> = blocks
         .chunks(4096)
         .enumerate()
@@ -406,7 +406,7 @@ fn decode_rate(
     let t0 = Instant::now();
     let secs = loop {
         for &(b, buf) in &chosen {
-            for &v in map.vertices(b as u64) {
+            for v in map.vertices(b as u64) {
                 if let Some(p) = adj.list_in_block(v, b as u64, buf, &mut scratch)? {
                     ids += p.ids.len() as u64;
                     pieces += 1;

@@ -65,24 +65,33 @@ pub struct Adjacency {
     pub(super) entries: u64,
     /// Whether blocks hold packed lists (byte-addressed index offsets).
     pub(super) packed: bool,
-    /// The block map: read from the file, or built on first use.
+    /// The block map: read from the file, or built, on first use.
     pub(super) map: OnceLock<BlockMap>,
+    /// Where the file keeps its block map, when it does.
+    pub(super) stored_map: Option<super::load::StoredMap>,
     /// Committed updates, applied as lists are read (files with updates).
     pub(super) delta: Option<Delta>,
 }
 
 impl Adjacency {
     /// Which vertices have list entries in each block (block-mode
-    /// engines need it): the file's, or built from the index the first
-    /// time it is asked for (files written before the map was stored),
-    /// on rayon's global pool: the CLI sizes that pool by `--threads`, a
-    /// library user by `rayon::ThreadPoolBuilder::build_global`.
-    pub fn block_map(&self) -> &BlockMap {
-        self.map.get_or_init(|| {
-            BlockMap::build(self.index.len() as u64, self.block_count(), |v| {
+    /// engines need it), loaded the first time it is asked for, so that
+    /// opening a file costs nothing for it: the file's, checked against
+    /// the index (an error names the file and the block), or built from
+    /// the index (files written before the map was stored), on rayon's
+    /// global pool: the CLI sizes that pool by `--threads`, a library
+    /// user by `rayon::ThreadPoolBuilder::build_global`.
+    pub fn block_map(&self) -> Result<&BlockMap> {
+        if let Some(m) = self.map.get() {
+            return Ok(m);
+        }
+        let m = match &self.stored_map {
+            Some(s) => s.read(&self.path, |v| self.block_range(v))?,
+            None => BlockMap::build(self.index.len() as u64, self.block_count(), |v| {
                 self.block_range(v)
-            })
-        })
+            }),
+        };
+        Ok(self.map.get_or_init(|| m))
     }
 
     /// Number of 4 KiB edge blocks.

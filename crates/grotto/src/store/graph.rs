@@ -597,6 +597,9 @@ impl Graph {
         {
             let Some(a) = a else { continue };
             let name = if dir == Direction::Out { "out" } else { "in" };
+            // The stored block map, checked against the index (opening
+            // leaves it for the first run that needs it).
+            a.block_map()?;
             let mut scratch = Vec::new();
             for b in 0..a.blocks.count {
                 self.read_block_of(a, false, BlockId(b), &mut buf)?;
@@ -680,7 +683,7 @@ impl Graph {
         scratch: &mut Vec<VertexId>,
     ) -> Result<()> {
         let name = a.blocks.kind.name();
-        let owners = a.block_map().vertices(b);
+        let owners: Vec<VertexId> = a.block_map()?.vertices(b).collect();
         if a.tags[b as usize] == TAG_SPAN {
             if owners.len() != 1 {
                 return Err(corrupt(
@@ -691,7 +694,7 @@ impl Graph {
             return Ok(());
         }
         let mut extents = Vec::with_capacity(owners.len());
-        for &v in owners {
+        for v in owners {
             if let Some(p) = a.list_in_block(v, b, buf, scratch)? {
                 extents.push((p.range.start, p.range.end, v));
             }

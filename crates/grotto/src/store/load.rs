@@ -3,11 +3,12 @@
 //! pair checked against the format's rules before anything is trusted.
 
 use super::adjacency::{Adjacency, PACKED_LOW_BITS};
-use super::blockmap::{block_span, BlockMap};
+use super::blockmap::{block_span, BlockMap, MapParser};
 use super::codec::MAX_IDS_PER_BLOCK;
 use super::format::*;
 use super::graph::Direction;
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -169,7 +170,10 @@ pub(super) fn load_adjacency(
                 .all(|&t| t == TAG_SPAN)
     };
     let low = (1u64 << PACKED_LOW_BITS) - 1;
-    for (v, &e) in index.iter().enumerate() {
+    // Each entry checked on its own, on all cores, a chunk at a time; the
+    // first bad entry in vertex order is the one reported.
+    let check = |v: usize, e: u64| -> Result<[u64; 4]> {
+        let (mut p, mut sp, mut hu) = (0u64, 0u64, 0u64);
         let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
         let d = match IndexEntry::decode(e) {
             IndexEntry::Disk { offset, degree } if packed && degree > 0 => {
@@ -180,10 +184,10 @@ pub(super) fn load_adjacency(
                     ));
                 }
                 match tags.get(b as usize) {
-                    Some(&TAG_PACKED) if degree <= MAX_IDS_PER_BLOCK as u64 => pairs += 1,
+                    Some(&TAG_PACKED) if degree <= MAX_IDS_PER_BLOCK as u64 => p += 1,
                     Some(&TAG_SPAN) if spans_ok(b, (offset & low) + 1) => {
-                        pairs += (offset & low) + 1;
-                        span_claimed += (offset & low) + 1;
+                        p += (offset & low) + 1;
+                        sp += (offset & low) + 1;
                     }
                     _ => return Err(bad("describes an impossible packed list")),
                 }
@@ -200,9 +204,9 @@ pub(super) fn load_adjacency(
                 {
                     return Err(bad("describes an impossible long list"));
                 }
-                huge_used += 1;
-                pairs += n;
-                span_claimed += n;
+                hu += 1;
+                p += n;
+                sp += n;
                 huge[i].1
             }
             IndexEntry::Disk { offset, degree } => {
@@ -227,7 +231,7 @@ pub(super) fn load_adjacency(
                         ));
                     }
                     let (a, b) = block_span(offset, degree);
-                    pairs += b - a + 1;
+                    p += b - a + 1;
                 }
                 degree
             }
@@ -240,9 +244,9 @@ pub(super) fn load_adjacency(
                 if e & HUGE_SPARE != 0 || offset % cap != 0 || !fits {
                     return Err(bad("describes an impossible long list"));
                 }
-                huge_used += 1;
+                hu += 1;
                 let (a, b) = block_span(offset, d);
-                pairs += b - a + 1;
+                p += b - a + 1;
                 d
             }
             IndexEntry::One(x) => {
@@ -259,9 +263,40 @@ pub(super) fn load_adjacency(
                 2
             }
         };
-        entries = entries
-            .checked_add(d)
-            .ok_or_else(|| bad("overflows the number of entries"))?;
+        Ok([d, p, sp, hu])
+    };
+    const CHUNK: usize = 1 << 16;
+    let sums: Vec<Result<[u64; 4]>> = index
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut t = [0u64; 4];
+            for (i, &e) in chunk.iter().enumerate() {
+                let r = check(c * CHUNK + i, e)?;
+                t[0] = t[0].checked_add(r[0]).ok_or_else(|| {
+                    corrupt(
+                        path,
+                        format!("{} overflows the number of entries", ki.name()),
+                    )
+                })?;
+                t[1] += r[1];
+                t[2] += r[2];
+                t[3] += r[3];
+            }
+            Ok(t)
+        })
+        .collect();
+    for t in sums {
+        let t = t?;
+        entries = entries.checked_add(t[0]).ok_or_else(|| {
+            corrupt(
+                path,
+                format!("{} overflows the number of entries", ki.name()),
+            )
+        })?;
+        pairs += t[1];
+        span_claimed += t[2];
+        huge_used += t[3];
     }
     let spans = tags.iter().filter(|&&t| t == TAG_SPAN).count() as u64;
     if packed && span_claimed != spans {
@@ -283,7 +318,29 @@ pub(super) fn load_adjacency(
             ),
         ));
     }
-    let adj = Adjacency {
+    let stored_map = match h.section(km).copied() {
+        Some(sm) if sm.count != blocks.count => {
+            return Err(corrupt(
+                path,
+                format!(
+                    "section {} maps {} blocks, the adjacency has {}",
+                    km.name(),
+                    sm.count,
+                    blocks.count
+                ),
+            ))
+        }
+        Some(sm) => Some(StoredMap {
+            file: file
+                .try_clone()
+                .map_err(|e| Error::io(path, format!("open section {}", km.name()), e))?,
+            section: sm,
+            pairs,
+            n,
+        }),
+        None => None,
+    };
+    Ok(Adjacency {
         path: path.to_path_buf(),
         index,
         huge,
@@ -295,26 +352,72 @@ pub(super) fn load_adjacency(
         weights,
         entries,
         map: OnceLock::new(),
+        stored_map,
         delta: None,
-    };
-    if let Some(sm) = h.section(km).copied() {
-        let bad = |why: String| corrupt(path, format!("section {} {why}", km.name()));
-        if sm.count != adj.block_count() {
-            return Err(bad(format!(
-                "maps {} blocks, the adjacency has {}",
-                sm.count,
-                adj.block_count()
-            )));
+    })
+}
+
+/// A block map section of an open file, read when first needed
+/// ([`Adjacency::block_map`]); `pairs` is what the index says it holds.
+#[derive(Debug)]
+pub(super) struct StoredMap {
+    file: File,
+    section: Section,
+    pairs: u64,
+    n: u64,
+}
+
+impl StoredMap {
+    /// Reads, checks (shape, checksum, agreement with `range`, the
+    /// index's block ranges) and decodes the map, a piece at a time.
+    pub(super) fn read(
+        &self,
+        path: &Path,
+        range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
+    ) -> Result<BlockMap> {
+        let s = &self.section;
+        let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
+        let read = |at: u64, buf: &mut [u8]| {
+            self.file.read_exact_at(buf, s.offset + at).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                    Error::Truncated {
+                        path: path.into(),
+                        what: format!("section {} is cut short", s.kind.name()),
+                    }
+                } else {
+                    Error::io(path, format!("read section {}", s.kind.name()), e)
+                }
+            })
+        };
+        let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
+        read(0, &mut head)?;
+        let mut crc = crc32c::crc32c(&head);
+        let mut p = MapParser::new(&head, s.count, self.n, s.length).map_err(bad)?;
+        let mut at = head.len() as u64;
+        let mut buf = vec![0u8; 1 << 20];
+        // A damaged section is named by its checksum first: a shape error
+        // is kept until the whole section is read.
+        let mut shape = Ok(());
+        while at < padded(s.length) {
+            let len = (buf.len() as u64).min(padded(s.length) - at) as usize;
+            read(at, &mut buf[..len])?;
+            crc = crc32c::crc32c_append(crc, &buf[..len]);
+            let ids = (s.length.saturating_sub(at) as usize).min(len);
+            if shape.is_ok() {
+                shape = p.feed(&buf[..ids]);
+            }
+            at += len as u64;
         }
-        let mb = read_checked(file, path, &sm)?;
-        let map = BlockMap::from_bytes(&mb[..sm.length as usize], sm.count, n).map_err(bad)?;
-        drop(mb);
-        map.agrees(pairs, |v| adj.block_range(v)).map_err(|b| {
+        if crc != s.crc {
+            return Err(bad("fails its checksum".into()));
+        }
+        shape.map_err(bad)?;
+        let map = p.finish().map_err(bad)?;
+        map.agrees(self.pairs, range).map_err(|b| {
             bad(format!(
                 "disagrees with the index at block {b} (or in its number of pairs)"
             ))
         })?;
-        let _ = adj.map.set(map);
+        Ok(map)
     }
-    Ok(adj)
 }

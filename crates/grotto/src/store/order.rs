@@ -15,9 +15,11 @@
 use super::format::{padded, Section};
 use crate::error::{Error, Result};
 use crate::VertexId;
+use rayon::prelude::*;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// Entries read from the file at a time in streamed passes (1 MiB).
@@ -43,8 +45,8 @@ pub(super) struct Order {
 
 impl Order {
     /// Checks section `s` of `file` (checksum, a permutation of `0..n`)
-    /// in one streamed pass, with a bitmap of an eighth of a byte a
-    /// vertex, and returns the order unloaded.
+    /// in one streamed pass on all cores, with a bitmap of an eighth of a
+    /// byte a vertex, and returns the order unloaded.
     pub(super) fn open(file: &File, path: &Path, s: &Section, n: u64) -> Result<Order> {
         let bad = |what: String| Error::Corrupt {
             path: path.to_path_buf(),
@@ -66,32 +68,42 @@ impl Order {
             inverse: OnceLock::new(),
             piece: PIECE,
         };
-        let mut seen = vec![0u64; (n as usize).div_ceil(64)];
-        let mut crc = 0u32;
-        let mut buf = vec![0u32; PIECE];
-        let mut at = 0usize;
-        while at < n as usize {
-            let len = PIECE.min(n as usize - at);
-            o.read(at, &mut buf[..len])?;
-            crc = crc32c::crc32c_append(crc, bytemuck::cast_slice(&buf[..len]));
-            for (i, &r) in buf[..len].iter().enumerate() {
-                let (w, bit) = (r as usize / 64, 1u64 << (r % 64));
-                match seen.get_mut(w) {
-                    Some(x) if r < n as u32 && *x & bit == 0 => *x |= bit,
-                    _ => {
+        // Pieces read and checked on all cores; their checksums are
+        // combined in file order.
+        let seen: Vec<AtomicU64> = (0..(n as usize).div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let pieces = (n as usize).div_ceil(PIECE);
+        let crcs: Vec<Result<(u32, usize)>> = (0..pieces)
+            .into_par_iter()
+            .map(|k| {
+                let at = k * PIECE;
+                let len = PIECE.min(n as usize - at);
+                let mut buf = vec![0u32; len];
+                o.read(at, &mut buf)?;
+                for (i, &r) in buf.iter().enumerate() {
+                    let bit = 1u64 << (r % 64);
+                    let fresh = (r as u64) < n
+                        && seen[r as usize / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0;
+                    if !fresh {
                         return Err(bad(format!(
                             "vertex {} has rank {r}, {}",
                             at + i,
                             if (r as u64) < n {
-                                "which an earlier vertex has too"
+                                "which another vertex has too"
                             } else {
                                 "past the vertex count"
                             }
-                        )))
+                        )));
                     }
                 }
-            }
-            at += len;
+                Ok((crc32c::crc32c(bytemuck::cast_slice(&buf)), len * 4))
+            })
+            .collect();
+        let mut crc = 0u32;
+        for c in crcs {
+            let (piece, len) = c?;
+            crc = crc32c::crc32c_combine(crc, piece, len);
         }
         let mut pad = vec![0u8; (padded(s.length) - s.length) as usize];
         o.file

@@ -118,7 +118,7 @@ pub struct WorkloadReport {
 
 /// Draws vertices through their blocks, with the workload's locality.
 struct Picker<'g> {
-    g: &'g Graph,
+    map: &'g crate::store::blockmap::BlockMap,
     hot: Vec<u64>,
     cold: Vec<u64>,
     skewed: bool,
@@ -126,9 +126,9 @@ struct Picker<'g> {
 
 impl<'g> Picker<'g> {
     fn new(g: &'g Graph, skewed: bool, seed: u64) -> Result<Picker<'g>> {
-        let map = g.out().block_map();
+        let map = g.out().block_map()?;
         let mut blocks: Vec<u64> = (0..map.block_count())
-            .filter(|&b| !map.vertices(b).is_empty())
+            .filter(|&b| !map.block_is_empty(b))
             .collect();
         if blocks.is_empty() {
             return Err(Error::Invalid(format!(
@@ -146,7 +146,7 @@ impl<'g> Picker<'g> {
         let n_hot = (blocks.len() / 10).max(1);
         let cold = blocks.split_off(n_hot);
         Ok(Picker {
-            g,
+            map,
             hot: blocks,
             cold,
             skewed,
@@ -166,8 +166,9 @@ impl<'g> Picker<'g> {
             &self.cold
         };
         let b = from[rng.below(from.len() as u64) as usize];
-        let vs = self.g.out().block_map().vertices(b);
-        vs[rng.below(vs.len() as u64) as usize]
+        let vs = self.map.vertices(b);
+        let k = rng.below(vs.clone().count() as u64) as usize;
+        vs.clone().nth(k).unwrap_or_default()
     }
 }
 

@@ -264,7 +264,7 @@ impl AsyncRun<'_> {
             });
         }
         let d = dir_index(flow.dir);
-        let map = adj.block_map();
+        let map = adj.block_map()?;
         let st = self.states[d].get_or_init(|| BlockStates::new(blocks));
         let base = self.base.first_key(flow.dir, false)?;
         let wbase = if flow.weights {

@@ -430,7 +430,7 @@ where
                 }
             }
         }
-        for &v in self.map.vertices(b) {
+        for v in self.map.vertices(b) {
             let Some((first, last)) = self.adj.block_range(v) else {
                 continue;
             };

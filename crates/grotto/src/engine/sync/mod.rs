@@ -216,7 +216,7 @@ impl Run<'_> {
             }),
             Mode::Block => {
                 let d = dir_index(dir);
-                let map = adj.block_map();
+                let map = adj.block_map()?;
                 let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
                 // Pass 1: inline lists, membership bits, needed blocks.
                 let mut results = fan_out((0..self.base.cfg.threads).collect(), |_| {

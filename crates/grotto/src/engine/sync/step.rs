@@ -237,7 +237,7 @@ where
     });
     let r = reader.fetch_iter(keys, |pin| {
         let b = pin.key() - ctx.base;
-        for &v in map.vertices(b) {
+        for v in map.vertices(b) {
             if ctx.member(v) {
                 ctx.deliver(v, b, pin.bytes(), &mut local)?;
             } else if let Some(eager) = ctx.eager {
