@@ -102,6 +102,7 @@ pub use sync::{Run, SyncEngine};
 use crate::cache::CacheSize;
 use crate::io::IoOptions;
 use crate::VertexId;
+use std::sync::OnceLock;
 
 /// How the synchronous engine reads a level (CAVE's ProcessQueue and
 /// ProcessQueueBlock).
@@ -193,7 +194,9 @@ impl Edges<'_> {
 /// So a level that reaches most of the graph holds an eighth of a byte a
 /// vertex, not four.
 pub struct Next<'a> {
-    bits: &'a AtomicBitmap,
+    /// The next frontier's bitmap, made at the first activation.
+    bits: &'a OnceLock<AtomicBitmap>,
+    n: u64,
     list: &'a mut Vec<VertexId>,
     fresh: &'a mut Vec<VertexId>,
     spill: usize,
@@ -201,10 +204,15 @@ pub struct Next<'a> {
 }
 
 impl Next<'_> {
+    #[inline]
+    fn bits(&self) -> &AtomicBitmap {
+        self.bits.get_or_init(|| AtomicBitmap::new(self.n))
+    }
+
     /// Puts `v` in the next frontier; true when this call added it.
     #[inline]
     pub fn activate(&mut self, v: VertexId) -> bool {
-        if self.bits.insert(v as u64) {
+        if self.bits().insert(v as u64) {
             self.list.push(v);
             if self.list.len() >= self.spill {
                 // Their bits are set: the bitmap holds them already.
@@ -227,8 +235,9 @@ impl Next<'_> {
     pub fn activate_new(&mut self, v: VertexId) {
         self.fresh.push(v);
         if self.fresh.len() >= self.spill {
+            let bits = self.bits();
             for &u in self.fresh.iter() {
-                self.bits.insert(u as u64);
+                bits.insert(u as u64);
             }
             *self.spilled += self.fresh.len() as u64;
             self.fresh.clear();

@@ -99,12 +99,12 @@ impl SyncEngine {
         // No more I/O workers than reads in flight: each keeps one or more.
         let workers = s.config().threads.min(s.config().concurrency);
         let base = s.start(&cache, workers, t0)?;
-        let n = base.n;
         let mut run = Run {
             base,
             need: [OnceLock::new(), OnceLock::new()],
-            next_bits: AtomicBitmap::new(n),
-            cur_bits: AtomicBitmap::new(n),
+            next_bits: OnceLock::new(),
+            cur_bits: OnceLock::new(),
+            no_bits: AtomicBitmap::new(0),
         };
         let t1 = Instant::now();
         let out = algorithm(&mut run)?;
@@ -123,8 +123,13 @@ impl SyncEngine {
 pub struct Run<'c> {
     base: RunBase<'c>,
     need: [OnceLock<AtomicBitmap>; 2],
-    next_bits: AtomicBitmap,
-    cur_bits: AtomicBitmap,
+    /// Bitmaps over all vertices, made when a step first needs them (a
+    /// run of whole-graph sweeps, such as PageRank's, never does): the
+    /// next frontier's, and a sparse frontier's members.
+    next_bits: OnceLock<AtomicBitmap>,
+    cur_bits: OnceLock<AtomicBitmap>,
+    /// What steps over other frontiers see as the members' bitmap.
+    no_bits: AtomicBitmap,
 }
 
 impl<'c> std::ops::Deref for Run<'c> {
@@ -198,7 +203,12 @@ impl Run<'_> {
             graph: self.base.graph,
             adj,
             frontier,
-            cur_bits: &self.cur_bits,
+            cur_bits: if matches!(frontier, Frontier::Sparse(_)) {
+                let n = self.base.n;
+                self.cur_bits.get_or_init(|| AtomicBitmap::new(n))
+            } else {
+                &self.no_bits
+            },
             next_bits: &self.next_bits,
             visit,
             eager,
@@ -240,9 +250,9 @@ impl Run<'_> {
                 results.extend(fan_out(self.base.readers.iter_mut().collect(), |r| {
                     block_worker(r, &ctx, map, &blocks)
                 }));
-                if let Frontier::Sparse(list) = frontier {
+                if let (Frontier::Sparse(list), Some(bits)) = (frontier, self.cur_bits.get()) {
                     for &v in list {
-                        self.cur_bits.remove(v as u64);
+                        bits.remove(v as u64);
                     }
                 }
                 results
@@ -256,11 +266,7 @@ impl Run<'_> {
         }
         if let Some(e) = first_err {
             // Leave no activation behind for the next step.
-            for l in &locals {
-                for &v in &l.next {
-                    self.next_bits.remove(v as u64);
-                }
-            }
+            self.next_bits = OnceLock::new();
             return Err(e);
         }
         Ok(self.collect(locals))
@@ -293,7 +299,8 @@ impl Run<'_> {
                 .flat_map(|l| l.fresh.chunks(COLLECT_PIECE))
                 .collect();
             let cursor = AtomicUsize::new(0);
-            let bits = &self.next_bits;
+            let n = self.base.n;
+            let bits = self.next_bits.get_or_init(|| AtomicBitmap::new(n));
             fan_out((0..threads).collect(), |_| {
                 while let Some(p) = pieces.get(cursor.fetch_add(1, Ordering::Relaxed)) {
                     for &v in *p {
@@ -301,7 +308,10 @@ impl Run<'_> {
                     }
                 }
             });
-            let bits = std::mem::replace(&mut self.next_bits, AtomicBitmap::new(self.base.n));
+            let bits = self
+                .next_bits
+                .take()
+                .unwrap_or_else(|| AtomicBitmap::new(n));
             return Frontier::Dense(bits, total as u64);
         }
         // Each thread sorts the lists of some workers (clearing the bits
@@ -310,12 +320,14 @@ impl Run<'_> {
         for (i, l) in locals.into_iter().enumerate() {
             shares[i % threads].push(l);
         }
-        let bits = &self.next_bits;
+        let bits = self.next_bits.get();
         let runs = fan_out(shares, |share| {
             let mut run = Vec::new();
             for l in share {
                 for &v in &l.next {
-                    bits.remove(v as u64);
+                    if let Some(b) = bits {
+                        b.remove(v as u64);
+                    }
                 }
                 run.extend_from_slice(&l.next);
                 run.extend_from_slice(&l.fresh);

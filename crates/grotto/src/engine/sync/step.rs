@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// What one worker produced in a step.
 #[derive(Default)]
@@ -35,8 +36,9 @@ pub(super) struct StepCtx<'s, F> {
     pub(super) graph: &'s Graph,
     pub(super) adj: &'s Adjacency,
     pub(super) frontier: &'s Frontier,
+    /// A sparse frontier's members (an empty set for other frontiers).
     pub(super) cur_bits: &'s AtomicBitmap,
-    pub(super) next_bits: &'s AtomicBitmap,
+    pub(super) next_bits: &'s OnceLock<AtomicBitmap>,
     pub(super) visit: &'s F,
     /// Block mode: decides whether a vertex outside the frontier whose
     /// whole list is in a block just loaded is visited too.
@@ -81,6 +83,7 @@ where
         local.edges += ids.len() as u64;
         let mut next = Next {
             bits: self.next_bits,
+            n: self.graph.vertex_count(),
             list: &mut local.next,
             fresh: &mut local.fresh,
             spill: self.spill,
