@@ -10,7 +10,7 @@ eccentricity, randomwalk, sssp on weighted graphs only), RUNS times
 target/release/grotto): `grotto run ALGO GRAPH --threads 2 --cache 3%
 -o r.csv --json`, with the page cache dropped first when
 /proc/sys/vm/drop_caches is writable. Also `grotto info GRAPH` (opening
-the file and its statistics).
+the file and its statistics). GROTTO_ALGOS=bfs,wcc,... runs only those.
 
 Peak is the kernel's high-water mark of the whole command (VmHWM, as the
 run reports it in `metrics.peak_rss_bytes`; `/usr/bin/time`'s maximum RSS
@@ -84,6 +84,9 @@ def main():
     weighted = "weighted         yes" in subprocess.run(
         [bins[0], "info", graph], check=True, capture_output=True, text=True).stdout
     algos = ALGOS + ([("sssp", [])] if weighted else [])
+    only = os.environ.get("GROTTO_ALGOS")
+    if only:
+        algos = [a for a in algos if a[0] in only.split(",")]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.csv")
         res = {}

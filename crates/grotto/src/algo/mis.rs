@@ -250,6 +250,7 @@ impl Algorithm for Mis {
         run_async(r, c)
     }
     fn verify(g: &Graph, csr: &Csr, c: &MisConfig, out: &MisResult) -> Verdict {
+        g.load_order().map_err(|e| super::Mismatch(e.to_string()))?;
         verify(csr, c.seed, &|v| g.rank(v), out)
     }
     fn table(g: &Arc<Graph>, out: MisResult) -> Table {

@@ -436,6 +436,9 @@ impl Algorithm for Wcc {
         run_async(r)
     }
     fn verify(g: &Graph, csr: &Csr, _: &(), out: &WccResult) -> Verdict {
+        // Every vertex's id is looked up: the order in memory (the whole
+        // graph is already, as `csr`).
+        g.load_order().map_err(|e| super::Mismatch(e.to_string()))?;
         verify(
             csr,
             &|v| g.original_id(v),

@@ -181,20 +181,29 @@ pub fn invert(perm: &[u32]) -> Vec<u32> {
 impl Graph {
     /// The rank in the user's order of internal vertex `v` (`v` itself
     /// unless the file has a vertex order): a lookup when the order is
-    /// loaded ([`Graph::load_order`]), else one 4-byte read of the file.
-    /// The order was checked at open; a disk that fails to read it again
-    /// ends the process with the file's name and the error.
+    /// loaded ([`Graph::load_order`], which every caller that looks up
+    /// many calls first), else one 4-byte read of the file. The order was
+    /// checked at open; a disk that fails to read it again ends the
+    /// process with the file's name and the error ([`Graph::try_rank`]
+    /// returns it instead).
     #[inline]
     pub fn rank(&self, v: VertexId) -> u32 {
-        let Some(o) = &self.order else { return v };
-        if let Some(t) = o.loaded() {
-            return t[v as usize];
-        }
-        let mut r = [0u32];
-        match o.ranks_of(v, &mut r) {
-            Ok(()) => r[0],
+        match self.try_rank(v) {
+            Ok(r) => r,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// [`Graph::rank`], with a failed read of the order as an error.
+    #[inline]
+    pub fn try_rank(&self, v: VertexId) -> Result<u32> {
+        let Some(o) = &self.order else { return Ok(v) };
+        if let Some(t) = o.loaded() {
+            return Ok(t[v as usize]);
+        }
+        let mut r = [0u32];
+        o.ranks_of(v, &mut r)?;
+        Ok(r[0])
     }
 
     /// Loads the vertex order into memory (4 bytes a vertex), for
@@ -371,19 +380,22 @@ impl Graph {
         Ok(one[0])
     }
 
-    /// The user's id of `v` as a JSON value: its name, or its integer id.
+    /// The user's id of `v` as a JSON value: its name, or its integer id
+    /// (text saying so when the order cannot be read: summaries and
+    /// messages name vertices this way, and do not fail for it).
     pub fn label(&self, v: VertexId) -> serde_json::Value {
-        match &self.names {
-            Some(t) => t.get(self.rank(v)).into(),
-            None => self.original_id(v).into(),
+        match (self.try_rank(v), &self.names) {
+            (Ok(r), Some(t)) => t.get(r).into(),
+            (Ok(r), None) => self.original_id_of_rank(r).into(),
+            (Err(e), _) => format!("internal vertex {v} ({e})").into(),
         }
     }
 
-    /// The user's id of `v` as text.
+    /// The user's id of `v` as text ([`Graph::label`]).
     pub fn label_text(&self, v: VertexId) -> String {
-        match &self.names {
-            Some(t) => t.get(self.rank(v)).to_string(),
-            None => self.original_id(v).to_string(),
+        match self.label(v) {
+            serde_json::Value::String(s) => s,
+            x => x.to_string(),
         }
     }
 }
