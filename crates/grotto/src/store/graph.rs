@@ -98,10 +98,13 @@ impl Graph {
     /// Opens and validates `path`: magic, version, header checksum,
     /// section bounds, the header's fields against each other
     /// ([`Header::check_fields`]), metadata checksums, the huge table,
-    /// id map and block map, and every index entry (the list in
-    /// `docs/format.md`, "What opening checks"). Edge blocks are checked
-    /// by their own checksums when read, and their contents by
-    /// [`Graph::verify_all_blocks`].
+    /// id map and vertex order, and every index entry (the list in
+    /// `docs/format.md`, "What opening checks"). What it keeps is the
+    /// index and small tables: the vertex order is read in passes when
+    /// needed, the block map when first asked for
+    /// ([`Adjacency::block_map`], which checks it against the index).
+    /// Edge blocks are checked by their own checksums when read, and
+    /// their contents by [`Graph::verify_all_blocks`].
     pub fn open(path: &Path) -> Result<Graph> {
         // Looked at before opening: opening a FIFO would wait for a writer.
         let kind = std::fs::metadata(path)
