@@ -27,26 +27,36 @@ pub(super) fn required(h: &Header, kind: SectionKind, path: &Path) -> Result<Sec
         .ok_or_else(|| corrupt(path, format!("section {} is missing", kind.name())))
 }
 
-/// Reads a metadata section with its padding and checks its CRC.
-pub(super) fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
-    let mut buf = vec![0u8; padded(s.length) as usize];
-    file.read_exact_at(&mut buf, s.offset).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            Error::Truncated {
-                path: path.into(),
-                what: format!("section {} is cut short", s.kind.name()),
-            }
-        } else {
-            Error::io(path, format!("read section {}", s.kind.name()), e)
+/// The error of a failed read of section `s`: cut short, or the I/O
+/// error.
+fn read_error(path: &Path, s: &Section, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        Error::Truncated {
+            path: path.into(),
+            what: format!("section {} is cut short", s.kind.name()),
         }
-    })?;
-    let actual = crc32c::crc32c(&buf);
-    if actual != s.crc {
+    } else {
+        Error::io(path, format!("read section {}", s.kind.name()), e)
+    }
+}
+
+/// Reads section `s` with its padding into `bytes` and checks its CRC.
+fn read_section(file: &File, path: &Path, s: &Section, bytes: &mut [u8]) -> Result<()> {
+    file.read_exact_at(bytes, s.offset)
+        .map_err(|e| read_error(path, s, e))?;
+    if crc32c::crc32c(bytes) != s.crc {
         return Err(corrupt(
             path,
             format!("section {} fails its checksum", s.kind.name()),
         ));
     }
+    Ok(())
+}
+
+/// Reads a metadata section with its padding and checks its CRC.
+pub(super) fn read_checked(file: &File, path: &Path, s: &Section) -> Result<Vec<u8>> {
+    let mut buf = vec![0u8; padded(s.length) as usize];
+    read_section(file, path, s, &mut buf)?;
     Ok(buf)
 }
 
@@ -61,22 +71,7 @@ pub(super) fn read_checked_as<T: bytemuck::Pod>(
     let size = std::mem::size_of::<T>();
     let mut v: Vec<T> = vec![T::zeroed(); (padded(s.length) as usize).div_ceil(size)];
     let bytes = &mut bytemuck::cast_slice_mut::<T, u8>(&mut v)[..padded(s.length) as usize];
-    file.read_exact_at(bytes, s.offset).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            Error::Truncated {
-                path: path.into(),
-                what: format!("section {} is cut short", s.kind.name()),
-            }
-        } else {
-            Error::io(path, format!("read section {}", s.kind.name()), e)
-        }
-    })?;
-    if crc32c::crc32c(bytes) != s.crc {
-        return Err(corrupt(
-            path,
-            format!("section {} fails its checksum", s.kind.name()),
-        ));
-    }
+    read_section(file, path, s, bytes)?;
     v.truncate(s.length as usize / size);
     Ok(v)
 }
@@ -378,16 +373,9 @@ impl StoredMap {
         let s = &self.section;
         let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
         let read = |at: u64, buf: &mut [u8]| {
-            self.file.read_exact_at(buf, s.offset + at).map_err(|e| {
-                if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                    Error::Truncated {
-                        path: path.into(),
-                        what: format!("section {} is cut short", s.kind.name()),
-                    }
-                } else {
-                    Error::io(path, format!("read section {}", s.kind.name()), e)
-                }
-            })
+            self.file
+                .read_exact_at(buf, s.offset + at)
+                .map_err(|e| read_error(path, s, e))
         };
         let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
         read(0, &mut head)?;
