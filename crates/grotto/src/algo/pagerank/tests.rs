@@ -4,8 +4,11 @@
 use super::*;
 use crate::testkit;
 
-#[test]
-fn matches_serial_power_iteration() {
+/// Runs `one` (a PageRank on some engine) on each test graph, semantics
+/// and engine setting, and checks it against the serial power iteration.
+fn against_serial(
+    one: impl Fn(&Arc<Graph>, crate::engine::EngineConfig, &PageRankConfig) -> PageRankResult,
+) {
     for tg in [
         testkit::rmat(10, 8, 7, true),
         testkit::rmat(9, 6, 8, false),
@@ -20,33 +23,7 @@ fn matches_serial_power_iteration() {
                 ..Default::default()
             };
             for ecfg in testkit::configs() {
-                let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
-                let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
-                assert!(res.converged);
-                verify(&csr, &cfg, &res).unwrap_or_else(|e| panic!("{ecfg:?} {sem:?}: {e}"));
-            }
-        }
-    }
-}
-
-#[test]
-fn async_push_matches_serial_power_iteration() {
-    for tg in [
-        testkit::rmat(10, 8, 7, true),
-        testkit::rmat(9, 6, 8, false),
-        testkit::star(3000),
-    ] {
-        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
-        for sem in [Semantics::Standard, Semantics::Gap] {
-            let cfg = PageRankConfig {
-                semantics: sem,
-                tolerance: 1e-9,
-                max_iterations: 300,
-                ..Default::default()
-            };
-            for ecfg in testkit::configs() {
-                let e = crate::engine::AsyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
-                let (res, _) = e.run(|r| run_async(r, &cfg)).unwrap();
+                let res = one(&tg.graph, ecfg.clone(), &cfg);
                 assert!(res.converged);
                 verify(&csr, &cfg, &res).unwrap_or_else(|e| panic!("{ecfg:?} {sem:?}: {e}"));
                 if sem == Semantics::Standard {
@@ -56,6 +33,22 @@ fn async_push_matches_serial_power_iteration() {
             }
         }
     }
+}
+
+#[test]
+fn matches_serial_power_iteration() {
+    against_serial(|g, ecfg, cfg| {
+        let e = crate::engine::SyncEngine::open(g.clone(), ecfg).unwrap();
+        e.run(|r| run(r, cfg)).unwrap().0
+    });
+}
+
+#[test]
+fn async_push_matches_serial_power_iteration() {
+    against_serial(|g, ecfg, cfg| {
+        let e = crate::engine::AsyncEngine::open(g.clone(), ecfg).unwrap();
+        e.run(|r| run_async(r, cfg)).unwrap().0
+    });
 }
 
 #[test]
