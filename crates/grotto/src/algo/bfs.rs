@@ -277,8 +277,15 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     // not, and on a low-diameter graph it answers most edges.
     let near: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(u8::MAX)).collect();
     near[s as usize].store(0, Relaxed);
+    // A BFS wave moves through a high-diameter graph along its layout
+    // (a grid's rows, a BFS order): reading ahead keeps the device busy
+    // where the wave alone would wait one read per step.
+    let flow = Flow {
+        readahead: true,
+        ..Flow::default()
+    };
     r.flow_runs(
-        &Flow::default(),
+        &flow,
         Seeds::List(&[(s, Priority::FIRST)]),
         |v| Some((v, (state[v as usize].load(Relaxed) >> 32) as u32 + 1)),
         |(v, d), nb, act| {

@@ -95,6 +95,15 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &KcoreConfig) -> Result<KcoreResult>
             removed.insert_word(v as usize / 64, mask);
         }
     });
+    // With no vertex of K neighbours or more, the K-core is empty by the
+    // degrees alone: no list needs reading (a grid's 10-core).
+    if removed.count() == n {
+        return Ok(KcoreResult {
+            k,
+            in_core: vec![false; n as usize],
+            size: 0,
+        });
+    }
     let below = |v: VertexId| {
         let d = deg[v as usize].load(Relaxed);
         (d > 0 && d < k).then_some(Priority::FIRST)
@@ -431,6 +440,24 @@ mod tests {
             read[1].0 * 3 < read[0].0,
             "bytes read without and with: {read:?}"
         );
+    }
+
+    #[test]
+    fn a_k_above_every_degree_reads_nothing() {
+        // A grid's degrees are 2 to 4: its 5-core is empty by degrees
+        // alone, its 3-core is empty too but only peeling finds that out
+        // (from the corners in), and its 2-core is the whole grid with
+        // nothing to peel.
+        let tg = testkit::grid(30, 40);
+        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+        let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        for (k, size, reads) in [(5, 0, false), (3, 0, true), (2, 1200, false)] {
+            let c = KcoreConfig { k, rounds: false };
+            let (res, m) = e.run(|r| run_async(r, &c)).unwrap();
+            verify(&csr, &res).unwrap();
+            assert_eq!(res.size, size, "k {k}");
+            assert_eq!(m.bytes_read > 0, reads, "k {k}: {m:?}");
+        }
     }
 
     #[test]

@@ -59,6 +59,12 @@ pub struct RunMetrics {
     /// Times a block reactivated while in memory was processed again
     /// without a read (async engine).
     pub block_reuses: u64,
+    /// Blocks read ahead of the wave (async engine, passes that ask for
+    /// it).
+    pub readahead_blocks: u64,
+    /// Blocks read ahead and never activated in their pass: reads that
+    /// bought nothing.
+    pub readahead_wasted: u64,
     /// Width of a throughput window, milliseconds.
     pub window_ms: u64,
     /// Bytes read per window from the start of the run (the device's

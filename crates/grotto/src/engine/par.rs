@@ -5,7 +5,7 @@ use crate::VertexId;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Vertices a worker claims at a time.
-const CHUNK: u64 = 4096;
+pub(super) const CHUNK: u64 = 4096;
 
 /// Runs `f` once per item, each on its own thread (the first on the
 /// calling thread), and returns the results in item order.

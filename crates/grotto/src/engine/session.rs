@@ -189,6 +189,8 @@ impl Session {
         m.traversed_edges = t.edges;
         m.block_visits = t.blocks;
         m.block_reuses = t.reuses;
+        m.readahead_blocks = t.ahead;
+        m.readahead_wasted = t.ahead_wasted;
         m.bytes_per_edge = if t.edges > 0 {
             io.bytes as f64 / t.edges as f64
         } else {
@@ -211,6 +213,10 @@ pub(super) struct Tally {
     pub(super) blocks: u64,
     /// Blocks processed again while still in memory (async).
     pub(super) reuses: u64,
+    /// Blocks read ahead of the wave (async, [`super::Flow::readahead`]).
+    pub(super) ahead: u64,
+    /// Blocks read ahead and never activated in their pass.
+    pub(super) ahead_wasted: u64,
 }
 
 impl Tally {
@@ -220,6 +226,8 @@ impl Tally {
         self.edges += o.edges;
         self.blocks += o.blocks;
         self.reuses += o.reuses;
+        self.ahead += o.ahead;
+        self.ahead_wasted += o.ahead_wasted;
     }
 }
 
@@ -261,6 +269,20 @@ impl<'c> RunBase<'c> {
     /// Runs `f` on every vertex, in parallel.
     pub fn for_each_vertex(&self, f: impl Fn(VertexId) + Sync) {
         super::par::for_each_vertex(self.n, self.cfg.threads, f)
+    }
+
+    /// `f` of every vertex, in order, computed in parallel and written in
+    /// place (on rayon's global pool, which the CLI sizes by
+    /// `--threads`): for per-vertex state of several bytes a vertex,
+    /// whose first writes (page faults and all) cost more than a serial
+    /// loop should spend.
+    pub fn collect<T: Send>(&self, f: impl Fn(VertexId) -> T + Sync + Send) -> Vec<T> {
+        use rayon::prelude::*;
+        (0..self.n as usize)
+            .into_par_iter()
+            .with_min_len(super::par::CHUNK as usize)
+            .map(|v| f(v as VertexId))
+            .collect()
     }
 
     /// The sum of `f` over all vertices, computed in parallel in fixed

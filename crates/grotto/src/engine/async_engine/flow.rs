@@ -98,6 +98,14 @@ pub struct Flow {
     /// before it is queued like any other block (default 16; ACGraph's
     /// early stop).
     pub reuse: u32,
+    /// Read idle blocks ahead of the furthest block taken, in file order,
+    /// whenever the queue is empty and the device has room (default: no).
+    /// For passes that sweep most of the graph along its layout, like BFS
+    /// on a high-diameter graph, whose wave otherwise waits one read per
+    /// step; a block read ahead and never activated is a wasted read, and
+    /// at most a quarter of the pool (no more than twice the concurrency)
+    /// is read ahead and not yet activated at a time. Ignored in rounds.
+    pub readahead: bool,
 }
 
 impl Default for Flow {
@@ -107,6 +115,7 @@ impl Default for Flow {
             weights: false,
             rounds: false,
             reuse: 16,
+            readahead: false,
         }
     }
 }

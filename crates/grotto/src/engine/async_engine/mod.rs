@@ -54,7 +54,7 @@ use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
 use flow::{PerEdge, PerRun, Spread};
-use pass::{Pass, CONT_SHARDS};
+use pass::{Ahead, Pass, CONT_SHARDS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -307,6 +307,10 @@ impl AsyncRun<'_> {
                 reuse: flow.reuse,
                 run_blocks: self.base.cache.merge_blocks() as u64,
                 live: self.base.live,
+                ahead: (flow.readahead && !flow.rounds).then(|| {
+                    let slots = self.base.cache.pool().slots();
+                    Ahead::new(blocks, (slots / 4).min(2 * self.base.cfg.concurrency))
+                }),
             };
             pass.seed(seeds, self.base.cfg.threads);
             let pass = &pass;
@@ -317,6 +321,11 @@ impl AsyncRun<'_> {
             let (tallies, first_err) = split_errors(results);
             for t in &tallies {
                 self.base.tally.add(t);
+            }
+            if let Some(a) = &pass.ahead {
+                let (read, wasted) = a.counts();
+                self.base.tally.ahead += read;
+                self.base.tally.ahead_wasted += wasted;
             }
             self.base
                 .live

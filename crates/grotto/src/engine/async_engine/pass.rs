@@ -17,7 +17,7 @@ use crate::store::blockmap::BlockMap;
 use crate::store::{Adjacency, Graph};
 use crate::VertexId;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Shards of the continuation table.
@@ -60,6 +60,64 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) run_blocks: u64,
     /// The engine's live progress, told of edges every 64 blocks.
     pub(super) live: &'p RunProgress,
+    /// Reading ahead of the wave, when the flow asks for it.
+    pub(super) ahead: Option<Ahead>,
+}
+
+/// Reading ahead: when the queue is empty and the device has room, the
+/// executors read the idle blocks that follow, in file order, the
+/// furthest block taken from the queue, so a wave that moves through the
+/// file (BFS on a high-diameter graph) finds its next blocks in memory
+/// instead of waiting one read per step. A block read ahead is processed
+/// like any other (it finds no active vertex and stays in the pool); it
+/// is *proven* when it is activated afterwards. At most `limit` blocks
+/// are unproven at a time, so a pass that does not need them wastes at
+/// most `limit` reads.
+pub(super) struct Ahead {
+    /// The next block to read ahead.
+    next: AtomicU64,
+    /// Blocks read ahead and not activated since.
+    unproven: AtomicI64,
+    /// Blocks read ahead.
+    read: AtomicU64,
+    /// Which blocks were read ahead and not yet activated.
+    marked: AtomicBitmap,
+    limit: i64,
+}
+
+impl Ahead {
+    /// Read-ahead over `blocks` blocks with at most `limit` unproven.
+    pub(super) fn new(blocks: u64, limit: usize) -> Ahead {
+        Ahead {
+            next: AtomicU64::new(0),
+            unproven: AtomicI64::new(0),
+            read: AtomicU64::new(0),
+            marked: AtomicBitmap::new(blocks),
+            limit: limit.max(1) as i64,
+        }
+    }
+
+    /// Block `b` was taken from the queue: read ahead from past it.
+    #[inline]
+    fn past(&self, b: u64) {
+        if self.next.load(Ordering::Relaxed) <= b {
+            self.next.fetch_max(b + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// Block `b` was activated: if it was read ahead, that paid off.
+    #[inline]
+    fn activated(&self, b: u64) {
+        if self.marked.contains(b) && self.marked.take(b) {
+            self.unproven.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Blocks read ahead, and those never activated.
+    pub(super) fn counts(&self) -> (u64, u64) {
+        let wasted = self.unproven.load(Ordering::Relaxed).max(0) as u64;
+        (self.read.load(Ordering::Relaxed), wasted)
+    }
 }
 
 /// Index-resident seeds, in priority order: 4 bytes each while they
@@ -307,6 +365,9 @@ where
 
     /// Makes block `b` (re)run with priority at most `p`.
     fn block_activate(&self, b: u64, p: Priority) {
+        if let Some(a) = &self.ahead {
+            a.activated(b);
+        }
         let i = b as usize;
         let old = self.st.prio[i].fetch_min(p.0, Ordering::AcqRel);
         let s = &self.st.state[i];
@@ -431,6 +492,11 @@ where
             }
         }
         for v in self.map.vertices(b) {
+            // Most of a block's vertices are not active when it runs
+            // again: one bit answers before the index is decoded.
+            if !self.active.contains(v as u64) {
+                continue;
+            }
             let Some((first, last)) = self.adj.block_range(v) else {
                 continue;
             };
@@ -534,6 +600,39 @@ where
             .is_ok()
     }
 
+    /// Takes the next idle block to read ahead, if the flow reads ahead
+    /// and not too many blocks read ahead are still unproven.
+    fn claim_ahead(&self) -> Option<u64> {
+        let a = self.ahead.as_ref()?;
+        loop {
+            if a.unproven.load(Ordering::Relaxed) >= a.limit {
+                return None;
+            }
+            let b = a.next.fetch_add(1, Ordering::Relaxed);
+            if b >= self.blocks {
+                a.next.store(self.blocks, Ordering::Relaxed);
+                return None;
+            }
+            let s = &self.st.state[b as usize];
+            if s.load(Ordering::Relaxed) != IDLE {
+                continue;
+            }
+            // Marked before it can be seen loading, so an activation that
+            // comes while it loads proves it.
+            a.unproven.fetch_add(1, Ordering::Relaxed);
+            a.marked.insert(b);
+            if s.compare_exchange(IDLE, LOADING, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                // Counted like a queued block until it is processed.
+                self.outstanding.fetch_add(1, Ordering::SeqCst);
+                a.read.fetch_add(1, Ordering::Relaxed);
+                return Some(b);
+            }
+            a.activated(b);
+        }
+    }
+
     /// The key of edge block `b`; its weight block is asked for next.
     fn key_of(&self, b: u64, wnext: &mut Option<BlockKey>) -> BlockKey {
         if let Some(w) = self.wbase {
@@ -589,17 +688,24 @@ where
                             && self.st.prio[b as usize].load(Ordering::Acquire) <= p
                             && self.claim(b)
                         {
+                            if let Some(a) = &self.ahead {
+                                a.past(b);
+                            }
                             run = Some((b + 1, p, left - 1));
                             return Some(self.key_of(b, &mut wnext));
                         }
                     }
-                    loop {
-                        let (b, p) = self.queue.pop(&mut cursor)?;
+                    while let Some((b, p)) = self.queue.pop(&mut cursor) {
                         if self.claim(b) {
+                            if let Some(a) = &self.ahead {
+                                a.past(b);
+                            }
                             run = Some((b + 1, p, self.run_blocks - 1));
                             return Some(self.key_of(b, &mut wnext));
                         }
                     }
+                    let b = self.claim_ahead()?;
+                    Some(self.key_of(b, &mut wnext))
                 };
                 let mut f = |pin: Pinned<'c>| self.arrive(pin, x);
                 reader.pump(&mut source, &mut f, wait)

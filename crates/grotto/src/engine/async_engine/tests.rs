@@ -183,3 +183,69 @@ fn label_correcting_bfs_matches_serial_bfs_in_every_setting() {
         }
     }
 }
+
+/// BFS depths from `s` by a pass that reads ahead, with the run's
+/// measurements.
+fn depths_reading_ahead(e: &AsyncEngine, s: VertexId) -> (Vec<u32>, RunMetrics) {
+    let n = e.graph().vertex_count() as usize;
+    e.run(|run| {
+        let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+        depth[s as usize].store(0, Ordering::Relaxed);
+        let flow = Flow {
+            readahead: true,
+            ..Flow::default()
+        };
+        run.flow(
+            &flow,
+            Seeds::List(&[(s, Priority::FIRST)]),
+            |v| Some(depth[v as usize].load(Ordering::Relaxed)),
+            |d, e| {
+                let old = depth[e.dst as usize].fetch_min(d + 1, Ordering::Relaxed);
+                (d + 1 < old).then_some(Priority(d + 1))
+            },
+        )?;
+        Ok(depth
+            .into_iter()
+            .map(|a| a.into_inner())
+            .collect::<Vec<_>>())
+    })
+    .unwrap()
+}
+
+#[test]
+fn reading_ahead_finds_the_wave_s_blocks_and_wastes_at_most_its_limit() {
+    // Two grids, one after the other in the file (the user's order): a
+    // BFS in the first moves through its rows, whose blocks are read
+    // ahead of the wave; none of the second grid's blocks is needed.
+    let (rows, cols) = (300u64, 300u64);
+    let mut edges = testkit::grid_edges(rows, cols);
+    let off = rows * cols;
+    let second: Vec<_> = edges.iter().map(|&(a, b)| (a + off, b + off)).collect();
+    edges.extend(second);
+    let t = testkit::from_edges(&edges, true, false);
+    let g = t.graph.clone();
+    let want = crate::algo::reference::Csr::load(&g, Direction::Out)
+        .unwrap()
+        .bfs_depths(0);
+    let blocks = g.adjacency(Direction::Out).unwrap().block_count();
+    for threads in [1, 2] {
+        let cfg = EngineConfig {
+            threads,
+            concurrency: 4,
+            cache: crate::cache::CacheSize::Percent(100.0),
+            ..EngineConfig::default()
+        };
+        let e = AsyncEngine::open(g.clone(), cfg).unwrap();
+        let (got, m) = depths_reading_ahead(&e, 0);
+        assert_eq!(got, want, "{threads} threads");
+        // Most of the first grid's blocks came ahead of the wave, each
+        // read once; what was read ahead and never used is bounded.
+        let limit = (e.cache_bytes() / SLOT_BYTES as u64 / 4).min(8);
+        assert!(m.readahead_blocks >= blocks / 4, "{m:?}");
+        assert!(m.readahead_wasted <= limit, "{m:?}");
+        assert!(
+            m.bytes_read <= (blocks / 2 + limit + 4) * 4096,
+            "{m:?} of {blocks}"
+        );
+    }
+}
