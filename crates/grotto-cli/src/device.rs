@@ -311,10 +311,12 @@ pub fn profile_for(path: &Path) -> (Option<Profile>, String) {
     match profile::load_for(dir) {
         Ok(Some((p, file))) => {
             let msg = format!(
-                "device profile {} (k_r {}, merge size {} KiB)",
+                "device profile {} (k_r {}, merge size {} KiB; engines: {} reads in flight, merges up to {} KiB)",
                 file.display(),
                 p.k_r,
-                p.merge_bytes / 1024
+                p.merge_bytes / 1024,
+                p.engine_concurrency(),
+                p.engine_merge_bytes() / 1024
             );
             (Some(p), msg)
         }

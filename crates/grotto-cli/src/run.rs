@@ -10,6 +10,7 @@ use grotto::algo::ALGORITHMS;
 use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, EngineKind, Mode, RunMetrics};
 use grotto::io::output::{Output, Streams};
+use grotto::io::profile::{ENGINE_MERGE_BYTES, ENGINE_MIN_DEPTH};
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::Graph;
 use std::io::Write;
@@ -131,7 +132,7 @@ struct Common {
     /// Sync engine: vertex (each active vertex reads its blocks through the cache) or block (each needed block once per level; default).
     #[arg(long)]
     mode: Option<Mode>,
-    /// Reads in flight: a number, or auto for the device profile's k_r (32 without a profile).
+    /// Reads in flight: a number, or auto for the device profile's k_r, at least 32 (32 without a profile).
     #[arg(long, default_value = "auto")]
     concurrency: String,
     /// Buffer pool: bytes (256MiB) or a share of the graph file (3%).
@@ -203,7 +204,9 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
     };
     let (profile, profile_msg) = device::profile_for(&c.graph);
     let concurrency = match c.concurrency.as_str() {
-        "auto" => profile.as_ref().map_or(32, |p| p.k_r),
+        "auto" => profile
+            .as_ref()
+            .map_or(ENGINE_MIN_DEPTH, |p| p.engine_concurrency()),
         s => s.parse::<usize>().map_err(|_| {
             grotto::Error::Invalid(format!(
                 "--concurrency {s:?}: expected a number of reads or auto"
@@ -215,7 +218,9 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         concurrency,
         threads: ctx.threads,
         cache: c.cache,
-        merge_bytes: profile.as_ref().map_or(128 << 10, |p| p.merge_bytes),
+        merge_bytes: profile
+            .as_ref()
+            .map_or(*ENGINE_MERGE_BYTES.start(), |p| p.engine_merge_bytes()),
         io: IoOptions {
             backend: c.io,
             ..IoOptions::default()

@@ -397,10 +397,18 @@ impl PyGraph {
         let profile = grotto::io::profile::load_for(&dir).ok().flatten();
         let cfg = EngineConfig {
             mode: mode.unwrap_or(Mode::Block),
-            concurrency: concurrency.unwrap_or_else(|| profile.as_ref().map_or(32, |p| p.0.k_r)),
+            concurrency: concurrency.unwrap_or_else(|| {
+                profile
+                    .as_ref()
+                    .map_or(grotto::io::profile::ENGINE_MIN_DEPTH, |p| {
+                        p.0.engine_concurrency()
+                    })
+            }),
             threads: threads.unwrap_or_else(|| EngineConfig::default().threads),
             cache,
-            merge_bytes: profile.as_ref().map_or(128 << 10, |p| p.0.merge_bytes),
+            merge_bytes: profile
+                .as_ref()
+                .map_or(128 << 10, |p| p.0.engine_merge_bytes()),
             io: IoOptions {
                 backend,
                 ..IoOptions::default()

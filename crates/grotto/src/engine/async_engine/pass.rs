@@ -369,7 +369,16 @@ where
             a.activated(b);
         }
         let i = b as usize;
-        let old = self.st.prio[i].fetch_min(p.0, Ordering::AcqRel);
+        // Look before writing: a block's own vertices activate it again
+        // and again while it runs, mostly with no better priority and
+        // after it is already marked to run again.
+        let prio = &self.st.prio[i];
+        let seen = prio.load(Ordering::Acquire);
+        let old = if p.0 < seen {
+            prio.fetch_min(p.0, Ordering::AcqRel)
+        } else {
+            seen
+        };
         let s = &self.st.state[i];
         let mut cur = s.load(Ordering::Acquire);
         loop {
