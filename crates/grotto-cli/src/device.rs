@@ -23,9 +23,12 @@ pub struct ProfileArgs {
     /// Only the points the derivation needs, briefly (under 30 s).
     #[arg(long)]
     quick: bool,
-    /// Seconds per measured point (default 0.4, 0.2 with --quick).
+    /// Seconds per measured point and repeat (default 0.3, 0.2 with --quick).
     #[arg(long)]
     seconds: Option<f64>,
+    /// Times each point is measured, in whole sweeps one after the other; a point's figures are the medians, and the spread is reported (default 3, 2 with --quick).
+    #[arg(long)]
+    repeats: Option<usize>,
     /// Draw throughput and latency curves to this SVG file.
     #[arg(long)]
     plot: Option<PathBuf>,
@@ -64,6 +67,14 @@ pub fn profile_cmd(ctx: &Ctx, a: ProfileArgs) -> anyhow::Result<()> {
             )));
         }
         cfg.seconds_per_point = s;
+    }
+    if let Some(r) = a.repeats {
+        if !(1..=20).contains(&r) {
+            anyhow::bail!(grotto::Error::Invalid(format!(
+                "--repeats {r}: between 1 and 20"
+            )));
+        }
+        cfg.repeats = r;
     }
     if let Some(free) = grotto::io::system::free_disk_bytes(&a.path) {
         if cfg.size > free {
@@ -147,18 +158,19 @@ pub fn print_profile(p: &Profile) {
     for op in ["read", "write"] {
         println!("\nrandom 4 KiB {op}s");
         println!(
-            "  {:>5} {:>10} {:>8} {:>10} {:>10}",
-            "depth", "IOPS", "MB/s", "mean us", "p99 us"
+            "  {:>5} {:>10} {:>8} {:>10} {:>10} {:>7}",
+            "depth", "IOPS", "MB/s", "mean us", "p99 us", "spread"
         );
         for d in DEPTHS {
             if let Some(x) = p.point(op, d, 4096) {
                 println!(
-                    "  {:>5} {:>10.0} {:>8} {:>10.0} {:>10.0}",
+                    "  {:>5} {:>10.0} {:>8} {:>10.0} {:>10.0} {:>6.0}%",
                     d,
                     x.iops,
                     mb(x.bandwidth),
                     x.mean_us,
-                    x.p99_us
+                    x.p99_us,
+                    x.spread * 100.0
                 );
             }
         }
@@ -190,12 +202,30 @@ pub fn print_profile(p: &Profile) {
             println!();
         }
     }
+    let mut spreads: Vec<&grotto::io::profile::Point> = p.points.iter().collect();
+    spreads.sort_by(|a, b| a.spread.total_cmp(&b.spread));
+    let reps = p.points.iter().map(|x| x.repeats).max().unwrap_or(1);
+    if let (true, Some(worst)) = (reps > 1, spreads.last()) {
+        println!(
+            "\neach point measured {reps} times (medians shown); bandwidth spread (largest - smallest) / median: median {:.0}%, worst {:.0}% ({} depth {}, {} KiB)",
+            spreads[spreads.len() / 2].spread * 100.0,
+            worst.spread * 100.0,
+            worst.op,
+            worst.depth,
+            worst.size / 1024
+        );
+    }
     println!(
-        "\nk_r = {} (read concurrency), k_w = {} (write concurrency), alpha = {:.2} (write cost in reads), merge size = {} KiB",
+        "\nk_r = {} (read concurrency: where 4 KiB read IOPS reach 90% of the peak and stay), k_w = {} (write concurrency, likewise), alpha = {:.2} (write cost in reads), merge size = {} KiB",
         p.k_r,
         p.k_w,
         p.alpha,
         p.merge_bytes / 1024
+    );
+    println!(
+        "engines use {} reads in flight and merges up to {} KiB (at least 32 reads, 128 to 256 KiB, whatever the profile says)",
+        p.engine_concurrency(),
+        p.engine_merge_bytes() / 1024
     );
 }
 

@@ -76,6 +76,10 @@ fn quick_profile_is_stored_and_used_by_doctor_and_bench() {
     let points = v["points"].as_array().unwrap();
     assert!(points.len() >= 26, "{}", points.len());
     assert!(points.iter().all(|p| p["iops"].as_f64().unwrap() > 0.0));
+    // Each point measured twice (the quick default), its spread recorded.
+    assert!(points.iter().all(
+        |p| p["repeats"].as_u64() == Some(2) && p["spread"].as_f64().is_some_and(|s| s >= 0.0)
+    ));
     let saved = v["saved_to"].as_str().unwrap();
     assert!(Path::new(saved).starts_with(&store));
     let picture = std::fs::read_to_string(&svg).unwrap();
@@ -126,6 +130,31 @@ fn quick_profile_is_stored_and_used_by_doctor_and_bench() {
         v["merge_bytes"].as_u64().unwrap()
     );
     assert!(res.iter().all(|r| r["iops"].as_f64().unwrap() > 0.0));
+
+    // A profile that says k_r 8 and 16 KiB merges: runs keep 32 reads in
+    // flight and merge up to 128 KiB all the same; an explicit
+    // --concurrency is taken as given.
+    let mut low: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+    low["k_r"] = serde_json::json!(8);
+    low["merge_bytes"] = serde_json::json!(16384);
+    std::fs::write(saved, low.to_string()).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "bfs", &g, "--json"];
+        args.extend_from_slice(extra);
+        json(&grotto(&args, &env))
+    };
+    assert_eq!(run(&[])["metrics"]["concurrency"].as_u64(), Some(32));
+    assert_eq!(
+        run(&["--concurrency", "8"])["metrics"]["concurrency"].as_u64(),
+        Some(8)
+    );
+    let said = grotto(&["run", "bfs", &g], &env);
+    assert!(
+        text(&said.stderr).contains("engines: 32 reads in flight, merges up to 128 KiB"),
+        "{}",
+        text(&said.stderr)
+    );
 }
 
 #[test]
@@ -205,6 +234,12 @@ fn refused_arguments_say_why() {
     let o = grotto(&["bench", "io", &g, "--size", "5000"], &[]);
     assert!(
         !o.status.success() && text(&o.stderr).contains("multiple of 4 KiB"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = grotto(&["profile", "--quick", "--repeats", "0"], &[]);
+    assert!(
+        !o.status.success() && text(&o.stderr).contains("between 1 and 20"),
         "{}",
         text(&o.stderr)
     );

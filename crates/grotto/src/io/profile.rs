@@ -38,8 +38,13 @@ pub struct ProfileConfig {
     pub size: u64,
     /// Measure only the points the derivation needs, briefly (< 30 s).
     pub quick: bool,
-    /// Measuring time per point (default 0.4 s; quick 0.2 s).
+    /// Measuring time per point and repeat (default 0.3 s; quick 0.2 s).
     pub seconds_per_point: f64,
+    /// Times each point is measured (default 3; quick 2), in whole sweeps
+    /// one after the other so a slow spell of a shared disk touches one
+    /// measurement of many points rather than every measurement of one;
+    /// a point's figures are the medians.
+    pub repeats: usize,
     /// Backend to measure with.
     pub io: IoOptions,
 }
@@ -51,7 +56,8 @@ impl ProfileConfig {
             dir: dir.to_path_buf(),
             size: if quick { 1 << 30 } else { 4 << 30 },
             quick,
-            seconds_per_point: if quick { 0.2 } else { 0.4 },
+            seconds_per_point: if quick { 0.2 } else { 0.3 },
+            repeats: if quick { 2 } else { 3 },
             io: IoOptions::default(),
         }
     }
@@ -74,6 +80,47 @@ pub struct Point {
     pub mean_us: f64,
     /// 99th-percentile latency in microseconds.
     pub p99_us: f64,
+    /// Times the point was measured (1 in profiles from before repeats).
+    #[serde(default = "one")]
+    pub repeats: u32,
+    /// Spread of the bandwidth over the repeats: (largest - smallest) /
+    /// median (0 for a single measurement).
+    #[serde(default)]
+    pub spread: f64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One point from its repeated measurements (same op, depth and size):
+/// the median of each figure, and the bandwidth's spread.
+pub fn combine(ms: &[Point]) -> Option<Point> {
+    let med = |f: &dyn Fn(&Point) -> f64| {
+        let mut v: Vec<f64> = ms.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    };
+    let first = ms.first()?;
+    let bw = med(&|p| p.bandwidth);
+    let (lo, hi) = ms.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(p.bandwidth), hi.max(p.bandwidth))
+    });
+    Some(Point {
+        op: first.op.clone(),
+        depth: first.depth,
+        size: first.size,
+        iops: med(&|p| p.iops),
+        bandwidth: bw,
+        mean_us: med(&|p| p.mean_us),
+        p99_us: med(&|p| p.p99_us),
+        repeats: ms.len() as u32,
+        spread: if bw > 0.0 { (hi - lo) / bw } else { 0.0 },
+    })
 }
 
 /// A stored device profile.
@@ -95,15 +142,16 @@ pub struct Profile {
     pub file_bytes: u64,
     /// Quick profile?
     pub quick: bool,
-    /// Read concurrency: smallest depth reaching 90% of peak 4 KiB read IOPS.
+    /// Read concurrency: smallest depth from which 4 KiB read IOPS stay
+    /// at 90% of the peak or more (where the plateau starts).
     pub k_r: usize,
     /// Write concurrency, likewise for writes.
     pub k_w: usize,
     /// Asymmetry: peak 4 KiB read IOPS over peak 4 KiB write IOPS (the
     /// amortised cost of a write in units of reads).
     pub alpha: f64,
-    /// Smallest request size whose read bandwidth at depth k_r reaches 90%
-    /// of the best bandwidth at that depth.
+    /// Smallest request size from which read bandwidth at depth k_r stays
+    /// at 90% of the best bandwidth at that depth or more.
     pub merge_bytes: usize,
     /// Every measured point.
     pub points: Vec<Point>,
@@ -347,12 +395,16 @@ pub fn measure_range(
         bandwidth: count as f64 * size as f64 / secs,
         mean_us: mean,
         p99_us: p99 as f64,
+        repeats: 1,
+        spread: 0.0,
     })
 }
 
-/// Smallest x whose value reaches `KNEE` of the peak, where the peak is the
-/// median of the three largest values: one lucky measurement on a noisy
-/// machine must not move the knee.
+/// Where the plateau starts: the smallest x from which every value
+/// reaches `KNEE` of the peak, where the peak is the median of the three
+/// largest values (one lucky measurement on a noisy machine must not set
+/// it). A first crossing followed by a dip (noise, or a device that
+/// stalls at some depth) does not count: the figure must stay up.
 fn knee(points: &[(usize, f64)]) -> usize {
     let mut ys: Vec<f64> = points.iter().map(|p| p.1).collect();
     ys.sort_by(|a, b| b.total_cmp(a));
@@ -361,10 +413,18 @@ fn knee(points: &[(usize, f64)]) -> usize {
         1 | 2 => ys[0],
         _ => ys[1],
     };
-    points
+    // The start of the last run of points over the line (a device that
+    // stalls when over-driven ends below it: its plateau is the run
+    // before).
+    let up = |p: &(usize, f64)| p.1 >= KNEE * peak;
+    let Some(last) = points.iter().rposition(up) else {
+        return 1;
+    };
+    let start = points[..last]
         .iter()
-        .find(|p| p.1 >= KNEE * peak)
-        .map_or(1, |p| p.0)
+        .rposition(|p| !up(p))
+        .map_or(0, |i| i + 1);
+    points[start].0
 }
 
 /// Creates the scratch file: `size` bytes of random data written with
@@ -438,27 +498,36 @@ pub fn run(cfg: &ProfileConfig, mut progress: impl FnMut(usize, usize, &str)) ->
     progress(0, 1, "writing scratch file");
     let file = create_scratch(&path, cfg.size, &cfg.io)?;
     let secs = cfg.seconds_per_point;
-    let total = if cfg.quick { 9 + 9 + 9 } else { 9 * 9 * 2 };
-    let mut points: Vec<Point> = Vec::new();
+    let reps = cfg.repeats.max(1);
+    let total = reps * if cfg.quick { 9 + 8 + 9 } else { 9 * 9 * 2 };
     let mut n = 0;
-    let mut step = |points: &mut Vec<Point>, write: bool, d: usize, s: usize| -> Result<()> {
-        n += 1;
-        progress(
-            n,
-            total,
-            &format!(
-                "{} depth {d} size {}K",
-                if write { "write" } else { "read" },
-                s / 1024
-            ),
-        );
-        points.push(measure(&file, write, d, s, secs, n as u64)?);
+    // Measures every (write, depth, size) of `plan` `reps` times, sweep
+    // after sweep, and adds each point's median to `points`.
+    let mut sweep = |points: &mut Vec<Point>, plan: &[(bool, usize, usize)]| -> Result<()> {
+        let mut got: Vec<Vec<Point>> = vec![Vec::new(); plan.len()];
+        for r in 0..reps {
+            for (i, &(write, d, s)) in plan.iter().enumerate() {
+                n += 1;
+                progress(
+                    n,
+                    total,
+                    &format!(
+                        "{} depth {d} size {}K (repeat {} of {reps})",
+                        if write { "write" } else { "read" },
+                        s / 1024,
+                        r + 1
+                    ),
+                );
+                got[i].push(measure(&file, write, d, s, secs, n as u64)?);
+            }
+        }
+        points.extend(got.iter().filter_map(|m| combine(m)));
         Ok(())
     };
+    let mut points: Vec<Point> = Vec::new();
     if cfg.quick {
-        for d in DEPTHS {
-            step(&mut points, false, d, 4096)?;
-        }
+        let depths: Vec<_> = DEPTHS.iter().map(|&d| (false, d, 4096)).collect();
+        sweep(&mut points, &depths)?;
         let k_r = knee(&series(
             &points,
             "read",
@@ -466,22 +535,24 @@ pub fn run(cfg: &ProfileConfig, mut progress: impl FnMut(usize, usize, &str)) ->
             |p| p.depth,
             |p| p.iops,
         ));
-        for s in SIZES {
-            if !(s == 4096 && points.iter().any(|p| p.depth == k_r && p.size == 4096)) {
-                step(&mut points, false, k_r, s)?;
-            }
-        }
-        for d in DEPTHS {
-            step(&mut points, true, d, 4096)?;
-        }
+        let sizes: Vec<_> = SIZES
+            .iter()
+            .filter(|&&s| s != 4096)
+            .map(|&s| (false, k_r, s))
+            .collect();
+        sweep(&mut points, &sizes)?;
+        let writes: Vec<_> = DEPTHS.iter().map(|&d| (true, d, 4096)).collect();
+        sweep(&mut points, &writes)?;
     } else {
+        let mut plan = Vec::new();
         for write in [false, true] {
             for s in SIZES {
                 for d in DEPTHS {
-                    step(&mut points, write, d, s)?;
+                    plan.push((write, d, s));
                 }
             }
         }
+        sweep(&mut points, &plan)?;
     }
     derive(device, cfg, &file, points)
 }
@@ -624,6 +695,41 @@ mod tests {
         ];
         assert_eq!(knee(&s), 4);
         assert_eq!(knee(&[(1, 5.0)]), 1);
+        // A dip after the first crossing: the plateau starts after it.
+        let s = [
+            (1, 10.0),
+            (2, 50.0),
+            (4, 92.0),
+            (8, 70.0),
+            (16, 100.0),
+            (32, 98.0),
+            (64, 99.0),
+        ];
+        assert_eq!(knee(&s), 16);
+        // Falling at the end (a device that stalls when over-driven):
+        // the plateau before the fall.
+        let s = [(1, 10.0), (2, 95.0), (4, 100.0), (8, 99.0), (16, 40.0)];
+        assert_eq!(knee(&s), 2);
+    }
+
+    #[test]
+    fn repeats_combine_into_medians_and_a_spread() {
+        let m = |bw: f64, us: f64| Point {
+            op: "read".into(),
+            depth: 8,
+            size: 4096,
+            iops: bw / 4096.0,
+            bandwidth: bw,
+            mean_us: us,
+            p99_us: 2.0 * us,
+            repeats: 1,
+            spread: 0.0,
+        };
+        let p = combine(&[m(100e6, 50.0), m(400e6, 10.0), m(120e6, 40.0)]).expect("a point");
+        assert_eq!((p.bandwidth, p.mean_us, p.repeats), (120e6, 40.0, 3));
+        assert!((p.spread - 2.5).abs() < 1e-12, "{}", p.spread);
+        assert_eq!(combine(&[m(100e6, 50.0)]).expect("a point").spread, 0.0);
+        assert!(combine(&[]).is_none());
     }
 
     fn two_point_profile() -> Profile {
