@@ -12,7 +12,11 @@ KiB; set RAW=1 to pass k_r as --concurrency and see the raw values), 2
 threads, cache 3%, page cache dropped before each run; RUNS rounds,
 interleaved. Prints, per workload, the median time at every setting and
 how far each is from the best (the issue's target: within 10% whatever
-the profile says). Example:
+the profile says), then the same grouped by what the runs actually used
+(reads in flight and merge size, from the run's metrics): settings that
+map to the same values are the same run, and their spread is the noise
+floor. Every time is kept in WORKDIR/sweep.json (WORKDIR: SWEEP_OUT,
+default the current directory). Example:
 
     python3 bench/profile_sweep.py target/release/grotto 3 \\
         r22.grotto:bfs:--source=442514 r22.grotto:wcc grid.grotto:bfs:--source=1001
@@ -70,6 +74,7 @@ def main():
             json.dump(p, open(os.path.join(d, os.path.basename(src)), "w"))
             dirs[(k, m)] = d
     times = {}
+    raw = []
     for r in range(RUNS):
         for w in WORK:
             graph, algo, extra = w[0], w[1], [a.replace("=", " ", 1).split() for a in w[2:]]
@@ -86,6 +91,9 @@ def main():
                     sys.exit(f"{' '.join(cmd)}: {out.stderr}")
                 met = json.loads(out.stdout)["metrics"]
                 times.setdefault((graph, algo), {}).setdefault((k, m), []).append(met["algo_s"])
+                used = (met["concurrency"], met.get("merge_bytes", m * 1024) // 1024)
+                raw.append({"graph": graph, "algo": algo, "k_r": k, "merge_kib": m,
+                            "used": used, "s": met["algo_s"]})
         print(f"round {r + 1} of {RUNS} done", file=sys.stderr)
     print("| workload | " + " | ".join(f"k_r {k}, {m} KiB" for k in K_R for m in MERGE)
           + " | worst over best |")
@@ -100,6 +108,30 @@ def main():
         print(f"| {os.path.basename(graph)} {algo} | " + " | ".join(cells) + f" | {ratio:.2f} |")
     print(f"(seconds, median of {RUNS}; in brackets, over the best setting of the row. "
           f"Worst of all rows: {worst:.2f})")
+    out = os.path.join(os.environ.get("SWEEP_OUT", "."), "sweep.json")
+    json.dump(raw, open(out, "w"))
+    # Grouped by what the runs used: identical settings pooled.
+    used = sorted({r["used"] for r in raw})
+    print("\n| workload | " + " | ".join(f"{c} in flight, {m} KiB" for c, m in used)
+          + " | worst over best | same setting, worst over best (noise) |")
+    print("|---|" + "---|" * (len(used) + 2))
+    for (graph, algo) in times:
+        rows = [r for r in raw if (r["graph"], r["algo"]) == (graph, algo)]
+        med = {u: statistics.median(r["s"] for r in rows if r["used"] == u) for u in used}
+        best = min(med.values())
+        noise = 1.0
+        for u in used:
+            per_profile = {}
+            for r in rows:
+                if r["used"] == u:
+                    per_profile.setdefault((r["k_r"], r["merge_kib"]), []).append(r["s"])
+            ms = [statistics.median(v) for v in per_profile.values()]
+            if len(ms) > 1:
+                noise = max(noise, max(ms) / min(ms))
+        cells = [f"{med[u]:.3f} ({med[u] / best:.2f})" for u in used]
+        print(f"| {os.path.basename(graph)} {algo} | " + " | ".join(cells)
+              + f" | {max(med.values()) / best:.2f} | {noise:.2f} |")
+    print(f"(times kept in {out})")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ pub struct RunMetrics {
     pub mode: &'static str,
     /// Reads the engine kept in flight (its concurrency).
     pub concurrency: usize,
+    /// Largest merged read request, bytes.
+    pub merge_bytes: usize,
     /// Worker threads.
     pub threads: usize,
     /// I/O backend ("io_uring" or "pread").

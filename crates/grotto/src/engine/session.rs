@@ -181,6 +181,7 @@ impl Session {
         m.engine = engine;
         m.mode = mode;
         m.concurrency = self.cfg.concurrency;
+        m.merge_bytes = self.cfg.merge_bytes;
         m.backend = backend;
         m.registered_buffers = registered;
         m.wall_s = t0.elapsed().as_secs_f64();
