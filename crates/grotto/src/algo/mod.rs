@@ -162,47 +162,25 @@ pub(crate) struct Residual {
     pub(crate) at: f64,
 }
 
-/// A per-vertex cell that holds a residual: [`Residual`] (with its
-/// threshold beside it) or a bare [`AtomicF64`] (the threshold derived
-/// when needed).
-pub(crate) trait HoldsResidual: Sync {
-    /// The residual.
-    fn res(&self) -> &AtomicF64;
-}
-
-impl HoldsResidual for Residual {
-    #[inline]
-    fn res(&self) -> &AtomicF64 {
-        &self.res
-    }
-}
-
-impl HoldsResidual for AtomicF64 {
-    #[inline]
-    fn res(&self) -> &AtomicF64 {
-        self
-    }
-}
-
 /// Adds `m` to the residual of each vertex of `ids` and calls
 /// `then(u, cell, old)` with the value before the add. A run of
 /// residuals is read first, so their cache misses overlap, and each add
 /// is then one compare-and-swap with the read value as its guess.
 #[inline]
-pub(crate) fn push_run<C: HoldsResidual>(
-    cells: &[C],
+pub(crate) fn push_run(
+    cells: &[Residual],
     ids: &[VertexId],
     m: f64,
-    mut then: impl FnMut(VertexId, &C, f64),
+    mut then: impl FnMut(VertexId, &Residual, f64),
 ) {
     let mut guess = [0f64; 64];
     for run in ids.chunks(64) {
         for (g, &u) in guess.iter_mut().zip(run) {
-            *g = cells[u as usize].res().load();
+            *g = cells[u as usize].res.load();
         }
         for (&g, &u) in guess.iter().zip(run) {
             let c = &cells[u as usize];
-            then(u, c, c.res().add_from(g, m));
+            then(u, c, c.res.add_from(g, m));
         }
     }
 }
