@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+from benchlib import drop_caches
+
 ALGOS = [
     ("bfs", []),
     ("wcc", []),
@@ -38,14 +40,6 @@ ALGOS = [
     ("eccentricity", []),
     ("randomwalk", []),
 ]
-
-
-def drop_caches():
-    try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3\n")
-    except OSError:
-        pass
 
 
 def vertices(binary, graph):

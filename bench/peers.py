@@ -34,6 +34,8 @@ import statistics
 import subprocess
 import sys
 
+from benchlib import drop_caches
+
 G = os.environ["GROTTO_BIN"]
 TOOLS = os.environ["TOOLS"]
 THREADS = os.environ.get("THREADS", "2")
@@ -49,15 +51,6 @@ ALGOS = [
     ("ppr", ["ppr", "--epsilon", RMAX], "ppr", None),
     ("pagerank", ["pagerank"], "pr", None),
 ]
-
-
-def drop_caches():
-    subprocess.run(["sync"], check=True)
-    try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3\n")
-    except OSError as e:
-        print(f"warning: cannot drop the page cache: {e}", file=sys.stderr)
 
 
 def grotto(args, data, g, src):

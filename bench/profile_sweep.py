@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 
+from benchlib import drop_caches
+
 G = sys.argv[1]
 RUNS = int(sys.argv[2])
 WORK = [w.split(":") for w in sys.argv[3:]]
@@ -50,15 +52,6 @@ def stored_profile():
     if not files:
         sys.exit(f"no stored profile in {d}: run grotto profile --path DIR first")
     return files[0]
-
-
-def drop_caches():
-    subprocess.run(["sync"], check=True)
-    try:
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3\n")
-    except OSError as e:
-        print(f"warning: cannot drop the page cache: {e}", file=sys.stderr)
 
 
 def main():

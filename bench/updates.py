@@ -35,6 +35,8 @@ import time
 import numpy as np
 import pyarrow.csv as pacsv
 
+from benchlib import drop_caches
+
 G = os.environ.get("GROTTO_BIN", "target/release/grotto")
 
 
@@ -43,15 +45,6 @@ def sh(args):
     if r.returncode != 0:
         sys.exit(f"{' '.join(args)} failed: {r.stderr}")
     return r.stdout
-
-
-def drop_caches():
-    try:
-        os.sync()
-        with open("/proc/sys/vm/drop_caches", "w") as f:
-            f.write("3\n")
-    except OSError:
-        pass
 
 
 def timed(args):
