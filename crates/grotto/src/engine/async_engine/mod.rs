@@ -39,6 +39,7 @@
 //! activations go to the next round's set, and a round ends when its
 //! blocks are done.
 
+mod ahead;
 mod flow;
 mod pass;
 
@@ -53,8 +54,9 @@ use crate::cache::SLOT_BYTES;
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
+use ahead::Ahead;
 use flow::{PerEdge, PerRun, Spread};
-use pass::{Ahead, Pass, CONT_SHARDS};
+use pass::{Pass, CONT_SHARDS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -10,6 +10,7 @@ use super::super::schedule::{
     BlockQueue, BlockStates, Cursor, Gate, Priority, AGAIN, IDLE, LOADING, PROCESSING, QUEUED,
 };
 use super::super::session::{RunProgress, Tally};
+use super::ahead::Ahead;
 use super::flow::{Neighbours, Seeds, Spread};
 use crate::cache::{BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
@@ -17,7 +18,7 @@ use crate::store::blockmap::BlockMap;
 use crate::store::{Adjacency, Graph};
 use crate::VertexId;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Shards of the continuation table.
@@ -62,62 +63,6 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) live: &'p RunProgress,
     /// Reading ahead of the wave, when the flow asks for it.
     pub(super) ahead: Option<Ahead>,
-}
-
-/// Reading ahead: when the queue is empty and the device has room, the
-/// executors read the idle blocks that follow, in file order, the
-/// furthest block taken from the queue, so a wave that moves through the
-/// file (BFS on a high-diameter graph) finds its next blocks in memory
-/// instead of waiting one read per step. A block read ahead is processed
-/// like any other (it finds no active vertex and stays in the pool); it
-/// is *proven* when it is activated afterwards. At most `limit` blocks
-/// are unproven at a time, so a pass that does not need them wastes at
-/// most `limit` reads.
-pub(super) struct Ahead {
-    /// The next block to read ahead.
-    next: AtomicU64,
-    /// Blocks read ahead and not activated since.
-    unproven: AtomicI64,
-    /// Blocks read ahead.
-    read: AtomicU64,
-    /// Which blocks were read ahead and not yet activated.
-    marked: AtomicBitmap,
-    limit: i64,
-}
-
-impl Ahead {
-    /// Read-ahead over `blocks` blocks with at most `limit` unproven.
-    pub(super) fn new(blocks: u64, limit: usize) -> Ahead {
-        Ahead {
-            next: AtomicU64::new(0),
-            unproven: AtomicI64::new(0),
-            read: AtomicU64::new(0),
-            marked: AtomicBitmap::new(blocks),
-            limit: limit.max(1) as i64,
-        }
-    }
-
-    /// Block `b` was taken from the queue: read ahead from past it.
-    #[inline]
-    fn past(&self, b: u64) {
-        if self.next.load(Ordering::Relaxed) <= b {
-            self.next.fetch_max(b + 1, Ordering::Relaxed);
-        }
-    }
-
-    /// Block `b` was activated: if it was read ahead, that paid off.
-    #[inline]
-    fn activated(&self, b: u64) {
-        if self.marked.contains(b) && self.marked.take(b) {
-            self.unproven.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-
-    /// Blocks read ahead, and those never activated.
-    pub(super) fn counts(&self) -> (u64, u64) {
-        let wasted = self.unproven.load(Ordering::Relaxed).max(0) as u64;
-        (self.read.load(Ordering::Relaxed), wasted)
-    }
 }
 
 /// Index-resident seeds, in priority order: 4 bytes each while they
@@ -203,6 +148,8 @@ struct Exec<'c> {
     told: u64,
     /// Where packed lists are decoded (reused from list to list).
     scratch: Vec<VertexId>,
+    /// A block's vertices in the order a scan takes them (reused).
+    order: Vec<VertexId>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -483,7 +430,20 @@ where
 
     /// Processes every active vertex whose list starts in block `b` and
     /// every continuation queued for it.
-    fn scan(&self, b: u64, eb: &[u8], wb: Option<&[u8]>, bp: u32, x: &mut Exec<'_>) -> Result<()> {
+    ///
+    /// A scan that runs `backward` takes the vertices from the last: a
+    /// block run again while in memory alternates, so a chain of
+    /// activations inside it (a grid row reached from its far end) is
+    /// done in two scans whichever way it runs, not one scan a vertex.
+    fn scan(
+        &self,
+        b: u64,
+        eb: &[u8],
+        wb: Option<&[u8]>,
+        bp: u32,
+        backward: bool,
+        x: &mut Exec<'_>,
+    ) -> Result<()> {
         x.counts.blocks += 1;
         if x.counts.blocks.is_multiple_of(64) {
             self.live
@@ -500,7 +460,29 @@ where
                 }
             }
         }
-        for v in self.map.vertices(b) {
+        let mut order = std::mem::take(&mut x.order);
+        order.clear();
+        order.extend(self.map.vertices(b));
+        if backward {
+            order.reverse();
+        }
+        let r = self.scan_vertices(b, eb, wb, bp, &order, x);
+        x.order = order;
+        r
+    }
+
+    /// Processes every active vertex of `order` whose list starts in
+    /// block `b`.
+    fn scan_vertices(
+        &self,
+        b: u64,
+        eb: &[u8],
+        wb: Option<&[u8]>,
+        bp: u32,
+        order: &[VertexId],
+        x: &mut Exec<'_>,
+    ) -> Result<()> {
+        for &v in order {
             // Most of a block's vertices are not active when it runs
             // again: one bit answers before the index is decoded.
             if !self.active.contains(v as u64) {
@@ -539,7 +521,7 @@ where
         let mut runs = 0u32;
         loop {
             let bp = self.st.prio[i].swap(u32::MAX, Ordering::AcqRel);
-            self.scan(b, eb, wb, bp, x)?;
+            self.scan(b, eb, wb, bp, runs % 2 == 1, x)?;
             runs += 1;
             if s.compare_exchange(PROCESSING, IDLE, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
@@ -594,6 +576,7 @@ where
             counts: Tally::default(),
             told: 0,
             scratch: Vec::new(),
+            order: Vec::new(),
         };
         let r = self.executor_loop(reader, seed, &mut x);
         if r.is_err() {
@@ -617,11 +600,7 @@ where
             if a.unproven.load(Ordering::Relaxed) >= a.limit {
                 return None;
             }
-            let b = a.next.fetch_add(1, Ordering::Relaxed);
-            if b >= self.blocks {
-                a.next.store(self.blocks, Ordering::Relaxed);
-                return None;
-            }
+            let b = a.next(self.blocks)?;
             let s = &self.st.state[b as usize];
             if s.load(Ordering::Relaxed) != IDLE {
                 continue;

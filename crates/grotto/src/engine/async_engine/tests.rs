@@ -249,3 +249,31 @@ fn reading_ahead_finds_the_wave_s_blocks_and_wastes_at_most_its_limit() {
         );
     }
 }
+
+#[test]
+fn a_wave_against_the_file_order_costs_no_more_scans_than_one_with_it() {
+    // BFS on a grid from its first and from its last vertex: inside a
+    // block, the second runs from high ids to low. Scans alternate their
+    // direction, so neither needs a scan per vertex of a row.
+    let (rows, cols) = (200u64, 300u64);
+    let t = testkit::from_edges(&testkit::grid_edges(rows, cols), true, false);
+    let g = t.graph.clone();
+    let csr = crate::algo::reference::Csr::load(&g, Direction::Out).unwrap();
+    let blocks = g.adjacency(Direction::Out).unwrap().block_count();
+    let cfg = EngineConfig {
+        threads: 1,
+        concurrency: 4,
+        cache: crate::cache::CacheSize::Percent(100.0),
+        ..EngineConfig::default()
+    };
+    let e = AsyncEngine::open(g.clone(), cfg).unwrap();
+    for s in [0, (rows * cols - 1) as VertexId] {
+        let (got, m) = depths_reading_ahead(&e, s);
+        assert_eq!(got, csr.bfs_depths(s), "from {s}");
+        assert!(
+            m.block_visits <= 4 * blocks,
+            "from {s}: {} visits of {blocks} blocks",
+            m.block_visits
+        );
+    }
+}
