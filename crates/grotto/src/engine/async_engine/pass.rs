@@ -460,13 +460,15 @@ where
                 }
             }
         }
+        if !backward {
+            return self.scan_vertices(b, eb, wb, bp, self.map.vertices(b), x);
+        }
+        // The block map decodes forwards only: a backward scan lists the
+        // vertices first.
         let mut order = std::mem::take(&mut x.order);
         order.clear();
         order.extend(self.map.vertices(b));
-        if backward {
-            order.reverse();
-        }
-        let r = self.scan_vertices(b, eb, wb, bp, &order, x);
+        let r = self.scan_vertices(b, eb, wb, bp, order.iter().rev().copied(), x);
         x.order = order;
         r
     }
@@ -479,10 +481,10 @@ where
         eb: &[u8],
         wb: Option<&[u8]>,
         bp: u32,
-        order: &[VertexId],
+        order: impl Iterator<Item = VertexId>,
         x: &mut Exec<'_>,
     ) -> Result<()> {
-        for &v in order {
+        for v in order {
             // Most of a block's vertices are not active when it runs
             // again: one bit answers before the index is decoded.
             if !self.active.contains(v as u64) {
