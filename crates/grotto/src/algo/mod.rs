@@ -153,13 +153,16 @@ pub(crate) const PHASE_STEP: f64 = 8.0;
 
 /// A vertex's residual and the residual at which it runs, side by side so
 /// that pushing along an edge touches one cache line (push PageRank and
-/// personalized PageRank).
-#[repr(align(16))]
+/// personalized PageRank). All zero bits is a valid cell (no residual,
+/// threshold not set yet), so a table of them can be allocated zeroed.
+#[derive(bytemuck::Zeroable)]
+#[repr(C, align(16))]
 pub(crate) struct Residual {
     /// Mass received and not yet pushed on.
     pub(crate) res: AtomicF64,
-    /// The vertex's threshold.
-    pub(crate) at: f64,
+    /// The vertex's threshold (0 where an algorithm sets it lazily and
+    /// has not yet).
+    pub(crate) at: AtomicF64,
 }
 
 /// Adds `m` to the residual of each vertex of `ids` and calls
@@ -185,8 +188,10 @@ pub(crate) fn push_run(
     }
 }
 
-/// An `f64` updated atomically (stored as its bits).
-#[derive(Debug, Default)]
+/// An `f64` updated atomically (stored as its bits; all zero bits is
+/// 0.0, so tables of them can be allocated zeroed).
+#[derive(Debug, Default, bytemuck::Zeroable)]
+#[repr(transparent)]
 pub struct AtomicF64(AtomicU64);
 
 impl AtomicF64 {

@@ -433,11 +433,14 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
     let mut cell: Vec<Residual> = (0..n as VertexId)
         .map(|v| Residual {
             res: AtomicF64::new((1.0 - d) / nf),
-            at: threshold(v, scale_at),
+            at: AtomicF64::new(threshold(v, scale_at)),
         })
         .collect();
     // Whether adding `x` to a residual that was `old` carried it to `at`.
-    let crossed = |c: &Residual, old: f64, x: f64| old < c.at && old + x >= c.at;
+    let crossed = |c: &Residual, old: f64, x: f64| {
+        let at = c.at.load();
+        old < at && old + x >= at
+    };
     let dangling = AtomicF64::new(0.0);
     let mut seeds: Option<Vec<(VertexId, Priority)>> = None;
     let mut passes = 0;
@@ -469,8 +472,11 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             |m, nb, act| {
                 push_run(&cell, nb.ids, m, |u, c, old| {
                     if crossed(c, old, m) {
-                        act.activate(u, Priority::descending_log2(((old + m) / c.at) as f32));
-                    } else if old < lazy * c.at && old + m >= lazy * c.at {
+                        act.activate(
+                            u,
+                            Priority::descending_log2(((old + m) / c.at.load()) as f32),
+                        );
+                    } else if old < lazy * c.at.load() && old + m >= lazy * c.at.load() {
                         act.activate(u, Priority::DEFER);
                     }
                 })
@@ -496,7 +502,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             let list: Vec<(VertexId, Priority)> = (0..n as VertexId)
                 .filter(|&v| {
                     let c = &cell[v as usize];
-                    c.res.load() >= c.at
+                    c.res.load() >= c.at.load()
                 })
                 .map(|v| (v, Priority::FIRST))
                 .collect();
@@ -505,7 +511,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
             }
             scale_at = (scale_at / PHASE_STEP).max(1.0);
             for (v, c) in cell.iter_mut().enumerate() {
-                c.at = threshold(v as VertexId, scale_at);
+                c.at.store(threshold(v as VertexId, scale_at));
             }
         };
         if list.is_empty() {

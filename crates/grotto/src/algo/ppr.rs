@@ -28,7 +28,7 @@ use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{fail, push_run, AtomicF64, Residual, Verdict, PHASE_STEP};
-use crate::engine::{AsyncRun, Flow, Priority, Seeds};
+use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
@@ -83,16 +83,28 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
     }
     let out = r.graph().out();
     // Scores, and residuals beside their thresholds so that a push along
-    // an edge touches one cache line, 24 bytes a vertex, written in
-    // parallel: their first touch is much of a local run's time. (A
-    // threshold derived from the degree at each push instead costs a
-    // second cache miss per edge behind each compare-and-swap: 8 bytes a
-    // vertex less, 1.5x the CPU time at the default epsilon.)
-    let p: Vec<AtomicF64> = r.collect(|_| AtomicF64::new(0.0));
-    let cell: Vec<Residual> = r.collect(|v| Residual {
-        res: AtomicF64::new(0.0),
-        at: threshold(eps, out.degree(v)),
-    });
+    // an edge touches one cache line: 24 bytes a vertex, allocated
+    // zeroed, so a local run pays only for the pages of the vertices it
+    // reaches. A vertex's threshold is set when it first receives mass
+    // (which marks it in `reached`); every vertex with a score or a
+    // residual is in `reached`. (A threshold read from the degree at
+    // each push instead costs a second cache miss per edge behind each
+    // compare-and-swap: 1.5x the CPU time at the default epsilon.)
+    let p: Vec<AtomicF64> = r.zeroed()?;
+    let cell: Vec<Residual> = r.zeroed()?;
+    let reached = AtomicBitmap::new(r.vertex_count());
+    let at = |u: VertexId, c: &Residual| {
+        let t = c.at.load();
+        if t > 0.0 {
+            return t;
+        }
+        // Two threads may both get here: they store the same value.
+        let t = threshold(eps, out.degree(u));
+        c.at.store(t);
+        reached.insert(u as u64);
+        t
+    };
+    at(s, &cell[s as usize]);
     let dangling = AtomicF64::new(0.0);
     cell[s as usize].res.store(1.0);
     // Phases: a vertex schedules its block when its residual reaches
@@ -103,7 +115,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
     // another vertex. A block read then serves every vertex in it with a
     // fair share of work, instead of being read again for each in turn.
     let mut scale = 1.0;
-    while scale * PHASE_STEP * cell[s as usize].at < 1.0 {
+    while scale * PHASE_STEP * cell[s as usize].at.load() < 1.0 {
         scale *= PHASE_STEP;
     }
     let mut seeds = vec![(s, Priority::FIRST)];
@@ -126,9 +138,10 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
             },
             |m, nb, act| {
                 push_run(&cell, nb.ids, m, |u, c, old| {
-                    let (now, hi, lo) = (old + m, scale * c.at, LAZY * c.at);
+                    let t = at(u, c);
+                    let (now, hi, lo) = (old + m, scale * t, LAZY * t);
                     if old < hi && now >= hi {
-                        act.activate(u, Priority::descending_log2((now / c.at) as f32));
+                        act.activate(u, Priority::descending_log2((now / t) as f32));
                     } else if old < lo && now >= lo {
                         act.activate(u, Priority::DEFER);
                     }
@@ -148,8 +161,8 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
                 .iter()
                 .filter_map(|&v| {
                     let c = &cell[v as usize];
-                    let x = c.res.load();
-                    (x >= scale * c.at).then(|| (v, Priority::descending_log2((x / c.at) as f32)))
+                    let (x, t) = (c.res.load(), c.at.load());
+                    (x >= scale * t).then(|| (v, Priority::descending_log2((x / t) as f32)))
                 })
                 .collect();
             if !over.is_empty() || scale <= 1.0 {
@@ -163,12 +176,35 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
         seeds.sort_unstable();
         seeds.dedup_by_key(|e| e.0);
     }
-    // In place: the cells become the result's vectors.
-    let residual_sum = r.sum_f64(|v| cell[v as usize].res.load());
-    let residual: Vec<f64> = cell.into_iter().map(|c| c.res.into_inner()).collect();
+    // The result: zeroed vectors filled at the reached vertices only,
+    // range by range in parallel; each table is dropped once read, so a
+    // run that reaches every vertex peaks at 32 bytes a vertex.
+    let fill = |from: &(dyn Fn(usize) -> f64 + Sync), out: &mut Vec<f64>| {
+        r.for_ranges(out, |lo, part| {
+            let mut members = Vec::new();
+            let words = (lo / 64) as usize;
+            reached.members_in_words(words, words + part.len().div_ceil(64), &mut members);
+            members
+                .into_iter()
+                .map(|v| {
+                    let x = from(v as usize);
+                    part[(v - lo) as usize] = x;
+                    x
+                })
+                .sum::<f64>()
+        })
+    };
+    let mut score: Vec<f64> = r.zeroed()?;
+    fill(&|v| p[v].load(), &mut score);
+    drop(p);
+    let mut residual: Vec<f64> = r.zeroed()?;
+    let residual_sum = fill(&|v| cell[v].res.load(), &mut residual)
+        .into_iter()
+        .sum();
+    drop(cell);
     Ok(PprResult {
         source: s,
-        score: p.into_iter().map(AtomicF64::into_inner).collect(),
+        score,
         residual_sum,
         residual,
         epsilon: eps,

@@ -19,6 +19,10 @@ use crate::{BlockId, VertexId};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Vertices per range of [`RunBase::for_ranges`]: a multiple of 64, so a
+/// range covers whole words of a vertex bitmap.
+pub const RANGE: u64 = 1 << 16;
+
 /// One of the two engines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
@@ -283,6 +287,35 @@ impl<'c> RunBase<'c> {
             .into_par_iter()
             .with_min_len(super::par::CHUNK as usize)
             .map(|v| f(v as VertexId))
+            .collect()
+    }
+
+    /// Per-vertex state whose values start as all zero bits, allocated
+    /// zeroed: the kernel maps a page when it is first touched, so a
+    /// run that touches few vertices (a push from one source) pays for
+    /// those pages only, where [`RunBase::collect`] writes every one.
+    pub fn zeroed<T: bytemuck::Zeroable>(&self) -> Result<Vec<T>> {
+        bytemuck::try_zeroed_vec(self.n as usize).map_err(|_| Error::Limit {
+            what: format!(
+                "{} bytes of per-vertex state cannot be allocated",
+                self.n.saturating_mul(std::mem::size_of::<T>() as u64)
+            ),
+        })
+    }
+
+    /// Runs `f(lo, part)` on `out` (one value per vertex) cut into fixed
+    /// ranges of [`RANGE`] vertices, `lo` the first vertex of `part`, in
+    /// parallel on rayon's global pool; returns the results in range
+    /// order (so a sum of them does not depend on the threads).
+    pub fn for_ranges<T: Send, R: Send>(
+        &self,
+        out: &mut [T],
+        f: impl Fn(u64, &mut [T]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        use rayon::prelude::*;
+        out.par_chunks_mut(RANGE as usize)
+            .enumerate()
+            .map(|(k, part)| f(k as u64 * RANGE, part))
             .collect()
     }
 

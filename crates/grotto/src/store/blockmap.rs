@@ -118,95 +118,102 @@ impl Encoder {
     }
 }
 
-/// Reads the on-disk form a piece at a time, checking its shape as
-/// [`BlockMap::from_bytes`] says, and codes it: no copy of the ids is
-/// ever held, so a map read from a file costs its coded size and a
-/// piece.
-pub(super) struct MapParser {
-    starts: Vec<u64>,
-    n: u64,
-    e: Encoder,
-    /// The block being read, the ids read so far, the last id of the block.
-    b: usize,
-    seen: u64,
-    last: Option<VertexId>,
+/// The run starts of a stored map of `blocks` blocks, `len` bytes in
+/// all, read from its `head` (`blocks + 1` u64s), checked: they start at
+/// 0, never decrease, and end at the number of 4-byte ids that follow.
+pub(super) fn run_starts(head: &[u8], blocks: u64, len: u64) -> Result<Vec<u64>, String> {
+    let want = (blocks + 1) * 8;
+    if len < want || !(len - want).is_multiple_of(4) || head.len() as u64 != want {
+        return Err(format!(
+            "is {len} bytes, not {want} bytes of run starts and a whole number of ids"
+        ));
+    }
+    let starts: Vec<u64> = head
+        .chunks_exact(8)
+        .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
+        .collect();
+    if starts[0] != 0 || starts.windows(2).any(|w| w[0] > w[1]) {
+        return Err("has run starts out of order".into());
+    }
+    let ids = (len - want) / 4;
+    if starts[blocks as usize] != ids {
+        return Err(format!(
+            "lists {ids} ids after run starts that end at {}",
+            starts[blocks as usize]
+        ));
+    }
+    Ok(starts)
 }
 
-impl MapParser {
-    /// Starts reading a map of `blocks` blocks over `n` vertices, `len`
-    /// bytes in all, from its `head` (the run starts).
-    pub(super) fn new(head: &[u8], blocks: u64, n: u64, len: u64) -> Result<MapParser, String> {
-        let want = (blocks + 1) * 8;
-        if len < want || !(len - want).is_multiple_of(4) || head.len() as u64 != want {
-            return Err(format!(
-                "is {len} bytes, not {want} bytes of run starts and a whole number of ids"
-            ));
-        }
-        let starts: Vec<u64> = head
-            .chunks_exact(8)
-            .map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]))
-            .collect();
-        if starts[0] != 0 || starts.windows(2).any(|w| w[0] > w[1]) {
-            return Err("has run starts out of order".into());
-        }
-        let ids = (len - want) / 4;
-        if starts[blocks as usize] != ids {
-            return Err(format!(
-                "lists {ids} ids after run starts that end at {}",
-                starts[blocks as usize]
-            ));
-        }
-        let mut e = Encoder::new(blocks as usize);
-        // Most gaps take a byte, a block's first vertex a few.
-        e.map.code.reserve((ids + ids / 4) as usize);
-        Ok(MapParser {
-            starts,
-            n,
-            e,
-            b: 0,
-            seen: 0,
-            last: None,
-        })
-    }
+/// Whole blocks of a stored map, checked and coded by [`code_piece`].
+#[derive(Debug)]
+pub(super) struct CodedPiece {
+    /// The blocks' runs, coded, one after another.
+    code: Vec<u8>,
+    /// Where each block's run ends in `code`.
+    ends: Vec<u64>,
+    /// The first block of the piece that lists a vertex whose list the
+    /// index puts elsewhere.
+    pub(super) disagrees: Option<u64>,
+}
 
-    /// Reads the next ids (whole 4-byte ids).
-    pub(super) fn feed(&mut self, ids: &[u8]) -> Result<(), String> {
-        let blocks = self.starts.len() - 1;
-        for w in ids.chunks_exact(4) {
+/// Checks and codes the stored ids of blocks `first..`, where block
+/// `first + k` holds ids `bounds[k]..bounds[k + 1]` of the map and `ids`
+/// holds ids `bounds[0]..` as 4-byte words. Each id must be below `n`
+/// and above the one before it in its block (an error names the block);
+/// each must lie in a block that `range` (the index's first and last
+/// block of the vertex's list, `None` for a list not in blocks) covers,
+/// or the piece records the first block where one does not. Pieces are
+/// independent, so a map is read on all cores.
+pub(super) fn code_piece(
+    ids: &[u8],
+    first: u64,
+    bounds: &[u64],
+    n: u64,
+    range: &(impl Fn(VertexId) -> Option<(u64, u64)> + ?Sized),
+) -> Result<CodedPiece, String> {
+    let blocks = bounds.len().saturating_sub(1);
+    let total = bounds.last().map_or(0, |&e| e - bounds[0]);
+    if (ids.len() as u64) < total * 4 {
+        return Err(format!(
+            "is cut short under block {first}: {} of {total} ids",
+            ids.len() / 4
+        ));
+    }
+    // Most gaps take a byte, a block's first vertex a few.
+    let mut code = Vec::with_capacity((total + total / 4) as usize + 4 * blocks);
+    let mut ends = Vec::with_capacity(blocks);
+    let mut disagrees = None;
+    let mut words = ids.chunks_exact(4);
+    for k in 0..blocks {
+        let b = first + k as u64;
+        let mut last: Option<VertexId> = None;
+        for w in words.by_ref().take((bounds[k + 1] - bounds[k]) as usize) {
             let v = VertexId::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            while self.b < blocks && self.seen == self.starts[self.b + 1] {
-                self.e.end_block();
-                self.b += 1;
-                self.last = None;
-            }
-            if v as u64 >= self.n || self.last.is_some_and(|l| l >= v) {
+            if v as u64 >= n || last.is_some_and(|l| l >= v) {
                 return Err(format!(
-                    "lists an impossible or repeated vertex under block {}",
-                    self.b
+                    "lists an impossible or repeated vertex under block {b}"
                 ));
             }
-            self.e.push(v);
-            self.last = Some(v);
-            self.seen += 1;
+            if disagrees.is_none() && range(v).is_none_or(|(lo, hi)| b < lo || b > hi) {
+                disagrees = Some(b);
+            }
+            put(
+                &mut code,
+                match last {
+                    None => v,
+                    Some(l) => v - l - 1,
+                } as u64,
+            );
+            last = Some(v);
         }
-        Ok(())
+        ends.push(code.len() as u64);
     }
-
-    /// The map, once every id is read.
-    pub(super) fn finish(mut self) -> Result<BlockMap, String> {
-        let blocks = self.starts.len() - 1;
-        if self.seen != self.starts[blocks] {
-            return Err(format!(
-                "holds {} ids, its run starts say {}",
-                self.seen, self.starts[blocks]
-            ));
-        }
-        while self.b < blocks {
-            self.e.end_block();
-            self.b += 1;
-        }
-        Ok(self.e.finish())
-    }
+    Ok(CodedPiece {
+        code,
+        ends,
+        disagrees,
+    })
 }
 
 /// Delta-codes runs: `runs(k)` is block `k`'s run, increasing.
@@ -342,9 +349,29 @@ impl BlockMap {
     /// is [`BlockMap::agrees`]'s business. Errors say what is wrong.
     pub fn from_bytes(bytes: &[u8], blocks: u64, n: u64) -> Result<BlockMap, String> {
         let head = ((blocks as usize + 1) * 8).min(bytes.len());
-        let mut p = MapParser::new(&bytes[..head], blocks, n, bytes.len() as u64)?;
-        p.feed(&bytes[head..])?;
-        p.finish()
+        let starts = run_starts(&bytes[..head], blocks, bytes.len() as u64)?;
+        let piece = code_piece(&bytes[head..], 0, &starts, n, &|_| Some((0, u64::MAX)))?;
+        Ok(BlockMap::from_pieces(vec![piece], starts[blocks as usize]))
+    }
+
+    /// The map whose blocks' runs are `pieces`' in order, `pairs` ids in
+    /// all (each piece is dropped once copied).
+    pub(super) fn from_pieces(pieces: Vec<CodedPiece>, pairs: u64) -> BlockMap {
+        let blocks: usize = pieces.iter().map(|p| p.ends.len()).sum();
+        let bytes: usize = pieces.iter().map(|p| p.code.len()).sum();
+        let mut starts = Vec::with_capacity(blocks + 1);
+        starts.push(0u64);
+        let mut code = Vec::with_capacity(bytes);
+        for p in pieces {
+            let at = code.len() as u64;
+            starts.extend(p.ends.iter().map(|e| at + e));
+            code.extend_from_slice(&p.code);
+        }
+        BlockMap {
+            starts,
+            code,
+            pairs,
+        }
     }
 
     /// Whether every pair is right for `range` (see [`BlockMap::build`])
@@ -426,6 +453,43 @@ mod tests {
             assert!(g.header().section(SectionKind::OutBlockMap).is_none());
             assert_eq!(g.header().version, 1);
             maps_match(&g);
+        }
+    }
+
+    #[test]
+    fn a_map_read_in_many_pieces_is_the_map_and_damage_in_any_piece_is_named() {
+        let t = testkit::rmat(10, 8, 3, true);
+        let adj = t.graph.adjacency(Direction::Out).unwrap();
+        let want = BlockMap::build(t.graph.vertex_count(), adj.block_count(), |v| {
+            adj.block_range(v)
+        });
+        let stored = adj.stored_map.as_ref().unwrap();
+        for piece in [1, 7, 100, 1 << 40] {
+            let got = stored
+                .read_in_pieces(t.graph.path(), |v| adj.block_range(v), piece)
+                .unwrap();
+            assert_eq!(got, want, "pieces of {piece} ids");
+        }
+        // A flipped id in the last block: its checksum names it, however
+        // it is cut.
+        let s = *t.graph.header().section(SectionKind::OutBlockMap).unwrap();
+        let mut bytes = std::fs::read(t.graph.path()).unwrap();
+        let last = (s.offset + s.length - 4) as usize;
+        bytes[last] ^= 1;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("flip.grotto");
+        std::fs::write(&path, &bytes).unwrap();
+        let g = Graph::open(&path).unwrap();
+        let adj = g.adjacency(Direction::Out).unwrap();
+        for piece in [7, 1 << 40] {
+            let e = adj
+                .stored_map
+                .as_ref()
+                .unwrap()
+                .read_in_pieces(&path, |v| adj.block_range(v), piece)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("out-block-map") && e.contains("checksum"), "{e}");
         }
     }
 

@@ -3,7 +3,7 @@
 //! pair checked against the format's rules before anything is trusted.
 
 use super::adjacency::{Adjacency, PACKED_LOW_BITS};
-use super::blockmap::{block_span, BlockMap, MapParser};
+use super::blockmap::{block_span, code_piece, run_starts, BlockMap, CodedPiece};
 use super::codec::MAX_IDS_PER_BLOCK;
 use super::format::*;
 use super::graph::Direction;
@@ -362,13 +362,32 @@ pub(super) struct StoredMap {
     n: u64,
 }
 
+/// Ids of a stored block map that one worker reads, checks and codes at
+/// a time (a piece ends at a block's end; 1 MiB of ids).
+const MAP_PIECE_IDS: u64 = 1 << 18;
+
+/// A piece of a stored map as read: its bytes' CRC, their number, and
+/// the piece checked and coded (or what is wrong with its shape).
+type ReadPiece = (u32, u64, std::result::Result<CodedPiece, String>);
+
 impl StoredMap {
     /// Reads, checks (shape, checksum, agreement with `range`, the
-    /// index's block ranges) and decodes the map, a piece at a time.
+    /// index's block ranges) and codes the map, in pieces of whole
+    /// blocks read and coded on all cores.
     pub(super) fn read(
         &self,
         path: &Path,
         range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
+    ) -> Result<BlockMap> {
+        self.read_in_pieces(path, range, MAP_PIECE_IDS)
+    }
+
+    /// [`StoredMap::read`] in pieces of at least `piece_ids` ids.
+    pub(super) fn read_in_pieces(
+        &self,
+        path: &Path,
+        range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
+        piece_ids: u64,
     ) -> Result<BlockMap> {
         let s = &self.section;
         let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
@@ -379,33 +398,66 @@ impl StoredMap {
         };
         let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
         read(0, &mut head)?;
-        let mut crc = crc32c::crc32c(&head);
-        let mut p = MapParser::new(&head, s.count, self.n, s.length).map_err(bad)?;
-        let mut at = head.len() as u64;
-        let mut buf = vec![0u8; 1 << 20];
-        // A damaged section is named by its checksum first: a shape error
-        // is kept until the whole section is read.
-        let mut shape = Ok(());
-        while at < padded(s.length) {
-            let len = (buf.len() as u64).min(padded(s.length) - at) as usize;
-            read(at, &mut buf[..len])?;
-            crc = crc32c::crc32c_append(crc, &buf[..len]);
-            let ids = (s.length.saturating_sub(at) as usize).min(len);
-            if shape.is_ok() {
-                shape = p.feed(&buf[..ids]);
+        let crc_head = crc32c::crc32c(&head);
+        let starts = run_starts(&head, s.count, s.length).map_err(bad)?;
+        let hl = head.len() as u64;
+        drop(head);
+        // Pieces of whole blocks, the last running to the padded end
+        // (the checksum covers the padding).
+        let blocks = s.count as usize;
+        let mut cuts = vec![0usize];
+        for b in 1..blocks {
+            if starts[b] - starts[*cuts.last().unwrap_or(&0)] >= piece_ids {
+                cuts.push(b);
             }
-            at += len as u64;
+        }
+        cuts.push(blocks);
+        let end = padded(s.length);
+        // Each worker reuses one buffer: a fresh page costs a fault.
+        let pieces: Vec<Result<ReadPiece>> = cuts
+            .par_windows(2)
+            .map_init(Vec::new, |buf: &mut Vec<u8>, w| {
+                let (b0, b1) = (w[0], w[1]);
+                let lo = hl + 4 * starts[b0];
+                let hi = if b1 == blocks {
+                    end
+                } else {
+                    hl + 4 * starts[b1]
+                };
+                buf.resize((hi - lo) as usize, 0);
+                read(lo, buf)?;
+                let crc = crc32c::crc32c(buf);
+                let coded = code_piece(buf, b0 as u64, &starts[b0..=b1], self.n, &range);
+                Ok((crc, hi - lo, coded))
+            })
+            .collect();
+        // A damaged section is named by its checksum first, then by its
+        // shape, then by its disagreement with the index.
+        let mut crc = crc_head;
+        let mut coded = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let (c, len, piece) = p?;
+            crc = crc32c::crc32c_combine(crc, c, len as usize);
+            coded.push(piece);
         }
         if crc != s.crc {
             return Err(bad("fails its checksum".into()));
         }
-        shape.map_err(bad)?;
-        let map = p.finish().map_err(bad)?;
-        map.agrees(self.pairs, range).map_err(|b| {
+        let coded = coded
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map_err(bad)?;
+        let disagree = |b: u64| {
             bad(format!(
                 "disagrees with the index at block {b} (or in its number of pairs)"
             ))
-        })?;
-        Ok(map)
+        };
+        if let Some(b) = coded.iter().find_map(|p| p.disagrees) {
+            return Err(disagree(b));
+        }
+        if starts[blocks] != self.pairs {
+            return Err(disagree(s.count));
+        }
+        Ok(BlockMap::from_pieces(coded, self.pairs))
     }
 }
