@@ -71,8 +71,7 @@ impl BufferPool {
                 ),
             });
         }
-        let mut arena = AlignedBuf::new(slots * SLOT_BYTES, SLOT_BYTES)?;
-        arena.populate();
+        let arena = AlignedBuf::new(slots * SLOT_BYTES, SLOT_BYTES)?;
         let arena = Arc::new(arena);
         Ok(BufferPool {
             arena,

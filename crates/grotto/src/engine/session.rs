@@ -280,22 +280,25 @@ impl<'c> RunBase<'c> {
     /// place (on rayon's global pool, which the CLI sizes by
     /// `--threads`): for per-vertex state of several bytes a vertex,
     /// whose first writes (page faults and all) cost more than a serial
-    /// loop should spend.
+    /// loop should spend. Huge pages are requested ([`crate::io::huge`]).
     pub fn collect<T: Send>(&self, f: impl Fn(VertexId) -> T + Sync + Send) -> Vec<T> {
         use rayon::prelude::*;
+        let mut out = crate::io::huge::with_capacity(self.n as usize);
         (0..self.n as usize)
             .into_par_iter()
             .with_min_len(super::par::CHUNK as usize)
             .map(|v| f(v as VertexId))
-            .collect()
+            .collect_into_vec(&mut out);
+        out
     }
 
     /// Per-vertex state whose values start as all zero bits, allocated
     /// zeroed: the kernel maps a page when it is first touched, so a
     /// run that touches few vertices (a push from one source) pays for
     /// those pages only, where [`RunBase::collect`] writes every one.
+    /// Huge pages are requested ([`crate::io::huge`]).
     pub fn zeroed<T: bytemuck::Zeroable>(&self) -> Result<Vec<T>> {
-        bytemuck::try_zeroed_vec(self.n as usize).map_err(|_| Error::Limit {
+        crate::io::huge::zeroed_vec(self.n as usize).ok_or_else(|| Error::Limit {
             what: format!(
                 "{} bytes of per-vertex state cannot be allocated",
                 self.n.saturating_mul(std::mem::size_of::<T>() as u64)

@@ -5,7 +5,7 @@
 //! buffers that reach the kernel are allocated here.
 
 use crate::error::{Error, Result};
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, dealloc, Layout};
 use std::ptr::NonNull;
 
 /// A zero-initialised, fixed-size byte buffer aligned to `align` bytes.
@@ -22,7 +22,15 @@ unsafe impl Sync for AlignedBuf {}
 
 impl AlignedBuf {
     /// Allocates `len` zeroed bytes aligned to `align` (a power of two).
-    /// `len` is rounded up to a multiple of `align`.
+    /// `len` is rounded up to a multiple of `align`. Every page is
+    /// backed with memory now, with huge pages requested where the buffer
+    /// spans them ([`super::huge`]), so a run pays no page fault at the
+    /// first touch of each buffer (a pool as large as the graph would
+    /// take one per 4 KiB inside the algorithm's time): MADV_POPULATE_WRITE
+    /// backs them in one call where the kernel has it, and the zeroing
+    /// writes every page in any case. (Zeroing first, as an allocator's
+    /// zeroed allocation of this alignment does, would fault each 4 KiB
+    /// page in before the huge pages were asked for.)
     pub fn new(len: usize, align: usize) -> Result<AlignedBuf> {
         let align = align.max(1);
         let len = len.max(1).div_ceil(align) * align;
@@ -30,34 +38,21 @@ impl AlignedBuf {
             Error::Invalid(format!("buffer of {len} bytes aligned to {align}: {e}"))
         })?;
         // SAFETY: the layout has a non-zero size (len >= align >= 1).
-        let raw = unsafe { alloc_zeroed(layout) };
+        let raw = unsafe { alloc(layout) };
         let ptr = NonNull::new(raw).ok_or_else(|| Error::Limit {
             what: format!("cannot allocate {len} bytes of I/O buffers"),
         })?;
-        Ok(AlignedBuf { ptr, layout })
-    }
-
-    /// Backs every page with memory now, so a run does not pay a page
-    /// fault at the first touch of each buffer (a pool as large as the
-    /// graph would take one per 4 KiB inside the algorithm's time).
-    /// Uses MADV_POPULATE_WRITE, or a write per page where the kernel
-    /// lacks it. Call before any buffer is lent out.
-    pub fn populate(&mut self) {
-        // SAFETY: the range is exactly this allocation, owned by `self`.
-        let r = unsafe {
-            libc::madvise(
-                self.ptr.as_ptr().cast(),
-                self.len(),
-                libc::MADV_POPULATE_WRITE,
-            )
-        };
-        if r != 0 {
-            for b in self.as_mut_slice().iter_mut().step_by(4096) {
-                // The buffer is zeroed: writing a zero only maps the page.
-                // SAFETY: `b` is a valid exclusive reference.
-                unsafe { std::ptr::write_volatile(b, 0) };
-            }
+        super::huge::advise_range(raw, len);
+        // SAFETY: the range is exactly this allocation, owned here; a
+        // failure (an older kernel) only leaves the pages to the writes
+        // below.
+        unsafe {
+            libc::madvise(raw.cast(), len, libc::MADV_POPULATE_WRITE);
         }
+        // SAFETY: `raw` is valid for `len` bytes and nothing else refers
+        // to it yet.
+        unsafe { std::ptr::write_bytes(raw, 0, len) };
+        Ok(AlignedBuf { ptr, layout })
     }
 
     /// Length in bytes.

@@ -9,6 +9,7 @@
 
 pub mod aligned;
 pub mod fault;
+pub mod huge;
 pub mod inplace;
 pub mod memory;
 pub mod output;

@@ -188,8 +188,7 @@ impl WritePool {
             WritePool::memory_bytes(cfg.slots, keys, n_e > 1),
             "the write pool",
         )?;
-        let mut arena = AlignedBuf::new(cfg.slots * SLOT_BYTES, SLOT_BYTES)?;
-        arena.populate();
+        let arena = AlignedBuf::new(cfg.slots * SLOT_BYTES, SLOT_BYTES)?;
         let arena = Arc::new(arena);
         let io = file.reader(depth, Some(Arc::clone(&arena)))?;
         Ok(WritePool {
