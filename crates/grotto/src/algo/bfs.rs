@@ -267,15 +267,14 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
 /// changed by compare-and-swap, so a parent always matches the depth it
 /// was set with; a vertex reached again by a shorter path runs again.
 pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
-    let n = r.vertex_count();
     let s = cfg.source;
     let pack = |d: u32, p: VertexId| ((d as u64) << 32) | p as u64;
-    let state: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(u64::MAX)).collect();
+    let state: Vec<AtomicU64> = r.collect(|_| AtomicU64::new(u64::MAX));
     state[s as usize].store(pack(0, s), Relaxed);
     // An upper bound of each depth, saturating at 255, probed first: at
     // one byte per vertex it stays in cache where the 8-byte words would
     // not, and on a low-diameter graph it answers most edges.
-    let near: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(u8::MAX)).collect();
+    let near: Vec<AtomicU8> = r.collect(|_| AtomicU8::new(u8::MAX));
     near[s as usize].store(0, Relaxed);
     // A BFS wave moves through a high-diameter graph along its layout
     // (a grid's rows, a BFS order): reading ahead keeps the device busy
@@ -319,11 +318,8 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
             }
         },
     )?;
-    let depth: Vec<u32> = state
-        .iter()
-        .map(|c| (c.load(Relaxed) >> 32) as u32)
-        .collect();
-    let parent: Vec<u32> = state.iter().map(|c| c.load(Relaxed) as u32).collect();
+    let depth: Vec<u32> = r.collect(|v| (state[v as usize].load(Relaxed) >> 32) as u32);
+    let parent: Vec<u32> = r.collect(|v| state[v as usize].load(Relaxed) as u32);
     drop(state);
     let (reached, deepest) = depth
         .iter()

@@ -184,7 +184,7 @@ fn check(cfg: &PageRankConfig) -> Result<()> {
 }
 
 /// A stored contribution: f64, or f32 (rounded on store).
-trait Contribution: Sync {
+trait Contribution: Sync + Send {
     fn zero() -> Self;
     fn get(&self) -> f64;
     fn set(&self, x: f64);
@@ -233,8 +233,8 @@ fn run_with<C: Contribution>(
     contributions: Precision,
 ) -> Result<PageRankResult> {
     let n = r.vertex_count();
-    let x: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(1.0 / n as f64)).collect();
-    let contrib: Vec<C> = (0..n).map(|_| C::zero()).collect();
+    let x: Vec<AtomicF64> = r.collect(|_| AtomicF64::new(1.0 / n as f64));
+    let contrib: Vec<C> = r.collect(|_| C::zero());
     let pull = in_direction(r.graph());
     let (iterations, change) = match pull {
         Some(dir) => pull_iterations(r, cfg, dir, &x, &contrib)?,
@@ -366,7 +366,7 @@ fn push_iterations<C: Contribution>(
 ) -> Result<(u32, f64)> {
     let n = r.vertex_count();
     let d = cfg.damping;
-    let acc: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
+    let acc: Vec<AtomicF64> = r.collect(|_| AtomicF64::new(0.0));
     let (mut iterations, mut change) = (0, f64::INFINITY);
     while iterations < cfg.max_iterations && change >= cfg.tolerance {
         iterations += 1;
@@ -429,13 +429,11 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
     while scale_at * PHASE_STEP < 1.0 / cfg.tolerance {
         scale_at *= PHASE_STEP;
     }
-    let score: Vec<AtomicF64> = (0..n).map(|_| AtomicF64::new(0.0)).collect();
-    let mut cell: Vec<Residual> = (0..n as VertexId)
-        .map(|v| Residual {
-            res: AtomicF64::new((1.0 - d) / nf),
-            at: AtomicF64::new(threshold(v, scale_at)),
-        })
-        .collect();
+    let score: Vec<AtomicF64> = r.collect(|_| AtomicF64::new(0.0));
+    let mut cell: Vec<Residual> = r.collect(|v| Residual {
+        res: AtomicF64::new((1.0 - d) / nf),
+        at: AtomicF64::new(threshold(v, scale_at)),
+    });
     // Whether adding `x` to a residual that was `old` carried it to `at`.
     let crossed = |c: &Residual, old: f64, x: f64| {
         let at = c.at.load();

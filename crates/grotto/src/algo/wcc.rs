@@ -83,7 +83,7 @@ fn union(p: &[AtomicU32], a: VertexId, b: VertexId) {
 /// Runs WCC on the engine.
 pub fn run(r: &mut Run<'_>) -> Result<WccResult> {
     let n = r.vertex_count();
-    let parent: Vec<AtomicU32> = (0..n).map(|v| AtomicU32::new(v as u32)).collect();
+    let parent: Vec<AtomicU32> = r.collect(AtomicU32::new);
     // An undirected graph holds every edge both ways: uniting over one of
     // the two copies (towards the smaller id) is enough and halves the work.
     let both_ways = !r.graph().directed();
@@ -129,8 +129,7 @@ pub fn run_async(r: &mut AsyncRun<'_>) -> Result<WccResult> {
                 .into(),
         ));
     }
-    let n = r.vertex_count();
-    let label: Vec<AtomicU32> = (0..n).map(|v| AtomicU32::new(v as u32)).collect();
+    let label: Vec<AtomicU32> = r.collect(AtomicU32::new);
     r.flow_runs(
         &Flow::default(),
         Seeds::AllWith(&|v| Priority(v)),

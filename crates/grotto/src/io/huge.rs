@@ -11,6 +11,11 @@
 //! default), these helpers request them for the 2 MiB-aligned part of an
 //! allocation. Where it offers none, or always, nothing changes: the
 //! advice is a hint and its failure is ignored.
+//!
+//! Where free memory is fragmented, a huge page fault may first compact
+//! memory (the kernel's `defrag` setting decides), which an earlier
+//! experiment saw cost 50-150 ms. `GROTTO_HUGE_PAGES=off` in the
+//! environment turns the requests off.
 
 use bytemuck::Zeroable;
 
@@ -21,10 +26,24 @@ pub const HUGE_PAGE: usize = 2 << 20;
 /// huge page, and a small array touched sparsely would pay for 2 MiB.
 const MIN_ADVISED: usize = 2 * HUGE_PAGE;
 
+/// Whether huge pages are requested: unless `GROTTO_HUGE_PAGES` is `off`
+/// (or `0`, `false`, `no`), read once.
+pub fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        !std::env::var("GROTTO_HUGE_PAGES").is_ok_and(|v| {
+            matches!(
+                v.to_ascii_lowercase().as_str(),
+                "off" | "0" | "false" | "no"
+            )
+        })
+    })
+}
+
 /// Asks the kernel to back the whole 2 MiB pages inside `len` bytes from
 /// `ptr` (an allocation of this process) with huge pages.
 pub(crate) fn advise_range(ptr: *const u8, len: usize) {
-    if len < MIN_ADVISED {
+    if len < MIN_ADVISED || !enabled() {
         return;
     }
     let start = (ptr as usize).next_multiple_of(HUGE_PAGE);
