@@ -103,7 +103,7 @@ pub struct Flow {
     /// For passes that sweep most of the graph along its layout, like BFS
     /// on a high-diameter graph, whose wave otherwise waits one read per
     /// step; a block read ahead and never activated is a wasted read, and
-    /// at most a quarter of the pool (no more than twice the concurrency)
+    /// at most half the pool (no more than twice the concurrency)
     /// is read ahead and not yet activated at a time. Ignored in rounds.
     pub readahead: bool,
 }

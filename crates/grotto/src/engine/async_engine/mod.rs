@@ -311,7 +311,7 @@ impl AsyncRun<'_> {
                 live: self.base.live,
                 ahead: (flow.readahead && !flow.rounds).then(|| {
                     let slots = self.base.cache.pool().slots();
-                    Ahead::new(blocks, (slots / 4).min(2 * self.base.cfg.concurrency))
+                    Ahead::new(blocks, (slots / 2).min(2 * self.base.cfg.concurrency))
                 }),
             };
             pass.seed(seeds, self.base.cfg.threads);
