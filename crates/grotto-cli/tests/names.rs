@@ -89,10 +89,10 @@ fn every_algorithm_runs_verified_on_names_and_agrees_with_integer_ids() {
     let d = tempfile::tempdir().unwrap();
     let (ig, ng) = pair(d.path());
     let info = text(&grotto(&["info", p(&ng)]).stdout);
-    // Every file is written as version 6 (room for updates).
-    assert!(info.contains("format version   6"), "{info}");
+    // Every file is written as version 7 (room for updates, coded maps).
+    assert!(info.contains("format version   7"), "{info}");
     assert!(info.contains("vertex names     yes"), "{info}");
-    assert!(text(&grotto(&["info", p(&ig)]).stdout).contains("format version   6"));
+    assert!(text(&grotto(&["info", p(&ig)]).stdout).contains("format version   7"));
 
     let s = name(5);
     // Values that do not depend on how ties between vertices are broken.

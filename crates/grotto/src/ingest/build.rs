@@ -635,7 +635,7 @@ impl AdjBuilder {
             let e = self.index[v as usize];
             list_blocks(e, v as u64, &self.huge, &self.huge_blocks, packed_tags)
         });
-        w.section(km, &map.to_bytes(), blocks)?;
+        w.section(km, &map.to_coded_bytes(), blocks)?;
         self.summary.blocks = blocks;
         self.summary.short_blocks = short;
         self.summary.packed = self.packed;

@@ -335,7 +335,7 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
         )));
     }
     let header = Header {
-        version: DELTA_VERSION,
+        version: FORMAT_VERSION,
         flags: h.flags | FLAG_DELTA | if ordered { FLAG_ORDER } else { 0 },
         vertex_count: n,
         edge_count: edges,

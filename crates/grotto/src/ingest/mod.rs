@@ -641,7 +641,7 @@ impl BuildCtx<'_> {
         // Every file has room for updates, which came in version 6.
         flags |= FLAG_DELTA;
         let header = Header {
-            version: DELTA_VERSION,
+            version: FORMAT_VERSION,
             flags,
             vertex_count: n,
             edge_count: edges,

@@ -120,12 +120,18 @@ impl Encoder {
 
 /// The run starts of a stored map of `blocks` blocks, `len` bytes in
 /// all, read from its `head` (`blocks + 1` u64s), checked: they start at
-/// 0, never decrease, and end at the number of 4-byte ids that follow.
-pub(super) fn run_starts(head: &[u8], blocks: u64, len: u64) -> Result<Vec<u64>, String> {
+/// 0, never decrease, and end at the number of `unit`-byte items that
+/// follow (4-byte ids; bytes of code from version 7 on).
+pub(super) fn run_starts(
+    head: &[u8],
+    blocks: u64,
+    len: u64,
+    unit: u64,
+) -> Result<Vec<u64>, String> {
     let want = (blocks + 1) * 8;
-    if len < want || !(len - want).is_multiple_of(4) || head.len() as u64 != want {
+    if len < want || !(len - want).is_multiple_of(unit) || head.len() as u64 != want {
         return Err(format!(
-            "is {len} bytes, not {want} bytes of run starts and a whole number of ids"
+            "is {len} bytes, not {want} bytes of run starts and a whole number of {unit}-byte items"
         ));
     }
     let starts: Vec<u64> = head
@@ -135,10 +141,10 @@ pub(super) fn run_starts(head: &[u8], blocks: u64, len: u64) -> Result<Vec<u64>,
     if starts[0] != 0 || starts.windows(2).any(|w| w[0] > w[1]) {
         return Err("has run starts out of order".into());
     }
-    let ids = (len - want) / 4;
+    let ids = (len - want) / unit;
     if starts[blocks as usize] != ids {
         return Err(format!(
-            "lists {ids} ids after run starts that end at {}",
+            "holds {ids} items after run starts that end at {}",
             starts[blocks as usize]
         ));
     }
@@ -214,6 +220,66 @@ pub(super) fn code_piece(
         ends,
         disagrees,
     })
+}
+
+/// Checks the coded runs of blocks `first..` held in `code`, where block
+/// `first + k`'s run is `code[ends[k] - ends[0]..ends[k + 1] - ends[0]]`
+/// (`ends` are offsets into the whole map's code): every varint whole and
+/// at most 5 bytes within its block, each id below `n` and above the one
+/// before it (an error names the block), each in a block that `range`
+/// covers (the first block where one is not is returned with the number
+/// of ids read). A map read from a version 7 file is used only once every
+/// piece has passed, so [`BlockVertices`] never meets a bad run.
+pub(super) fn check_coded_piece(
+    code: &[u8],
+    first: u64,
+    ends: &[u64],
+    n: u64,
+    range: &(impl Fn(VertexId) -> Option<(u64, u64)> + ?Sized),
+) -> Result<(u64, Option<u64>), String> {
+    let mut pairs = 0u64;
+    let mut disagrees = None;
+    let base = ends.first().copied().unwrap_or(0);
+    for k in 0..ends.len().saturating_sub(1) {
+        let b = first + k as u64;
+        let bad = || format!("holds a damaged run under block {b}");
+        let run = code
+            .get((ends[k] - base) as usize..(ends[k + 1] - base) as usize)
+            .ok_or_else(bad)?;
+        let mut last: Option<u64> = None;
+        let mut i = 0;
+        while i < run.len() {
+            let mut x = 0u64;
+            let mut shift = 0;
+            loop {
+                let &byte = run.get(i).ok_or_else(bad)?;
+                i += 1;
+                x |= ((byte & 0x7f) as u64) << shift;
+                if byte < 0x80 {
+                    break;
+                }
+                shift += 7;
+                if shift > 28 {
+                    return Err(bad());
+                }
+            }
+            let v = match last {
+                None => x,
+                Some(l) => l + x + 1,
+            };
+            if v >= n || v > VertexId::MAX as u64 {
+                return Err(format!(
+                    "lists an impossible or repeated vertex under block {b}"
+                ));
+            }
+            if disagrees.is_none() && range(v as VertexId).is_none_or(|(lo, hi)| b < lo || b > hi) {
+                disagrees = Some(b);
+            }
+            last = Some(v);
+            pairs += 1;
+        }
+    }
+    Ok((pairs, disagrees))
 }
 
 /// Delta-codes runs: `runs(k)` is block `k`'s run, increasing.
@@ -342,6 +408,28 @@ impl BlockMap {
         out
     }
 
+    /// The on-disk form from format version 7 on: the `blocks + 1` code
+    /// offsets of the runs as u64s, then the coded runs, as held in
+    /// memory.
+    pub fn to_coded_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.starts.len() * 8 + self.code.len());
+        for &s in &self.starts {
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+        out.extend_from_slice(&self.code);
+        out
+    }
+
+    /// A map of checked coded runs: `starts` (the `blocks + 1` offsets
+    /// into `code`) and `code` as [`check_coded_piece`] passed them.
+    pub(super) fn from_coded(starts: Vec<u64>, code: Vec<u8>, pairs: u64) -> BlockMap {
+        BlockMap {
+            starts,
+            code,
+            pairs,
+        }
+    }
+
     /// Reads the on-disk form of a map of `blocks` blocks over `n`
     /// vertices, checking its shape: starts from 0, never decreasing,
     /// ending at the number of ids that follow; ids below `n` and
@@ -349,7 +437,7 @@ impl BlockMap {
     /// is [`BlockMap::agrees`]'s business. Errors say what is wrong.
     pub fn from_bytes(bytes: &[u8], blocks: u64, n: u64) -> Result<BlockMap, String> {
         let head = ((blocks as usize + 1) * 8).min(bytes.len());
-        let starts = run_starts(&bytes[..head], blocks, bytes.len() as u64)?;
+        let starts = run_starts(&bytes[..head], blocks, bytes.len() as u64, 4)?;
         let piece = code_piece(&bytes[head..], 0, &starts, n, &|_| Some((0, u64::MAX)))?;
         Ok(BlockMap::from_pieces(vec![piece], starts[blocks as usize]))
     }
@@ -404,6 +492,7 @@ mod tests {
     use crate::store::format::{padded, SectionKind};
     use crate::store::{Direction, Graph};
     use crate::testkit;
+    use std::path::{Path, PathBuf};
 
     /// Each adjacency's map (stored, or built when the file has none) is
     /// the one built from its index.
@@ -493,34 +582,68 @@ mod tests {
         }
     }
 
+    /// The file of `t` with its out-block map section replaced by
+    /// `section` (appended at the end, the header pointing at it) and its
+    /// version set to `version`; its path.
+    fn with_map(t: &testkit::TestGraph, section: &[u8], version: u32, dir: &Path) -> PathBuf {
+        let mut bytes = std::fs::read(t.graph.path()).unwrap();
+        bytes.resize(padded(bytes.len() as u64) as usize, 0);
+        let at = bytes.len() as u64;
+        bytes.extend_from_slice(section);
+        bytes.resize(padded(bytes.len() as u64) as usize, 0);
+        let mut h = t.graph.header().clone();
+        h.version = version;
+        for sec in &mut h.sections {
+            if sec.kind == SectionKind::OutBlockMap {
+                sec.offset = at;
+                sec.length = section.len() as u64;
+                sec.crc = crc32c::crc32c(&bytes[at as usize..]);
+            }
+        }
+        bytes[..4096].copy_from_slice(&h.encode());
+        let path = dir.join(format!("v{version}.grotto"));
+        std::fs::write(&path, &bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn version_6_maps_of_ids_still_open() {
+        let t = testkit::rmat(10, 8, 3, true);
+        let adj = t.graph.adjacency(Direction::Out).unwrap();
+        let map = adj.block_map().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = with_map(&t, &map.to_bytes(), 6, dir.path());
+        let g = Graph::open(&path).unwrap();
+        assert_eq!(g.header().version, 6);
+        assert_eq!(g.out().block_map().unwrap(), map);
+        g.verify_all_blocks().unwrap();
+        // The same ids read as a version 7 (coded) map are named.
+        let path = with_map(&t, &map.to_bytes(), 7, dir.path());
+        let e = Graph::open(&path)
+            .and_then(|g| g.out().block_map().map(|_| ()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("out-block-map"), "{e}");
+    }
+
     #[test]
     fn a_map_that_disagrees_with_the_index_is_named() {
         let t = testkit::rmat(10, 8, 3, true);
-        let h = t.graph.header().clone();
-        let s = *h.section(SectionKind::OutBlockMap).unwrap();
-        let mut bytes = std::fs::read(t.graph.path()).unwrap();
-        // Move the first id of block 0's run to a vertex whose list is not
-        // there (keeping the run increasing), and fix the section's CRC so
-        // only the cross-check can see it.
         let adj = t.graph.adjacency(Direction::Out).unwrap();
         let map = adj.block_map().unwrap();
-        let run: Vec<VertexId> = map.vertices(0).collect();
-        let stranger = (0..run[1])
+        let mut runs: Vec<Vec<VertexId>> = (0..map.block_count())
+            .map(|b| map.vertices(b).collect())
+            .collect();
+        // Move the first id of block 0's run to a vertex whose list is not
+        // there (keeping the run increasing); the appended section carries
+        // a right CRC, so only the cross-check can see it.
+        let stranger = (0..runs[0][1])
             .find(|&v| adj.block_range(v).is_none_or(|(first, _)| first > 0))
             .unwrap();
-        let at = (s.offset + (map.block_count() + 1) * 8) as usize;
-        bytes[at..at + 4].copy_from_slice(&stranger.to_le_bytes());
-        let end = (s.offset + padded(s.length)) as usize;
-        let mut bad = h.clone();
-        for sec in &mut bad.sections {
-            if sec.kind == SectionKind::OutBlockMap {
-                sec.crc = crc32c::crc32c(&bytes[s.offset as usize..end]);
-            }
-        }
-        bytes[..4096].copy_from_slice(&bad.encode());
+        runs[0][0] = stranger;
+        let bad = encode(runs.len(), |k| &runs[k]);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("bad.grotto");
-        std::fs::write(&path, &bytes).unwrap();
+        let path = with_map(&t, &bad.to_coded_bytes(), 7, dir.path());
         // Opening leaves the map for its first use, which names it; so
         // does `grotto check`.
         let g = Graph::open(&path).unwrap();
@@ -529,7 +652,7 @@ mod tests {
             e.contains("out-block-map") && e.contains("disagrees"),
             "{e}"
         );
-        assert!(e.contains("bad.grotto"), "{e}");
+        assert!(e.contains("v7.grotto"), "{e}");
         let e = Graph::open(&path)
             .unwrap()
             .verify_all_blocks()
@@ -539,6 +662,34 @@ mod tests {
             e.contains("out-block-map") && e.contains("disagrees"),
             "{e}"
         );
+        // Hostile code with a right CRC: a varint that never ends, one
+        // too long, an id past the last vertex, ids out of order, run
+        // starts past the code. Each is named, none panics.
+        let good = map.to_coded_bytes();
+        let head = ((map.block_count() + 1) * 8) as usize;
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        let mut endless = good.clone();
+        let last = endless.len() - 1;
+        endless[last] |= 0x80;
+        cases.push(endless);
+        let mut long = good[..head].to_vec();
+        long.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        long.extend_from_slice(&good[head..]);
+        cases.push(long);
+        let mut past = good.clone();
+        past[head..head + 5].copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+        cases.push(past);
+        let mut starts = good.clone();
+        starts[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        cases.push(starts);
+        for (i, bytes) in cases.iter().enumerate() {
+            let path = with_map(&t, bytes, 7, dir.path());
+            let e = Graph::open(&path)
+                .and_then(|g| g.out().block_map().map(|_| ()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("out-block-map"), "case {i}: {e}");
+        }
     }
 
     /// Block ranges of lists given by (first slot, degree).

@@ -14,10 +14,14 @@ pub const MAGIC: [u8; 8] = *b"GROTTO\0\x01";
 /// The newest format version this build writes and reads. Version 2 added
 /// the block map sections, version 3 vertex names ([`FLAG_NAMES`]),
 /// version 4 packed blocks ([`FLAG_PACKED`]), version 5 a vertex order
-/// ([`FLAG_ORDER`]), version 6 committed updates ([`FLAG_DELTA`]); older
-/// files still open, and each file is written with the oldest version
-/// that has what it uses, so that older builds read it.
-pub const FORMAT_VERSION: u32 = 6;
+/// ([`FLAG_ORDER`]), version 6 committed updates ([`FLAG_DELTA`]),
+/// version 7 block maps stored delta-coded ([`CODED_MAP_VERSION`]); older
+/// files still open. Every file is written as version 7.
+pub const FORMAT_VERSION: u32 = 7;
+/// From this version on, the block map sections hold each block's run
+/// delta-coded as varints, as the map is held in memory (about 1.1 bytes
+/// a pair), instead of 4-byte ids.
+pub const CODED_MAP_VERSION: u32 = 7;
 /// The version a file is raised to by its first update.
 pub const DELTA_VERSION: u32 = 6;
 /// The version a file with packed blocks and no vertex order is written as.

@@ -445,15 +445,27 @@ impl Header {
                 return Err(format!("section {} is missing", km.name()));
             }
             if let Some(map) = self.section(km) {
-                // Run starts (blocks + 1 u64), then u32 vertex ids.
+                // Run starts (blocks + 1 u64), then u32 vertex ids, or
+                // from version 7 on the coded runs (any number of bytes).
                 let head = (nb + 1) * 8;
-                if map.count != nb || map.length < head || !(map.length - head).is_multiple_of(4) {
+                let unit = if self.version >= CODED_MAP_VERSION {
+                    1
+                } else {
+                    4
+                };
+                if map.count != nb || map.length < head || !(map.length - head).is_multiple_of(unit)
+                {
                     return Err(format!(
                         "section {} holds {} blocks in {} bytes; the adjacency has {nb} blocks, \
-                         which take {head} bytes of run starts and then 4 bytes per id",
+                         which take {head} bytes of run starts and then {}",
                         km.name(),
                         map.count,
-                        map.length
+                        map.length,
+                        if unit == 4 {
+                            "4 bytes per id"
+                        } else {
+                            "their coded runs"
+                        }
                     ));
                 }
             }
@@ -704,7 +716,17 @@ mod tests {
             (
                 "map",
                 OutBlockMap,
-                |h, i| h.sections[i].length = 18,
+                |h, i| h.sections[i].length = 15,
+                "out-block-map",
+            ),
+            (
+                // Before version 7 a map holds 4-byte ids after its starts.
+                "map of ids",
+                OutBlockMap,
+                |h, i| {
+                    h.version = 6;
+                    h.sections[i].length = 18;
+                },
                 "out-block-map",
             ),
             ("version 1", OutBlockMap, |h, _| h.version = 1, "version 1"),

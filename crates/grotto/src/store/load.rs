@@ -3,7 +3,9 @@
 //! pair checked against the format's rules before anything is trusted.
 
 use super::adjacency::{Adjacency, PACKED_LOW_BITS};
-use super::blockmap::{block_span, code_piece, run_starts, BlockMap, CodedPiece};
+use super::blockmap::{
+    block_span, check_coded_piece, code_piece, run_starts, BlockMap, CodedPiece,
+};
 use super::codec::MAX_IDS_PER_BLOCK;
 use super::format::*;
 use super::graph::Direction;
@@ -332,6 +334,7 @@ pub(super) fn load_adjacency(
             section: sm,
             pairs,
             n,
+            coded: h.version >= CODED_MAP_VERSION,
         }),
         None => None,
     };
@@ -360,6 +363,8 @@ pub(super) struct StoredMap {
     section: Section,
     pairs: u64,
     n: u64,
+    /// Runs delta-coded (format version 7 on), not 4-byte ids.
+    coded: bool,
 }
 
 /// Ids of a stored block map that one worker reads, checks and codes at
@@ -369,6 +374,11 @@ const MAP_PIECE_IDS: u64 = 1 << 18;
 /// A piece of a stored map as read: its bytes' CRC, their number, and
 /// the piece checked and coded (or what is wrong with its shape).
 type ReadPiece = (u32, u64, std::result::Result<CodedPiece, String>);
+
+/// A piece of a coded map as read: its bytes' CRC, their number, and the
+/// ids it holds with the first block that disagrees with the index (or
+/// what is wrong with it).
+type CheckedPiece = (u32, u64, std::result::Result<(u64, Option<u64>), String>);
 
 impl StoredMap {
     /// Reads, checks (shape, checksum, agreement with `range`, the
@@ -389,6 +399,9 @@ impl StoredMap {
         range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
         piece_ids: u64,
     ) -> Result<BlockMap> {
+        if self.coded {
+            return self.read_coded(path, range, piece_ids);
+        }
         let s = &self.section;
         let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
         let read = |at: u64, buf: &mut [u8]| {
@@ -399,7 +412,7 @@ impl StoredMap {
         let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
         read(0, &mut head)?;
         let crc_head = crc32c::crc32c(&head);
-        let starts = run_starts(&head, s.count, s.length).map_err(bad)?;
+        let starts = run_starts(&head, s.count, s.length, 4).map_err(bad)?;
         let hl = head.len() as u64;
         drop(head);
         // Pieces of whole blocks, the last running to the padded end
@@ -459,5 +472,89 @@ impl StoredMap {
             return Err(disagree(s.count));
         }
         Ok(BlockMap::from_pieces(coded, self.pairs))
+    }
+
+    /// [`StoredMap::read_in_pieces`] for a version 7 map: the coded runs
+    /// are read straight into the map's memory, each piece (whole blocks,
+    /// at least `piece_bytes` of code) read and checked on its own core.
+    fn read_coded(
+        &self,
+        path: &Path,
+        range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
+        piece_bytes: u64,
+    ) -> Result<BlockMap> {
+        let s = &self.section;
+        let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
+        let read = |at: u64, buf: &mut [u8]| {
+            self.file
+                .read_exact_at(buf, s.offset + at)
+                .map_err(|e| read_error(path, s, e))
+        };
+        let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
+        read(0, &mut head)?;
+        let crc_head = crc32c::crc32c(&head);
+        let starts = run_starts(&head, s.count, s.length, 1).map_err(bad)?;
+        let hl = head.len() as u64;
+        drop(head);
+        let blocks = s.count as usize;
+        let mut cuts = vec![0usize];
+        for b in 1..blocks {
+            if starts[b] - starts[*cuts.last().unwrap_or(&0)] >= piece_bytes {
+                cuts.push(b);
+            }
+        }
+        cuts.push(blocks);
+        // The code and the padding after it (the checksum covers both),
+        // cut into the pieces' parts.
+        let mut code = vec![0u8; (padded(s.length) - hl) as usize];
+        let mut parts = Vec::with_capacity(cuts.len() - 1);
+        let mut rest = &mut code[..];
+        for w in cuts.windows(2) {
+            let len = if w[1] == blocks {
+                rest.len()
+            } else {
+                (starts[w[1]] - starts[w[0]]) as usize
+            };
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push((w[0], w[1], part));
+            rest = tail;
+        }
+        let checked: Vec<Result<CheckedPiece>> = parts
+            .into_par_iter()
+            .map(|(b0, b1, part)| {
+                read(hl + starts[b0], part)?;
+                let crc = crc32c::crc32c(part);
+                let got = check_coded_piece(part, b0 as u64, &starts[b0..=b1], self.n, &range);
+                Ok((crc, part.len() as u64, got))
+            })
+            .collect();
+        let mut crc = crc_head;
+        let mut got = Vec::with_capacity(checked.len());
+        for c in checked {
+            let (c, len, g) = c?;
+            crc = crc32c::crc32c_combine(crc, c, len as usize);
+            got.push(g);
+        }
+        if crc != s.crc {
+            return Err(bad("fails its checksum".into()));
+        }
+        let got = got
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map_err(bad)?;
+        let pairs: u64 = got.iter().map(|g| g.0).sum();
+        let disagree = |b: u64| {
+            bad(format!(
+                "disagrees with the index at block {b} (or in its number of pairs)"
+            ))
+        };
+        if let Some(b) = got.iter().find_map(|g| g.1) {
+            return Err(disagree(b));
+        }
+        if pairs != self.pairs {
+            return Err(disagree(s.count));
+        }
+        code.truncate(starts[blocks] as usize);
+        Ok(BlockMap::from_coded(starts, code, pairs))
     }
 }
