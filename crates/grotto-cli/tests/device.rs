@@ -29,10 +29,11 @@ fn small_graph(dir: &Path) -> String {
         &[
             "generate",
             "rmat",
-            // Blocks of about 2 MB: more than any merge size a profile
-            // picks on a noisy disk (512 KiB and more were seen).
+            // Edge blocks of about 3 MB packed: more than the largest
+            // merge size a profile can pick (1 MiB, seen on a noisy disk;
+            // scale 15 packed to 0.5 MB, which a 1 MiB merge outgrew).
             "--scale",
-            "15",
+            "17",
             "--edge-factor",
             "8",
             "--undirected",

@@ -371,6 +371,21 @@ pub(super) struct StoredMap {
 /// a time (a piece ends at a block's end; 1 MiB of ids).
 const MAP_PIECE_IDS: u64 = 1 << 18;
 
+/// Where a stored map is cut into pieces: block numbers from 0 to the
+/// last, each piece holding at least `piece` of what `starts` counts
+/// (ids or bytes) except perhaps the last.
+fn piece_cuts(starts: &[u64], piece: u64) -> Vec<usize> {
+    let blocks = starts.len().saturating_sub(1);
+    let mut cuts = vec![0usize];
+    for b in 1..blocks {
+        if starts[b] - starts[*cuts.last().unwrap_or(&0)] >= piece {
+            cuts.push(b);
+        }
+    }
+    cuts.push(blocks);
+    cuts
+}
+
 /// A piece of a stored map as read: its bytes' CRC, their number, and
 /// the piece checked and coded (or what is wrong with its shape).
 type ReadPiece = (u32, u64, std::result::Result<CodedPiece, String>);
@@ -418,13 +433,7 @@ impl StoredMap {
         // Pieces of whole blocks, the last running to the padded end
         // (the checksum covers the padding).
         let blocks = s.count as usize;
-        let mut cuts = vec![0usize];
-        for b in 1..blocks {
-            if starts[b] - starts[*cuts.last().unwrap_or(&0)] >= piece_ids {
-                cuts.push(b);
-            }
-        }
-        cuts.push(blocks);
+        let cuts = piece_cuts(&starts, piece_ids);
         let end = padded(s.length);
         // Each worker reuses one buffer: a fresh page costs a fault.
         let pieces: Vec<Result<ReadPiece>> = cuts
@@ -497,13 +506,7 @@ impl StoredMap {
         let hl = head.len() as u64;
         drop(head);
         let blocks = s.count as usize;
-        let mut cuts = vec![0usize];
-        for b in 1..blocks {
-            if starts[b] - starts[*cuts.last().unwrap_or(&0)] >= piece_bytes {
-                cuts.push(b);
-            }
-        }
-        cuts.push(blocks);
+        let cuts = piece_cuts(&starts, piece_bytes);
         // The code and the padding after it (the checksum covers both),
         // cut into the pieces' parts.
         let mut code = vec![0u8; (padded(s.length) - hl) as usize];
