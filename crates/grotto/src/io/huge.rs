@@ -1,5 +1,5 @@
 //! Transparent huge pages for the large arrays grotto fills itself: the
-//! buffer pool, per-vertex state, the index.
+//! buffer pool and the engines' per-vertex state.
 //!
 //! The first touch of each 4 KiB page costs a page fault; on the virtual
 //! machines this was measured on, about 2 us each, so 100 MB of fresh
@@ -68,10 +68,10 @@ pub fn advise<T>(v: &Vec<T>) {
     );
 }
 
-/// `n` values of all zero bits, with huge pages requested. The memory
-/// comes from the allocator zeroed and, at these sizes, untouched, so
-/// only the huge pages a run touches are ever backed. `None` when it
-/// cannot be allocated.
+/// `n` values of all zero bits, with huge pages requested. At these
+/// sizes the allocator maps fresh zero pages without touching them (it
+/// zeroes by hand only memory it reuses), so only the huge pages a run
+/// touches are ever backed. `None` when it cannot be allocated.
 pub fn zeroed_vec<T: Zeroable>(n: usize) -> Option<Vec<T>> {
     let v = bytemuck::try_zeroed_vec(n).ok()?;
     advise(&v);
