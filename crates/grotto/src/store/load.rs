@@ -387,13 +387,12 @@ fn piece_cuts(starts: &[u64], piece: u64) -> Vec<usize> {
 }
 
 /// A piece of a stored map as read: its bytes' CRC, their number, and
-/// the piece checked and coded (or what is wrong with its shape).
-type ReadPiece = (u32, u64, std::result::Result<CodedPiece, String>);
+/// what checking it gave (or what is wrong with its shape).
+type Piece<T> = (u32, u64, std::result::Result<T, String>);
 
-/// A piece of a coded map as read: its bytes' CRC, their number, and the
-/// ids it holds with the first block that disagrees with the index (or
-/// what is wrong with it).
-type CheckedPiece = (u32, u64, std::result::Result<(u64, Option<u64>), String>);
+/// What checking a coded piece gave: the ids it holds and the first
+/// block that disagrees with the index.
+type Checked = (u64, Option<u64>);
 
 impl StoredMap {
     /// Reads, checks (shape, checksum, agreement with `range`, the
@@ -407,7 +406,8 @@ impl StoredMap {
         self.read_in_pieces(path, range, MAP_PIECE_IDS)
     }
 
-    /// [`StoredMap::read`] in pieces of at least `piece_ids` ids.
+    /// [`StoredMap::read`] in pieces of at least `piece_ids` ids (bytes of
+    /// code in a coded map).
     pub(super) fn read_in_pieces(
         &self,
         path: &Path,
@@ -417,26 +417,14 @@ impl StoredMap {
         if self.coded {
             return self.read_coded(path, range, piece_ids);
         }
-        let s = &self.section;
-        let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
-        let read = |at: u64, buf: &mut [u8]| {
-            self.file
-                .read_exact_at(buf, s.offset + at)
-                .map_err(|e| read_error(path, s, e))
-        };
-        let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
-        read(0, &mut head)?;
-        let crc_head = crc32c::crc32c(&head);
-        let starts = run_starts(&head, s.count, s.length, 4).map_err(bad)?;
-        let hl = head.len() as u64;
-        drop(head);
+        let (crc_head, starts, hl) = self.head(path, 4)?;
         // Pieces of whole blocks, the last running to the padded end
         // (the checksum covers the padding).
-        let blocks = s.count as usize;
+        let blocks = self.section.count as usize;
         let cuts = piece_cuts(&starts, piece_ids);
-        let end = padded(s.length);
+        let end = padded(self.section.length);
         // Each worker reuses one buffer: a fresh page costs a fault.
-        let pieces: Vec<Result<ReadPiece>> = cuts
+        let pieces: Vec<Result<Piece<CodedPiece>>> = cuts
             .par_windows(2)
             .map_init(Vec::new, |buf: &mut Vec<u8>, w| {
                 let (b0, b1) = (w[0], w[1]);
@@ -447,39 +435,14 @@ impl StoredMap {
                     hl + 4 * starts[b1]
                 };
                 buf.resize((hi - lo) as usize, 0);
-                read(lo, buf)?;
+                self.read_at(path, lo, buf)?;
                 let crc = crc32c::crc32c(buf);
                 let coded = code_piece(buf, b0 as u64, &starts[b0..=b1], self.n, &range);
                 Ok((crc, hi - lo, coded))
             })
             .collect();
-        // A damaged section is named by its checksum first, then by its
-        // shape, then by its disagreement with the index.
-        let mut crc = crc_head;
-        let mut coded = Vec::with_capacity(pieces.len());
-        for p in pieces {
-            let (c, len, piece) = p?;
-            crc = crc32c::crc32c_combine(crc, c, len as usize);
-            coded.push(piece);
-        }
-        if crc != s.crc {
-            return Err(bad("fails its checksum".into()));
-        }
-        let coded = coded
-            .into_iter()
-            .collect::<std::result::Result<Vec<_>, String>>()
-            .map_err(bad)?;
-        let disagree = |b: u64| {
-            bad(format!(
-                "disagrees with the index at block {b} (or in its number of pairs)"
-            ))
-        };
-        if let Some(b) = coded.iter().find_map(|p| p.disagrees) {
-            return Err(disagree(b));
-        }
-        if starts[blocks] != self.pairs {
-            return Err(disagree(s.count));
-        }
+        let coded = self.settle(path, crc_head, pieces)?;
+        self.agree(path, coded.iter().find_map(|p| p.disagrees), starts[blocks])?;
         Ok(BlockMap::from_pieces(coded, self.pairs))
     }
 
@@ -492,24 +455,12 @@ impl StoredMap {
         range: impl Fn(crate::VertexId) -> Option<(u64, u64)> + Sync,
         piece_bytes: u64,
     ) -> Result<BlockMap> {
-        let s = &self.section;
-        let bad = |why: String| corrupt(path, format!("section {} {why}", s.kind.name()));
-        let read = |at: u64, buf: &mut [u8]| {
-            self.file
-                .read_exact_at(buf, s.offset + at)
-                .map_err(|e| read_error(path, s, e))
-        };
-        let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
-        read(0, &mut head)?;
-        let crc_head = crc32c::crc32c(&head);
-        let starts = run_starts(&head, s.count, s.length, 1).map_err(bad)?;
-        let hl = head.len() as u64;
-        drop(head);
-        let blocks = s.count as usize;
+        let (crc_head, starts, hl) = self.head(path, 1)?;
+        let blocks = self.section.count as usize;
         let cuts = piece_cuts(&starts, piece_bytes);
         // The code and the padding after it (the checksum covers both),
         // cut into the pieces' parts.
-        let mut code = vec![0u8; (padded(s.length) - hl) as usize];
+        let mut code = vec![0u8; (padded(self.section.length) - hl) as usize];
         let mut parts = Vec::with_capacity(cuts.len() - 1);
         let mut rest = &mut code[..];
         for w in cuts.windows(2) {
@@ -522,42 +473,80 @@ impl StoredMap {
             parts.push((w[0], w[1], part));
             rest = tail;
         }
-        let checked: Vec<Result<CheckedPiece>> = parts
+        let checked: Vec<Result<Piece<Checked>>> = parts
             .into_par_iter()
             .map(|(b0, b1, part)| {
-                read(hl + starts[b0], part)?;
+                self.read_at(path, hl + starts[b0], part)?;
                 let crc = crc32c::crc32c(part);
                 let got = check_coded_piece(part, b0 as u64, &starts[b0..=b1], self.n, &range);
                 Ok((crc, part.len() as u64, got))
             })
             .collect();
-        let mut crc = crc_head;
-        let mut got = Vec::with_capacity(checked.len());
-        for c in checked {
-            let (c, len, g) = c?;
-            crc = crc32c::crc32c_combine(crc, c, len as usize);
-            got.push(g);
-        }
-        if crc != s.crc {
-            return Err(bad("fails its checksum".into()));
-        }
-        let got = got
-            .into_iter()
-            .collect::<std::result::Result<Vec<_>, String>>()
-            .map_err(bad)?;
+        let got = self.settle(path, crc_head, checked)?;
         let pairs: u64 = got.iter().map(|g| g.0).sum();
-        let disagree = |b: u64| {
-            bad(format!(
-                "disagrees with the index at block {b} (or in its number of pairs)"
-            ))
-        };
-        if let Some(b) = got.iter().find_map(|g| g.1) {
-            return Err(disagree(b));
-        }
-        if pairs != self.pairs {
-            return Err(disagree(s.count));
-        }
+        self.agree(path, got.iter().find_map(|g| g.1), pairs)?;
         code.truncate(starts[blocks] as usize);
         Ok(BlockMap::from_coded(starts, code, pairs))
+    }
+
+    /// The section named as damaged, `why`.
+    fn bad(&self, path: &Path, why: String) -> Error {
+        corrupt(path, format!("section {} {why}", self.section.kind.name()))
+    }
+
+    /// Reads `buf.len()` bytes from `at` in the section.
+    fn read_at(&self, path: &Path, at: u64, buf: &mut [u8]) -> Result<()> {
+        self.file
+            .read_exact_at(buf, self.section.offset + at)
+            .map_err(|e| read_error(path, &self.section, e))
+    }
+
+    /// The section's run starts, counted in `unit`-byte items, checked:
+    /// their CRC, the starts, and the head's length in bytes.
+    fn head(&self, path: &Path, unit: u64) -> Result<(u32, Vec<u64>, u64)> {
+        let s = &self.section;
+        let mut head = vec![0u8; (((s.count + 1) * 8).min(s.length)) as usize];
+        self.read_at(path, 0, &mut head)?;
+        let starts = run_starts(&head, s.count, s.length, unit).map_err(|w| self.bad(path, w))?;
+        Ok((crc32c::crc32c(&head), starts, head.len() as u64))
+    }
+
+    /// The pieces' results once all are read: a damaged section is named
+    /// by its checksum first (the head's CRC combined with the pieces' in
+    /// order), then by what is wrong with a piece's shape.
+    fn settle<T>(
+        &self,
+        path: &Path,
+        crc_head: u32,
+        pieces: Vec<Result<Piece<T>>>,
+    ) -> Result<Vec<T>> {
+        let mut crc = crc_head;
+        let mut got = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let (c, len, piece) = p?;
+            crc = crc32c::crc32c_combine(crc, c, len as usize);
+            got.push(piece);
+        }
+        if crc != self.section.crc {
+            return Err(self.bad(path, "fails its checksum".into()));
+        }
+        got.into_iter()
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .map_err(|w| self.bad(path, w))
+    }
+
+    /// Fails when a block lists a vertex the index puts elsewhere
+    /// (`first_bad`) or the map holds another number of pairs than the
+    /// index implies.
+    fn agree(&self, path: &Path, first_bad: Option<u64>, pairs: u64) -> Result<()> {
+        let at = match first_bad {
+            Some(b) => b,
+            None if pairs != self.pairs => self.section.count,
+            None => return Ok(()),
+        };
+        Err(self.bad(
+            path,
+            format!("disagrees with the index at block {at} (or in its number of pairs)"),
+        ))
     }
 }
