@@ -230,6 +230,9 @@ impl Adjacency {
             let ids: &[VertexId] = bytemuck::cast_slice(block);
             scratch.clear();
             scratch.extend_from_slice(&ids[range.clone()]);
+        } else if self.tags.get(b as usize) != Some(&TAG_SPAN) {
+            // A packed list was decoded past the padding in front.
+            scratch.copy_within(codec::PAD..codec::PAD + len, 0);
         }
         // Only a list spanning blocks has fences and a piece number.
         let (k, fences) = if first == 0 && len as u64 == base_degree {
@@ -337,15 +340,16 @@ impl Adjacency {
         }
         let at = (offset & LOW_MASK) as usize;
         let d = degree as usize;
-        if scratch.len() < d {
-            scratch.resize(d, 0);
+        let room = d + 2 * codec::PAD;
+        if scratch.len() < room {
+            scratch.resize(room, 0);
         }
         let used = block
             .get(at..)
-            .and_then(|src| codec::decode_list(src, v, &mut scratch[..d]))
+            .and_then(|src| codec::decode_list_padded(src, v, d, scratch))
             .ok_or_else(|| self.undecodable(v, b, "does not decode"))?;
         Ok(Some(ListPiece {
-            ids: &scratch[..d],
+            ids: &scratch[codec::PAD..codec::PAD + d],
             first: 0,
             degree,
             range: at..at + used,
