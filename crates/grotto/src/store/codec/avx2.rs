@@ -287,12 +287,22 @@ impl Kernel for Avx2 {
         let mut carry = self.0.avx._mm256_set1_epi32(start as u32 as i32);
         // Whole groups: the last one's extra lanes land in the padding or
         // in slots a later run fills.
-        for g in 0..m.div_ceil(8) {
-            let ids = self.step_up(src, run.at + g * wb, wb, &c, &mut carry);
-            let s = from + 8 * g;
-            out[s..s + 8].copy_from_slice(&ids);
-        }
-        let end = out[from + m - 1];
+        let end = if m == RUN {
+            // A whole run (every run but a list's last): four groups in a
+            // straight line, the last id read from the carry.
+            let out = &mut out[from..from + RUN];
+            for (g, slots) in out.chunks_exact_mut(8).enumerate() {
+                slots.copy_from_slice(&self.step_up(src, run.at + g * wb, wb, &c, &mut carry));
+            }
+            self.0.avx2._mm256_cvtsi256_si32(carry) as u32
+        } else {
+            for g in 0..m.div_ceil(8) {
+                let ids = self.step_up(src, run.at + g * wb, wb, &c, &mut carry);
+                let s = from + 8 * g;
+                out[s..s + 8].copy_from_slice(&ids);
+            }
+            out[from + m - 1]
+        };
         // Under 2^30 summed: an id below the start is a sum past u32::MAX.
         if (end as u64) < start {
             return None;
@@ -314,13 +324,23 @@ impl Kernel for Avx2 {
         let mut sum = self.0.avx._mm256_setzero_si256();
         // Whole groups from the top down: the last one's extra lanes land
         // in the padding or in slots a later run fills.
-        let high = from + m;
-        for g in 0..m.div_ceil(8) {
-            let ids = self.step_down(src, run.at + g * wb, wb, &c, top, &mut sum);
-            let s = high - 8 * g - 8;
-            out[s..s + 8].copy_from_slice(&ids);
-        }
-        let end = out[from];
+        let end = if m == RUN {
+            // A whole run: four groups in a straight line, the lowest id
+            // the base less the sum.
+            let out = &mut out[from..from + RUN];
+            for (g, slots) in out.rchunks_exact_mut(8).enumerate() {
+                slots.copy_from_slice(&self.step_down(src, run.at + g * wb, wb, &c, top, &mut sum));
+            }
+            base.wrapping_sub(self.0.avx2._mm256_cvtsi256_si32(sum) as u32)
+        } else {
+            let high = from + m;
+            for g in 0..m.div_ceil(8) {
+                let ids = self.step_down(src, run.at + g * wb, wb, &c, top, &mut sum);
+                let s = high - 8 * g - 8;
+                out[s..s + 8].copy_from_slice(&ids);
+            }
+            out[from]
+        };
         // Under 2^30 taken away: an id above the base went below 0.
         if end > base {
             return None;
