@@ -29,7 +29,7 @@ enum BenchKind {
     Io(IoBenchArgs),
     /// Pinned lookups per second on a fully cached graph (the pool's hit path).
     Pool(PoolBenchArgs),
-    /// Neighbour ids per second out of blocks in memory, through the decoder the engines use (one thread).
+    /// Neighbour ids per second out of blocks in memory, through the decoder the engines use (one thread; the AVX2 kernel where the CPU has it, GROTTO_SIMD=off for the portable one).
     Decode(DecodeBenchArgs),
     /// The PIO/ACE thesis's buffer-pool experiment on a weighted graph: replacement policies plain, with ACE (dirty pages written k_w at once) and with ACE and prefetching, on the thesis's workloads (a scratch copy is written, never the graph).
     Ace(crate::bench_ace::AceBenchArgs),
@@ -471,7 +471,8 @@ fn bench_decode(ctx: &Ctx, a: DecodeBenchArgs) -> anyhow::Result<()> {
             "{}",
             json!({
                 "schema_version": SCHEMA_VERSION, "command": "bench decode", "file": a.file,
-                "encoding": encoding, "blocks": nblocks, "passes": all.passes,
+                "encoding": encoding, "kernel": grotto::store::codec::kernel(),
+                "blocks": nblocks, "passes": all.passes,
                 "seconds": all.seconds, "ids": all.ids_per_pass * all.passes,
                 "ids_per_second": all.ids_per_s, "bytes_per_id": bytes_per_id,
                 "short_list_blocks": part(&short), "long_list_blocks": part(&long),
@@ -480,11 +481,12 @@ fn bench_decode(ctx: &Ctx, a: DecodeBenchArgs) -> anyhow::Result<()> {
     } else if !ctx.quiet {
         println!(
             "{}: {encoding} blocks, {nblocks} in memory; {} passes in {:.2} s: \
-             {:.2} G ids/s on one thread ({bytes_per_id:.2} bytes per id)",
+             {:.2} G ids/s on one thread ({bytes_per_id:.2} bytes per id; {} kernel)",
             a.file.display(),
             all.passes,
             all.seconds,
             all.ids_per_s / 1e9,
+            grotto::store::codec::kernel(),
         );
         for (what, r) in [("short lists", &short), ("long-list pieces", &long)] {
             if let Some(r) = r {

@@ -84,12 +84,6 @@ static TABLE: [Row; MAX_WIDTH as usize + 1] = table();
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(V3);
 
-/// Whether `GROTTO_SIMD=off` asked for the portable kernel.
-fn turned_off() -> bool {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    *OFF.get_or_init(|| std::env::var_os("GROTTO_SIMD").is_some_and(|v| v == "off"))
-}
-
 /// The kernel the decoder uses in this process: "avx2" or "scalar".
 pub fn kernel() -> &'static str {
     if Avx2::get().is_some() {
@@ -100,13 +94,19 @@ pub fn kernel() -> &'static str {
 }
 
 impl Avx2 {
-    /// The kernel, if the CPU has AVX2 and `GROTTO_SIMD` is not `off`.
+    /// The kernel, if the CPU has AVX2 and `GROTTO_SIMD` is not `off`
+    /// (both looked at once per process).
     #[inline]
     pub(crate) fn get() -> Option<Self> {
-        if turned_off() {
-            return None;
-        }
-        V3::try_new().map(Avx2)
+        static KERNEL: OnceLock<Option<Avx2>> = OnceLock::new();
+        *KERNEL.get_or_init(|| {
+            let off = std::env::var_os("GROTTO_SIMD").is_some_and(|v| v == "off");
+            if off {
+                None
+            } else {
+                V3::try_new().map(Avx2)
+            }
+        })
     }
 
     /// [`super::decode_list_padded`] on this kernel, compiled with the CPU
@@ -126,7 +126,11 @@ impl Avx2 {
     /// features enabled.
     #[inline]
     pub(crate) fn span(self, block: &[u8], out: &mut Vec<u32>) -> Option<u64> {
-        self.0.vectorize(Span { k: self, block, out })
+        self.0.vectorize(Span {
+            k: self,
+            block,
+            out,
+        })
     }
 
     /// The shuffle, shifts and mask of width `w` (1 to [`MAX_WIDTH`]).
@@ -184,7 +188,14 @@ impl Avx2 {
     /// The ids of the group at `src[p]` summed onto `carry` (every lane
     /// the id before the group), which moves on to the group's last id.
     #[inline(always)]
-    fn step_up(self, src: &[u8], p: usize, w: usize, c: &[__m256i; 3], carry: &mut __m256i) -> [u32; 8] {
+    fn step_up(
+        self,
+        src: &[u8],
+        p: usize,
+        w: usize,
+        c: &[__m256i; 3],
+        carry: &mut __m256i,
+    ) -> [u32; 8] {
         let a = self.0.avx2;
         let local = self.scan(self.group::<false>(src, p, w, c));
         let ids = a._mm256_add_epi32(local, *carry);
@@ -235,7 +246,8 @@ impl Avx2 {
     #[inline(always)]
     fn takes(run: Run, m: usize) -> bool {
         let w = run.w;
-        (1..=MAX_WIDTH).contains(&w) && run.at + (m.div_ceil(8) - 1) * w as usize + 32 <= run.src.len()
+        (1..=MAX_WIDTH).contains(&w)
+            && run.at + (m.div_ceil(8) - 1) * w as usize + 32 <= run.src.len()
     }
 }
 

@@ -199,6 +199,9 @@ pub fn decode_list_padded(src: &[u8], pivot: u32, n: usize, out: &mut [u32]) -> 
     if out.len() < n.checked_add(2 * PAD)? {
         return None;
     }
+    if n <= 8 {
+        return decode_short(src, pivot, &mut out[PAD..PAD + n]);
+    }
     #[cfg(target_arch = "x86_64")]
     if let Some(k) = avx2::Avx2::get() {
         return k.list(src, pivot, n, out);
@@ -220,10 +223,10 @@ pub(crate) fn decode_list_with<K: Kernel>(
     n: usize,
     out: &mut [u32],
 ) -> Option<usize> {
-    let h = *src.first()?;
-    if n <= 8 && h >> 5 != 7 {
-        return decode_short(src, h, pivot, &mut out[PAD..PAD + n]);
+    if n <= 8 {
+        return decode_short(src, pivot, &mut out[PAD..PAD + n]);
     }
+    let h = *src.first()?;
     let mut at = 1;
     let k = match h >> 5 {
         7 => {
@@ -265,21 +268,27 @@ pub(crate) fn decode_list_with<K: Kernel>(
     ((k == 0 || down >= 0) && up <= u32::MAX as u64).then_some(at)
 }
 
-/// [`decode_list`] for a list of at most eight ids with `k` in the head
-/// byte (most lists of sparse graphs): one group, its width a variable
-/// rather than a dispatch, no buffer. Shorter lists cost tens of
-/// nanoseconds of set-up on the general path, which is most of their
-/// decode time.
+/// [`decode_list`] for a list of at most eight ids (most lists of sparse
+/// graphs): one group, its width a variable rather than a dispatch, no
+/// buffer, on every CPU (entering the AVX2 kernel costs more than such
+/// a list's decode).
 #[inline]
-fn decode_short(src: &[u8], h: u8, pivot: u32, out: &mut [u32]) -> Option<usize> {
-    let (n, k, w) = (out.len(), (h >> 5) as usize, width_of(h & 31));
-    let end = 1 + packed_len(n, w);
+fn decode_short(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
+    let h = *src.first()?;
+    let (mut k, w, mut at) = ((h >> 5) as usize, width_of(h & 31), 1);
+    if k == 7 {
+        let (x, a) = get_varint(src, 1)?;
+        k = (x as usize).checked_add(7)?;
+        at = a;
+    }
+    let n = out.len();
+    let end = at + packed_len(n, w);
     if k > n || end > src.len() {
         return None;
     }
     let mut gaps = [0u32; 8];
-    if 1 + w as usize + 8 <= src.len() {
-        let src = &src[1..w as usize + 9];
+    if at + w as usize + 8 <= src.len() {
+        let src = &src[at..at + w as usize + 8];
         let mask = (1u64 << w) - 1;
         for (i, g) in gaps.iter_mut().enumerate() {
             let bit = i * w as usize;
@@ -289,7 +298,7 @@ fn decode_short(src: &[u8], h: u8, pivot: u32, out: &mut [u32]) -> Option<usize>
         }
     } else {
         let mut buf = [0u32; RUN];
-        unpack_run(src, 1, w, n, &mut buf)?;
+        unpack_run(src, at, w, n, &mut buf)?;
         gaps[..n].copy_from_slice(&buf[..n]);
     }
     let mut down = pivot as i64 - 1;
@@ -396,7 +405,17 @@ pub(crate) fn decode_span_with<K: Kernel>(
         if end > block.len() {
             return None;
         }
-        kernel.up(Run { src: block, at: at + 1, w }, &mut x, out, t, m)?;
+        kernel.up(
+            Run {
+                src: block,
+                at: at + 1,
+                w,
+            },
+            &mut x,
+            out,
+            t,
+            m,
+        )?;
         at = end;
         t += m;
     }

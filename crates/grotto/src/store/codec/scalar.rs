@@ -121,7 +121,13 @@ macro_rules! by_width {
 /// at `src[at]` into `buf[..m]` (values past `m` are left undefined);
 /// returns the position after the run, or `None` if it runs past `src`.
 #[inline]
-pub(super) fn unpack_run(src: &[u8], at: usize, w: u32, m: usize, buf: &mut [u32; RUN]) -> Option<usize> {
+pub(super) fn unpack_run(
+    src: &[u8],
+    at: usize,
+    w: u32,
+    m: usize,
+    buf: &mut [u32; RUN],
+) -> Option<usize> {
     let end = at.checked_add(packed_len(m, w))?;
     if end > src.len() {
         return None;
