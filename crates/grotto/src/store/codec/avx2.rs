@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use bytemuck::cast;
 use pulp::x86::V3;
 
-use super::{decode_list_with, decode_span_with, Kernel, Run, Scalar, RUN};
+use super::{decode_list_with, decode_span_with, Kernel, Run, Scalar, Split, RUN};
 
 /// Widest gaps the kernel takes; wider runs go to [`Scalar`]. Up to 25
 /// bits a value fits in the four bytes from its first byte, and a run of
@@ -365,17 +365,15 @@ impl Kernel for Avx2 {
     fn cross(
         self,
         run: Run,
+        split: Split,
         down: &mut i64,
         up: &mut u64,
         out: &mut [u32],
-        lo: usize,
-        nd: usize,
-        hi: usize,
-        nu: usize,
     ) -> Option<()> {
+        let Split { lo, nd, hi, nu } = split;
         let m = nd + nu;
         if !Self::takes(run, m) || *up > u32::MAX as u64 {
-            return cold(|| Scalar.cross(run, down, up, out, lo, nd, hi, nu));
+            return cold(|| Scalar.cross(run, split, down, up, out));
         }
         let base = u32::try_from(*down).ok()?;
         let (a, x, wb) = (self.0.avx2, self.0.avx, run.w as usize);

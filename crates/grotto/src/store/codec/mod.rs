@@ -260,7 +260,13 @@ pub(crate) fn decode_list_with<K: Kernel>(
             kernel.down(run, &mut down, out, PAD + k - t - m, m)?;
         } else {
             // The run that crosses the pivot: its first `k - t` gaps go down.
-            kernel.cross(run, &mut down, &mut up, out, PAD, k - t, PAD + k, t + m - k)?;
+            let split = Split {
+                lo: PAD,
+                nd: k - t,
+                hi: PAD + k,
+                nu: t + m - k,
+            };
+            kernel.cross(run, split, &mut down, &mut up, out)?;
         }
         at = end;
         t += m;
@@ -432,6 +438,17 @@ pub(crate) struct Run<'a> {
     w: u32,
 }
 
+/// Where the run that crosses the pivot goes: its first `nd` gaps down
+/// into `out[lo..lo + nd]` (from the top), the other `nu` up into
+/// `out[hi..hi + nu]`. Both at least 1, at most [`RUN`] together.
+#[derive(Clone, Copy)]
+pub(crate) struct Split {
+    lo: usize,
+    nd: usize,
+    hi: usize,
+    nu: usize,
+}
+
 /// How a run of gaps becomes ids: [`Scalar`] on every CPU, or the AVX2
 /// kernel where the CPU has it. A run fills `m` slots of `out` from
 /// `from`; a kernel may also write up to [`PAD`] slots either side of
@@ -446,21 +463,15 @@ pub(crate) trait Kernel: Copy {
     /// if an id falls below 0, which a kernel may also leave to the
     /// final check.
     fn down(self, run: Run, last: &mut i64, out: &mut [u32], from: usize, m: usize) -> Option<()>;
-    /// The run that crosses the pivot: its first `nd` gaps go down from
-    /// `*down` into `out[lo..lo + nd]` (from the top), the other `nu`
-    /// up from `*up` into `out[hi..hi + nu]`. Both at least 1, at most
-    /// [`RUN`] together.
-    #[allow(clippy::too_many_arguments)]
+    /// The run that crosses the pivot, placed as `split` says: its first
+    /// gaps go down from `*down`, the others up from `*up`.
     fn cross(
         self,
         run: Run,
+        split: Split,
         down: &mut i64,
         up: &mut u64,
         out: &mut [u32],
-        lo: usize,
-        nd: usize,
-        hi: usize,
-        nu: usize,
     ) -> Option<()>;
 }
 

@@ -1,7 +1,7 @@
 //! The portable decoding kernel: bit-unpacking with each width a
 //! compile-time constant, on every CPU.
 
-use super::{packed_len, Kernel, Run, RUN};
+use super::{packed_len, Kernel, Run, Split, RUN};
 
 /// The portable kernel (and the fallback of the AVX2 one for widths and
 /// block ends it does not take).
@@ -193,14 +193,12 @@ impl Kernel for Scalar {
     fn cross(
         self,
         run: Run,
+        split: Split,
         down: &mut i64,
         up: &mut u64,
         out: &mut [u32],
-        lo: usize,
-        nd: usize,
-        hi: usize,
-        nu: usize,
     ) -> Option<()> {
+        let Split { lo, nd, hi, nu } = split;
         let mut buf = [0u32; RUN];
         unpack_run(run.src, run.at, run.w, nd + nu, &mut buf)?;
         for (slot, &g) in out[lo..lo + nd].iter_mut().rev().zip(&buf[..nd]) {
