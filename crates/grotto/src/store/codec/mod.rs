@@ -173,18 +173,6 @@ pub fn encode_list(ids: &[u32], pivot: u32, gaps: &mut Vec<u32>, out: &mut Vec<u
 /// side of the ids: a kernel may write whole groups of eight over them.
 pub const PAD: usize = 8;
 
-/// Decodes the list of `out.len()` ids of vertex `pivot` that starts at
-/// `src[0]`; returns the bytes it took, or `None` if the bytes are not a
-/// list of that length. The engines use [`decode_list_padded`], which
-/// saves a copy.
-pub fn decode_list(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
-    let n = out.len();
-    let mut padded = vec![0u32; n + 2 * PAD];
-    let used = decode_list_padded(src, pivot, n, &mut padded)?;
-    out.copy_from_slice(&padded[PAD..PAD + n]);
-    Some(used)
-}
-
 /// Decodes the list of `n` ids of vertex `pivot` that starts at `src[0]`
 /// into `out[PAD..PAD + n]` (`out` holds at least `n + 2 PAD` slots; the
 /// others are scratch and are left undefined); returns the bytes it
@@ -274,7 +262,7 @@ pub(crate) fn decode_list_with<K: Kernel>(
     ((k == 0 || down >= 0) && up <= u32::MAX as u64).then_some(at)
 }
 
-/// [`decode_list`] for a list of at most eight ids (most lists of sparse
+/// [`decode_list_padded`] for a list of at most eight ids (most lists of sparse
 /// graphs): one group, its width a variable rather than a dispatch, no
 /// buffer, on every CPU (entering the AVX2 kernel costs more than such
 /// a list's decode).
