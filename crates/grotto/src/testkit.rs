@@ -92,7 +92,7 @@ pub fn from_weighted(edges: &[(u64, u64, f32)], undirected: bool) -> TestGraph {
 }
 
 /// The edges of an R-MAT graph.
-fn rmat_edges(scale: u32, edge_factor: u64, seed: u64) -> Vec<(u64, u64)> {
+pub(crate) fn rmat_edges(scale: u32, edge_factor: u64, seed: u64) -> Vec<(u64, u64)> {
     let g = Rmat::new(RmatConfig {
         scale,
         edge_factor,

@@ -259,16 +259,18 @@ fn run_with<C: Contribution>(
 /// [`old_score`] reads back after the scores are overwritten).
 fn contribute<C: Contribution>(r: &Run<'_>, x: &[AtomicF64], contrib: &[C]) -> f64 {
     let out = r.graph().out();
-    r.sum_f64(|v| {
-        let deg = out.degree(v);
-        let x = x[v as usize].load();
-        if deg == 0 {
-            contrib[v as usize].set(x);
-            return 0.0;
-        }
-        contrib[v as usize].set(x / deg as f64);
-        deg as f64 * contrib[v as usize].get()
-    })
+    r.sum_f64(|v| contribute_one(out.degree(v), x[v as usize].load(), &contrib[v as usize]))
+}
+
+/// [`contribute`] for one vertex of out-degree `deg` and score `x`.
+#[inline]
+fn contribute_one<C: Contribution>(deg: u64, x: f64, c: &C) -> f64 {
+    if deg == 0 {
+        c.set(x);
+        return 0.0;
+    }
+    c.set(x / deg as f64);
+    deg as f64 * c.get()
 }
 
 /// The score `v` had when [`contribute`] ran: its contribution times its
@@ -302,9 +304,11 @@ fn base(cfg: &PageRankConfig, n: u64, gathered: f64) -> f64 {
 /// The uniform share is known before the gather, from the contributions
 /// themselves; a list handed over in pieces is summed in a small map
 /// until its last piece; vertices without in-edges get the share alone.
-/// The L1 change is summed after the gather, in fixed chunks (so it does
-/// not depend on the threads), against the old scores read back from the
-/// contributions ([`old_score`]).
+/// After the gather one pass over the vertices gives those without
+/// in-edges the share alone, sums the L1 change against the old scores
+/// read back from the contributions ([`old_score`]), and sets the next
+/// iteration's contributions; its sums are taken in fixed chunks, so they
+/// do not depend on the threads.
 fn pull_iterations<C: Contribution>(
     r: &mut Run<'_>,
     cfg: &PageRankConfig,
@@ -322,10 +326,12 @@ fn pull_iterations<C: Contribution>(
         }
     });
     let pieces: Mutex<HashMap<VertexId, (f64, u64)>> = Mutex::new(HashMap::new());
+    let out = r.graph().out();
     let (mut iterations, mut change) = (0, f64::INFINITY);
+    let mut gathered = contribute(r, x, contrib);
     while iterations < cfg.max_iterations && change >= cfg.tolerance {
         iterations += 1;
-        let share = base(cfg, n, contribute(r, x, contrib));
+        let share = base(cfg, n, gathered);
         let settle = |v: VertexId, s: f64| x[v as usize].store(share + d * s);
         r.step(&Frontier::all(n), dir, |v, edges, _| {
             let s: f64 = edges.ids.iter().map(|&u| contrib[u as usize].get()).sum();
@@ -342,14 +348,16 @@ fn pull_iterations<C: Contribution>(
                 settle(v, s);
             }
         })?;
-        r.for_each_vertex(|v| {
-            if no_in.contains(v as u64) {
+        (change, gathered) = r.sum_pair_f64(|v| {
+            let new = if no_in.contains(v as u64) {
                 settle(v, 0.0);
-            }
-        });
-        let out = r.graph().out();
-        change = r.sum_f64(|v| {
-            (x[v as usize].load() - old_score(out.degree(v), &contrib[v as usize])).abs()
+                share
+            } else {
+                x[v as usize].load()
+            };
+            let (deg, c) = (out.degree(v), &contrib[v as usize]);
+            let old = old_score(deg, c);
+            ((new - old).abs(), contribute_one(deg, new, c))
         });
     }
     Ok((iterations, change))

@@ -54,6 +54,16 @@ pub(crate) fn for_each_chunk(n: u64, threads: usize, f: impl Fn(u64, u64) + Sync
 /// The sum of `f` over `0..n`, computed in fixed chunks added in order, so
 /// the result does not depend on the number of threads.
 pub(crate) fn sum_f64(n: u64, threads: usize, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
+    sum_pair_f64(n, threads, |v| (f(v), 0.0)).0
+}
+
+/// Two sums of `f` over `0..n` in one pass, each as [`sum_f64`] computes
+/// it (fixed chunks added in order).
+pub(crate) fn sum_pair_f64(
+    n: u64,
+    threads: usize,
+    f: impl Fn(VertexId) -> (f64, f64) + Sync,
+) -> (f64, f64) {
     let cursor = AtomicUsize::new(0);
     let parts = fan_out((0..threads).collect(), |_| {
         let mut mine = Vec::new();
@@ -62,11 +72,17 @@ pub(crate) fn sum_f64(n: u64, threads: usize, f: impl Fn(VertexId) -> f64 + Sync
             if lo >= n {
                 break mine;
             }
-            let s: f64 = (lo..(lo + CHUNK).min(n)).map(|v| f(v as VertexId)).sum();
-            mine.push((lo, s));
+            let (mut a, mut b) = (0.0, 0.0);
+            for v in lo..(lo + CHUNK).min(n) {
+                let (x, y) = f(v as VertexId);
+                a += x;
+                b += y;
+            }
+            mine.push((lo, a, b));
         }
     });
-    let mut all: Vec<(u64, f64)> = parts.into_iter().flatten().collect();
+    let mut all: Vec<(u64, f64, f64)> = parts.into_iter().flatten().collect();
     all.sort_by_key(|p| p.0);
-    all.into_iter().map(|p| p.1).sum()
+    all.into_iter()
+        .fold((0.0, 0.0), |(a, b), p| (a + p.1, b + p.2))
 }

@@ -328,6 +328,12 @@ impl<'c> RunBase<'c> {
         super::par::sum_f64(self.n, self.cfg.threads, f)
     }
 
+    /// Two sums over all vertices in one pass, each as
+    /// [`RunBase::sum_f64`] computes it.
+    pub fn sum_pair_f64(&self, f: impl Fn(VertexId) -> (f64, f64) + Sync) -> (f64, f64) {
+        super::par::sum_pair_f64(self.n, self.cfg.threads, f)
+    }
+
     /// The pool key of block 0 of `dir`'s edge blocks (or its weight
     /// blocks); block `b` is this plus `b`. 0 when there are no blocks.
     pub(super) fn first_key(&self, dir: Direction, weights: bool) -> Result<u64> {

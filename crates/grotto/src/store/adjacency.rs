@@ -226,13 +226,15 @@ impl Adjacency {
             None => return Ok(None),
             Some(p) => (p.first, p.ids.len(), p.range, p.degree),
         };
+        // Where the piece's ids are in `scratch`: a packed list was
+        // decoded past the padding in front, and is patched there.
+        let mut at = 0;
         if !self.packed {
             let ids: &[VertexId] = bytemuck::cast_slice(block);
             scratch.clear();
             scratch.extend_from_slice(&ids[range.clone()]);
         } else if self.tags.get(b as usize) != Some(&TAG_SPAN) {
-            // A packed list was decoded past the padding in front.
-            scratch.copy_within(codec::PAD..codec::PAD + len, 0);
+            at = codec::PAD;
         }
         // Only a list spanning blocks has fences and a piece number.
         let (k, fences) = if first == 0 && len as u64 == base_degree {
@@ -241,7 +243,7 @@ impl Adjacency {
             let k = self.block_range(v).map_or(0, |(a, _)| b - a) as usize;
             (k, self.delta.as_ref().map_or(&[][..], |d| d.fences(v)))
         };
-        let pos = patch_piece(scratch, len, first, k, fences, ins, del).map_err(|why| {
+        let pos = patch_piece(scratch, at, len, first, k, fences, ins, del).map_err(|why| {
             corrupt(
                 &self.path,
                 format!(
@@ -251,7 +253,7 @@ impl Adjacency {
             )
         })?;
         Ok(Some(ListPiece {
-            ids: scratch.as_slice(),
+            ids: &scratch[at..],
             first: pos,
             degree: base_degree + ins.len() as u64 - del.len() as u64,
             range,

@@ -286,13 +286,16 @@ fn below(xs: &[VertexId], x: u64) -> usize {
 }
 
 /// Patches piece `k` of a spanning (or whole, `k = 0` and no fences) base
-/// list in place. The base piece is `buf[..len]`, starting at position
-/// `first` of the base list; `ins` and `del` are the vertex's sorted
-/// changes, `fences` its fences. On return `buf` holds the merged piece;
-/// the result is its position in the merged list. Fails when a delete
-/// that falls in this piece is not in it, or an insert already is.
+/// list in place. The base piece is `buf[at..at + len]`, starting at
+/// position `first` of the base list; `ins` and `del` are the vertex's
+/// sorted changes, `fences` its fences. On return `buf[at..]` holds the
+/// merged piece; the result is its position in the merged list. Fails
+/// when a delete that falls in this piece is not in it, or an insert
+/// already is.
+#[allow(clippy::too_many_arguments)]
 pub fn patch_piece(
     buf: &mut Vec<VertexId>,
+    at: usize,
     len: usize,
     first: u64,
     k: usize,
@@ -300,62 +303,59 @@ pub fn patch_piece(
     ins: &[VertexId],
     del: &[VertexId],
 ) -> Result<u64, &'static str> {
-    let lo = if k == 0 { 0 } else { fences[k - 1] as u64 };
-    let hi = fences.get(k).map_or(u64::MAX, |&f| f as u64);
-    let (i0, i1) = (below(ins, lo), below(ins, hi));
-    let (d0, d1) = (below(del, lo), below(del, hi));
-    let (ins_k, del_k) = (&ins[i0..i1], &del[d0..d1]);
-    // Deletes before this piece are ids of earlier pieces: at most `first`.
-    let pos = (first + i0 as u64)
-        .checked_sub(d0 as u64)
-        .ok_or("deletes ids its list does not hold")?;
-    buf.truncate(len);
-    if ins_k.is_empty() && del_k.is_empty() {
-        return Ok(pos);
-    }
+    let (ins_k, del_k, pos) = if fences.is_empty() && k == 0 {
+        (ins, del, first)
+    } else {
+        let lo = if k == 0 { 0 } else { fences[k - 1] as u64 };
+        let hi = fences.get(k).map_or(u64::MAX, |&f| f as u64);
+        let (i0, i1) = (below(ins, lo), below(ins, hi));
+        let (d0, d1) = (below(del, lo), below(del, hi));
+        // Deletes before this piece are ids of earlier pieces: at most `first`.
+        let pos = (first + i0 as u64)
+            .checked_sub(d0 as u64)
+            .ok_or("deletes ids its list does not hold")?;
+        (&ins[i0..i1], &del[d0..d1], pos)
+    };
+    let mut len = len;
+    buf.truncate(at + len);
     // Changes are few against the list: each is found by a binary search
-    // and the runs between them move with one copy each.
+    // and the runs between them move with one copy each, with no buffer
+    // of positions (this runs for every changed list a traversal reads).
     if !del_k.is_empty() {
-        let mut at = Vec::with_capacity(del_k.len());
-        let mut from = 0;
-        for &d in del_k {
-            match buf[from..].binary_search(&d) {
-                Ok(i) => {
-                    at.push(from + i);
-                    from += i + 1;
-                }
+        let b = &mut buf[at..];
+        // Forward: the run before each deleted id closes up to `o`.
+        let (mut o, mut from) = (0, 0);
+        for (j, &d) in del_k.iter().enumerate() {
+            let i = match b[from..].binary_search(&d) {
+                Ok(i) => from + i,
                 Err(_) => return Err("deletes an id its list does not hold"),
+            };
+            if j == 0 {
+                o = i;
+            } else {
+                b.copy_within(from..i, o);
+                o += i - from;
             }
+            from = i + 1;
         }
-        let mut o = at[0];
-        for (j, &i) in at.iter().enumerate() {
-            let next = at.get(j + 1).copied().unwrap_or(len);
-            buf.copy_within(i + 1..next, o);
-            o += next - i - 1;
-        }
-        buf.truncate(o);
+        b.copy_within(from..len, o);
+        len = o + len - from;
+        buf.truncate(at + len);
     }
     if !ins_k.is_empty() {
-        let old = buf.len();
-        let mut at = Vec::with_capacity(ins_k.len());
-        let mut from = 0;
-        for &x in ins_k {
-            match buf[from..old].binary_search(&x) {
+        buf.resize(at + len + ins_k.len(), 0);
+        let b = &mut buf[at..];
+        // From the back: the ids from insert `j`'s place up to the next
+        // insert's move up by j + 1 (the inserts at or before them).
+        let mut hi = len;
+        for (j, &x) in ins_k.iter().enumerate().rev() {
+            let i = match b[..hi].binary_search(&x) {
                 Ok(_) => return Err("inserts an id its list already holds"),
-                Err(i) => {
-                    at.push(from + i);
-                    from += i;
-                }
-            }
-        }
-        buf.resize(old + ins_k.len(), 0);
-        // From the back: run `j` (ids at[j]..end) moves up by j + 1.
-        let mut end = old;
-        for j in (0..ins_k.len()).rev() {
-            let i = at[j];
-            buf.copy_within(i..end, i + j + 1);
-            buf[i + j] = ins_k[j];
-            end = i;
+                Err(i) => i,
+            };
+            b.copy_within(i..hi, i + j + 1);
+            b[i + j] = x;
+            hi = i;
         }
     }
     Ok(pos)
@@ -384,6 +384,7 @@ mod tests {
             set in proptest::collection::btree_set(0u32..2000, 1..300),
             pieces in 1usize..6,
             ops in proptest::collection::vec((0u32..2100, any::<bool>()), 0..200),
+            at in 0usize..9,
         ) {
             let base: Vec<u32> = set.iter().copied().collect();
             // Split the base into `pieces` runs; fences are their first ids.
@@ -403,10 +404,15 @@ mod tests {
             let mut got = Vec::new();
             let mut first = 0u64;
             for (k, r) in runs.iter().enumerate() {
-                let mut buf = r.to_vec();
-                let pos = patch_piece(&mut buf, r.len(), first, k, &fences, &ins, &del).unwrap();
+                // The piece lies `at` ids into the buffer, after other ids
+                // that must be left alone, and is followed by more.
+                let mut buf = vec![u32::MAX; at];
+                buf.extend_from_slice(r);
+                buf.extend_from_slice(&[7, 7, 7]);
+                let pos = patch_piece(&mut buf, at, r.len(), first, k, &fences, &ins, &del).unwrap();
                 prop_assert_eq!(pos, got.len() as u64);
-                got.extend_from_slice(&buf);
+                prop_assert!(buf[..at].iter().all(|&x| x == u32::MAX));
+                got.extend_from_slice(&buf[at..]);
                 first += r.len() as u64;
             }
             prop_assert_eq!(got, want);
@@ -442,13 +448,13 @@ mod tests {
     #[test]
     fn patch_detects_contradictions() {
         let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[5], &[]).is_err());
+        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[5], &[]).is_err());
         let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[], &[4]).is_err());
+        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[], &[4]).is_err());
         let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 3, 0, 0, &[], &[], &[10]).is_err());
+        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[], &[10]).is_err());
         let mut b = vec![1, 5, 9];
-        assert_eq!(patch_piece(&mut b, 3, 0, 0, &[], &[0, 6], &[5]), Ok(0));
+        assert_eq!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[0, 6], &[5]), Ok(0));
         assert_eq!(b, vec![0, 1, 6, 9]);
     }
 

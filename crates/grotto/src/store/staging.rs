@@ -261,22 +261,39 @@ impl GraphUpdate {
             // Builds the rank table once, before the threads look it up.
             g.vertex_at_rank(0);
         }
-        let look = |e: &(u64, u64)| (g.vertex_of(e.0).ok(), g.vertex_of(e.1).ok());
-        let found: Vec<_> = pairs.par_iter().map(look).collect();
-        let mut out = Vec::with_capacity(pairs.len());
-        for (i, (a, b)) in found.into_iter().enumerate() {
-            let a = match a {
-                Some(a) => Some(a),
-                None => self.vertex_for(pairs[i].0, create)?,
-            };
-            let b = match b {
-                Some(b) => Some(b),
-                None => self.vertex_for(pairs[i].1, create)?,
-            };
-            out.push(match (a, b) {
+        // Ids the graph has are looked up in parallel, a piece at a time;
+        // pairs with any other come back as `VertexId::MAX` twice (no
+        // vertex has that id) and are settled one by one, in order, since
+        // new ids take vertices in the order they first appear.
+        const UNKNOWN: VertexId = VertexId::MAX;
+        const PIECE: usize = 4096;
+        let mut out = vec![(UNKNOWN, UNKNOWN); pairs.len()];
+        out.par_chunks_mut(PIECE)
+            .zip(pairs.par_chunks(PIECE))
+            .try_for_each(|(o, p)| -> Result<()> {
+                let ids: Vec<u64> = p.iter().flat_map(|e| [e.0, e.1]).collect();
+                let mut vs = vec![0; ids.len()];
+                g.vertices_of_ids(&ids, &mut vs)?;
+                for (x, v) in o.iter_mut().zip(vs.chunks_exact(2)) {
+                    if v[0] != UNKNOWN && v[1] != UNKNOWN {
+                        *x = (v[0], v[1]);
+                    }
+                }
+                Ok(())
+            })?;
+        let unknown: Vec<usize> = out
+            .par_iter()
+            .enumerate()
+            .filter(|(_, p)| p.0 == UNKNOWN)
+            .map(|(i, _)| i)
+            .collect();
+        for i in unknown {
+            let a = self.vertex_for(pairs[i].0, create)?;
+            let b = self.vertex_for(pairs[i].1, create)?;
+            out[i] = match (a, b) {
                 (Some(a), Some(b)) => (a, b),
-                _ => (VertexId::MAX, VertexId::MAX),
-            });
+                _ => (UNKNOWN, UNKNOWN),
+            };
         }
         Ok(out)
     }
