@@ -41,6 +41,31 @@ pub(crate) struct UpdateArgs {
     /// Percentage of the adjacency entries the delta may change before `--merge auto` merges.
     #[arg(long, value_name = "PERCENT", default_value_t = 100.0 * grotto::ingest::merge::DEFAULT_MERGE_ABOVE, value_parser = parse_percent)]
     merge_above: f64,
+    /// Writes a delta commit keeps in flight (n_w), 1 to 256, in requests of 128 KiB: `auto` takes the device profile's write concurrency k_w (32 without a stored profile).
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_write_depth)]
+    write_depth: WriteDepth,
+}
+
+/// `--write-depth`.
+#[derive(Clone, Copy)]
+pub(crate) enum WriteDepth {
+    /// The profile's k_w.
+    Auto,
+    /// Given.
+    Fixed(usize),
+}
+
+fn parse_write_depth(s: &str) -> Result<WriteDepth, String> {
+    use grotto::io::inplace::MAX_WRITE_DEPTH;
+    if s == "auto" {
+        return Ok(WriteDepth::Auto);
+    }
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_WRITE_DEPTH).contains(&n) => Ok(WriteDepth::Fixed(n)),
+        _ => Err(format!(
+            "{s:?}: give a number of writes from 1 to {MAX_WRITE_DEPTH}, or auto"
+        )),
+    }
 }
 
 /// `--merge`.
@@ -115,6 +140,15 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     // The lock is taken before the graph is read, so the batch is checked
     // against the version it will change.
     let mut up = GraphUpdate::open(&a.graph)?;
+    let write_depth = match a.write_depth {
+        WriteDepth::Fixed(n) => n,
+        WriteDepth::Auto => crate::device::profile_for(&a.graph)
+            .0
+            .map_or(grotto::io::inplace::DEFAULT_WRITE_DEPTH, |p| {
+                p.k_w.clamp(1, grotto::io::inplace::MAX_WRITE_DEPTH)
+            }),
+    };
+    up.set_write_depth(write_depth)?;
     let open_s = t0.elapsed().as_secs_f64();
     let opts = ConvertOptions {
         threads: ctx.threads,
@@ -194,6 +228,7 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
         v["open_s"] = json!(open_s);
         v["read_s"] = json!(read_s);
         v["stage_s"] = json!(stage_s);
+        v["write_depth"] = json!(write_depth);
         v["total_s"] = json!(total_s);
         println!("{v}");
     } else if !ctx.quiet {
@@ -245,7 +280,7 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             );
         } else if r.written {
             println!(
-                "  written    {:.2} MiB: one delta run{}; {} runs in force",
+                "  written    {:.2} MiB: one delta run{}, {write_depth} writes in flight; {} runs in force",
                 mib(r.bytes_written),
                 if r.folded {
                     " holding all earlier runs"

@@ -202,9 +202,14 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     for batch in 0..2 {
         // New vertices (ids past the last one) and edges to existing ones.
         let (ins, del) = batch_of(&want, 2500, 2000, n + 50, n + 50, &mut x);
-        let r = applied(d.path(), &g, &mut want, (&ins, &del), &["--merge", "never"]);
+        // One write in flight, then seven (the run is written in 128 KiB
+        // requests either way).
+        let depth = ["1", "7"][batch as usize];
+        let args = ["--merge", "never", "--write-depth", depth];
+        let r = applied(d.path(), &g, &mut want, (&ins, &del), &args);
         assert_eq!(r["merged"], false, "{r}");
         assert_eq!(r["commit"], batch + 1, "{r}");
+        assert_eq!(r["write_depth"].to_string(), depth, "{r}");
         ok(&grotto(&["check", p(&g)]));
         assert_eq!(exported(&g), want);
     }
@@ -344,6 +349,14 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         !o.status.success() && e.contains("weighted") && e.contains("weight"),
         "{e}"
     );
+    // Writes in flight out of range, or not a number.
+    for bad in ["0", "257", "many"] {
+        let o = grotto(&["update", p(&w), "--insert", p(&ins), "--write-depth", bad]);
+        let e = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {e}");
+        assert!(e.contains("--write-depth") && e.contains("1 to 256"), "{e}");
+    }
+    assert_eq!(std::fs::read(&w).unwrap(), before, "a refused flag wrote");
     let wins = d.path().join("wins.el");
     std::fs::write(&wins, "1 2 7\n").unwrap();
     let o = grotto(&["update", p(&w), "--insert", p(&wins), "--merge", "never"]);

@@ -96,3 +96,45 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
     }
     assert!(trials >= 150, "{trials} trials");
 }
+
+#[test]
+fn a_failed_write_during_a_commit_leaves_the_old_graph() {
+    use grotto::io::FaultPlan;
+    let dir = tempfile::tempdir().unwrap();
+    let mut x = 11u64;
+    // Enough changes for a run of several 128 KiB write requests.
+    let edges: Vec<(u64, u64)> = (0..200_000)
+        .map(|_| (xorshift(&mut x) % 4096, xorshift(&mut x) % 4096))
+        .collect();
+    let base = convert_edges(dir.path(), "base", &edges, true, true);
+    let before = arcs(&base);
+    let mut failed = 0;
+    for every in [1, 2, 3, 5, 9] {
+        let t = dir.path().join("fail.grotto");
+        std::fs::copy(&base, &t).unwrap();
+        let plan = FaultPlan {
+            eio_every: every,
+            ..FaultPlan::default()
+        };
+        let Ok(mut up) = GraphUpdate::open_with_faults(&t, plan) else {
+            return; // no O_DIRECT on this file system: nothing to inject into
+        };
+        up.set_write_depth(4).unwrap();
+        stage(&mut up, &edges, every);
+        match up.commit() {
+            Ok(_) => {}
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.contains("write") && e.contains("at byte"), "{e}");
+                assert_eq!(arcs(&t), before, "a failed commit changed the graph");
+                failed += 1;
+            }
+        }
+        // The next commit, without faults, works and lands.
+        let mut up = GraphUpdate::open(&t).unwrap();
+        stage(&mut up, &edges, 100 + every);
+        up.commit().unwrap();
+        assert_ne!(arcs(&t), before);
+    }
+    assert!(failed >= 4, "{failed} of 5 commits failed");
+}

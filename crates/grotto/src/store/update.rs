@@ -141,6 +141,14 @@ impl GraphUpdate {
         Self::open_inner(path, Some(cut))
     }
 
+    /// [`GraphUpdate::open`] with faults injected into the commit's
+    /// direct writes (tests: a failed write must leave the old graph).
+    pub fn open_with_faults(path: &Path, plan: crate::io::FaultPlan) -> Result<GraphUpdate> {
+        let mut up = Self::open_inner(path, None)?;
+        up.file = up.file.with_faults(plan)?;
+        Ok(up)
+    }
+
     fn open_inner(path: &Path, cut: Option<PowerCut>) -> Result<GraphUpdate> {
         let mut file = InPlace::open(path)?;
         if let Some(c) = cut {
@@ -182,6 +190,15 @@ impl GraphUpdate {
             set: Vec::new(),
             set_w: Vec::new(),
         })
+    }
+
+    /// Sets how many writes a delta commit keeps in flight (n_w: the
+    /// device profile's k_w is the natural choice; default
+    /// [`crate::io::inplace::DEFAULT_WRITE_DEPTH`], at most
+    /// [`crate::io::inplace::MAX_WRITE_DEPTH`]). A commit writes its run
+    /// in requests of [`crate::io::inplace::WRITE_REQUEST`] bytes.
+    pub fn set_write_depth(&mut self, n_w: usize) -> Result<()> {
+        self.file.set_write_depth(n_w)
     }
 
     /// The graph as it is before this batch.
