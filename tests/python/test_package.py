@@ -266,9 +266,15 @@ INTERRUPTED = textwrap.dedent(
     n = 30_000_000
     src = rng.integers(0, 1 << 22, n, dtype=np.uint64)
     dst = rng.integers(0, 1 << 22, n, dtype=np.uint64)
-    print("ready", flush=True)
+    said = []
+    def ready(*_):
+        # The first progress report: the conversion is under way.
+        if not said:
+            said.append(1)
+            print("ready", flush=True)
     try:
-        grotto.convert((src, dst), os.path.join(out, "big.grotto"), undirected=True)
+        grotto.convert((src, dst), os.path.join(out, "big.grotto"), undirected=True,
+                       progress=ready)
         print("finished", flush=True)
     except KeyboardInterrupt:
         print("interrupted", flush=True)
@@ -281,8 +287,11 @@ def test_ctrl_c_raises_keyboard_interrupt_and_leaves_nothing(tmp_path):
         [sys.executable, "-c", INTERRUPTED, str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+    # "ready" comes from the conversion's first progress report (about
+    # 0.1 s in): a fixed sleep after starting raced a conversion that had
+    # already finished on a fast run.
     assert p.stdout.readline().strip() == "ready"
-    time.sleep(0.5)
+    time.sleep(0.05)
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
