@@ -260,7 +260,10 @@ def test_progress_reaches_a_callable(tmp_path):
 
 INTERRUPTED = textwrap.dedent(
     """
-    import os, sys, numpy as np, grotto
+    import os, signal, sys, numpy as np, grotto
+    # Ctrl-C raises KeyboardInterrupt, as in a terminal, even when this
+    # process was started with SIGINT ignored (a shell's background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     out = sys.argv[1]
     rng = np.random.default_rng(1)
     n = 30_000_000
