@@ -30,13 +30,18 @@ fn stage(up: &mut GraphUpdate, edges: &[(u64, u64)], seed: u64) {
     }
 }
 
+/// `m` random edges among 4096 vertices.
+fn random_edges(m: usize, seed: u64) -> Vec<(u64, u64)> {
+    let mut x = seed;
+    (0..m)
+        .map(|_| (xorshift(&mut x) % 4096, xorshift(&mut x) % 4096))
+        .collect()
+}
+
 #[test]
 fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
     let dir = tempfile::tempdir().unwrap();
-    let mut x = 5u64;
-    let edges: Vec<(u64, u64)> = (0..30_000)
-        .map(|_| (xorshift(&mut x) % 4096, xorshift(&mut x) % 4096))
-        .collect();
+    let edges = random_edges(30_000, 5);
     let mut trials = 0;
     for (packed, reverse) in [(true, true), (false, false)] {
         let base = convert_edges(
@@ -101,11 +106,8 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
 fn a_failed_write_during_a_commit_leaves_the_old_graph() {
     use grotto::io::FaultPlan;
     let dir = tempfile::tempdir().unwrap();
-    let mut x = 11u64;
     // Enough changes for a run of several 128 KiB write requests.
-    let edges: Vec<(u64, u64)> = (0..200_000)
-        .map(|_| (xorshift(&mut x) % 4096, xorshift(&mut x) % 4096))
-        .collect();
+    let edges = random_edges(200_000, 11);
     let base = convert_edges(dir.path(), "base", &edges, true, true);
     let before = arcs(&base);
     let mut failed = 0;
