@@ -561,6 +561,7 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
         assert_eq!(exported(&g), after);
     }
     let mut outcomes = [[0; 2]; 2];
+    let mut stray = 0;
     for trial in 0..60u64 {
         let m = (trial % 2) as usize;
         std::fs::copy(&base, &g).unwrap();
@@ -591,14 +592,34 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
         } else {
             panic!("trial {trial} ({}): a mix of the two versions", modes[m]);
         }
-        // A killed merge leaves no temporary file beside the graph.
+        // A killed merge leaves no temporary file beside the graph, but
+        // for one moment: the finished file linked under its temporary
+        // name and not yet renamed over the graph (docs/io.md). Such a
+        // name's writer is gone, so the next output's sweep removes it
+        // once it is old enough (aged here instead of waiting).
         let names: Vec<_> = std::fs::read_dir(d.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.contains(".grotto-"))
             .collect();
-        assert!(names.is_empty(), "trial {trial}: left {names:?}");
+        for n in &names {
+            let t = d.path().join(n);
+            let aged = Command::new("touch")
+                .args(["-d", "1 hour ago"])
+                .arg(&t)
+                .status()
+                .unwrap();
+            assert!(aged.success());
+            grotto::io::output::sweep_stale(d.path());
+            assert!(
+                !t.exists(),
+                "trial {trial}: left {n}, and the sweep kept it"
+            );
+        }
+        stray += names.len();
     }
+    // The moment is a few system calls wide: rare.
+    assert!(stray <= 3, "{stray} temporary names left over 60 kills");
     // Kills landed both before and after the switch, for both ways.
     assert!(
         outcomes.iter().all(|o| o[0] > 0 && o[1] > 0),

@@ -21,7 +21,10 @@
 //!   [`Output::commit`] it is fsynced, linked under a temporary name and
 //!   renamed over the target in one step, and the directory is fsynced. A
 //!   crash, `kill -9` or Ctrl-C at any point leaves the old file (or none)
-//!   and nothing else: an unnamed file vanishes with its process. Where the
+//!   and nothing else: an unnamed file vanishes with its process; only a
+//!   `kill -9` between the link and the rename (Linux cannot link over an
+//!   existing name) leaves the temporary name, which the next output in
+//!   the directory sweeps, its writer's lock being free. Where the
 //!   file system refuses `O_TMPFILE` the file is named
 //!   `.NAME.grotto-XXXXXX.tmp` from the start. Named temporaries hold an
 //!   `flock` for their writer's life and are listed in a process-wide
