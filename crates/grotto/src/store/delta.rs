@@ -107,11 +107,28 @@ pub enum Change<'d> {
 }
 
 /// The in-memory delta of one adjacency (see the module comment).
+///
+/// The vertices are cut into parts of [`PART_WORDS`] bit words, each
+/// holding the changes of its vertices: the parts are built on all
+/// threads when the graph is opened, and a lookup finds its part by
+/// shifting the vertex id.
 #[derive(Debug, Default)]
 pub struct Delta {
     bits: Vec<u64>,
-    /// Set bits in the words before each word.
+    /// Set bits in the words before each word, counted from the start of
+    /// its part.
     before: Vec<u32>,
+    parts: Vec<Part>,
+}
+
+/// Bit words (of 64 vertices) per part of a [`Delta`].
+pub const PART_WORDS: usize = 1 << 12;
+
+const REPLACE: u32 = u32::MAX;
+
+/// The changes of the vertices of one part (bit words `w0..w1`).
+#[derive(Debug, Default)]
+struct Part {
     /// Per changed vertex, in vertex order: where its ids start in `ids`
     /// (one more entry, the end).
     off: Vec<u64>,
@@ -125,48 +142,36 @@ pub struct Delta {
     fences: Vec<VertexId>,
 }
 
-const REPLACE: u32 = u32::MAX;
-
-impl Delta {
-    /// Builds the delta of `ops` over `n` vertices. `on_disk(v)` gives,
-    /// when `v`'s base list is in edge blocks, the blocks it spans and its
-    /// length; `base_small(v)` gives
-    /// the base list of any other vertex (held in the index, at most two
-    /// ids, or empty); `fences` maps each changed vertex whose base list
-    /// spans `k > 1` blocks to its `k - 1` fences. Fails when an insert
-    /// is already in a small base list or a delete is not in it, or a
-    /// spanning list has no fences.
-    pub fn build(
-        n: u64,
-        ops: &NetOps,
-        on_disk: impl Fn(VertexId) -> Option<(u64, u64)>,
-        base_small: impl Fn(VertexId) -> ([VertexId; 2], usize),
+impl Part {
+    /// See [`Delta::build`]: the part whose first bit word is `w0`, with
+    /// the keys `ins` and `del` of its vertices; sets their bits in
+    /// `words`, the part's words.
+    fn build(
+        w0: usize,
+        words: &mut [u64],
+        ins: &[u64],
+        del: &[u64],
+        on_disk: &impl Fn(VertexId) -> Option<(u64, u64)>,
+        base_small: &impl Fn(VertexId) -> ([VertexId; 2], usize),
         fences: &[(VertexId, Vec<VertexId>)],
-    ) -> Result<Delta, String> {
-        let words = n.div_ceil(64) as usize;
-        let mut d = Delta {
-            bits: vec![0; words],
-            before: Vec::with_capacity(words),
+    ) -> Result<Part, String> {
+        let mut d = Part {
             off: vec![0],
-            ..Delta::default()
+            ids: Vec::with_capacity(ins.len() + del.len()),
+            ..Part::default()
         };
         let (mut i, mut j) = (0, 0);
-        let (ins, del) = (&ops.ins, &ops.del);
         let mut merged = Vec::new();
         while i < ins.len() || j < del.len() {
             let vi = ins.get(i).map_or(u64::MAX, |&k| k >> 32);
             let vd = del.get(j).map_or(u64::MAX, |&k| k >> 32);
             let v = vi.min(vd);
-            if v >= n {
-                return Err(format!("a change names vertex {v} of {n}"));
-            }
             // A vertex's keys are few and next to each other.
             let i2 = i + ins[i..].iter().take_while(|&&k| k >> 32 == v).count();
             let j2 = j + del[j..].iter().take_while(|&&k| k >> 32 == v).count();
             let vins = ins[i..i2].iter().map(|&k| k as VertexId);
-            let vdel = del[j..j2].iter().map(|&k| k as VertexId);
             let v = v as VertexId;
-            d.bits[(v / 64) as usize] |= 1 << (v % 64);
+            words[(v / 64) as usize - w0] |= 1 << (v % 64);
             match on_disk(v) {
                 Some((blocks, degree)) => {
                     if (j2 - j) as u64 > degree {
@@ -176,7 +181,7 @@ impl Delta {
                         ));
                     }
                     d.ids.extend(vins);
-                    d.ids.extend(vdel);
+                    d.ids.extend(del[j..j2].iter().map(|&k| k as VertexId));
                     d.nins.push((i2 - i) as u32);
                     if blocks > 1 {
                         let f = fences
@@ -197,13 +202,16 @@ impl Delta {
                 }
                 None => {
                     let (b, len) = base_small(v);
-                    let delv: Vec<VertexId> = vdel.collect();
+                    let dels = &del[j..j2];
                     merged.clear();
-                    let kept = b[..len].iter().filter(|x| !delv.contains(x));
-                    if kept.clone().count() + delv.len() != len {
+                    merged.extend(
+                        b[..len]
+                            .iter()
+                            .filter(|&&x| !dels.iter().any(|&k| k as VertexId == x)),
+                    );
+                    if merged.len() + dels.len() != len {
                         return Err(format!("a delete from vertex {v} is not in its list"));
                     }
-                    merged.extend(kept);
                     let before = merged.len();
                     merged.extend(vins);
                     merged.sort_unstable();
@@ -219,28 +227,99 @@ impl Delta {
             i = i2;
             j = j2;
         }
-        let mut c = 0u32;
-        for w in &d.bits {
-            d.before.push(c);
-            c += w.count_ones();
-        }
         Ok(d)
+    }
+}
+
+impl Delta {
+    /// Builds the delta of the sorted keys `ins` and `del` over `n` vertices. `on_disk(v)` gives,
+    /// when `v`'s base list is in edge blocks, the blocks it spans and its
+    /// length; `base_small(v)` gives
+    /// the base list of any other vertex (held in the index, at most two
+    /// ids, or empty); `fences` maps each changed vertex whose base list
+    /// spans `k > 1` blocks to its `k - 1` fences. Fails when an insert
+    /// is already in a small base list or a delete is not in it, or a
+    /// spanning list has no fences.
+    ///
+    /// Every open of an updated graph builds its deltas, so the vertices
+    /// are cut into ranges of whole bit words, built on all threads, and
+    /// the ranges' arrays joined.
+    pub fn build(
+        n: u64,
+        ins: &[u64],
+        del: &[u64],
+        on_disk: impl Fn(VertexId) -> Option<(u64, u64)> + Sync,
+        base_small: impl Fn(VertexId) -> ([VertexId; 2], usize) + Sync,
+        fences: &[(VertexId, Vec<VertexId>)],
+    ) -> Result<Delta, String> {
+        use rayon::prelude::*;
+        let words = n.div_ceil(64) as usize;
+        // Keys are sorted: the last names the highest vertex.
+        if let Some(v) = [ins.last(), del.last()]
+            .into_iter()
+            .flatten()
+            .map(|&k| k >> 32)
+            .find(|&v| v >= n)
+        {
+            return Err(format!("a change names vertex {v} of {n}"));
+        }
+        let mut bits = vec![0u64; words];
+        let split = |keys: &[u64], w: usize| keys.partition_point(|&k| (k >> 32) < (w as u64) * 64);
+        let parts: Vec<Part> = bits
+            .par_chunks_mut(PART_WORDS)
+            .enumerate()
+            .map(|(p, chunk)| {
+                let (w0, w1) = (p * PART_WORDS, p * PART_WORDS + chunk.len());
+                let (i0, i1) = (split(ins, w0), split(ins, w1));
+                let (d0, d1) = (split(del, w0), split(del, w1));
+                Part::build(
+                    w0,
+                    chunk,
+                    &ins[i0..i1],
+                    &del[d0..d1],
+                    &on_disk,
+                    &base_small,
+                    fences,
+                )
+            })
+            .collect::<Result<_, String>>()?;
+        let mut before = vec![0u32; words];
+        before
+            .par_chunks_mut(PART_WORDS)
+            .zip(bits.par_chunks(PART_WORDS))
+            .for_each(|(b, w)| {
+                let mut c = 0u32;
+                for (b, w) in b.iter_mut().zip(w) {
+                    *b = c;
+                    c += w.count_ones();
+                }
+            });
+        Ok(Delta {
+            bits,
+            before,
+            parts,
+        })
     }
 
     /// Vertices whose list changed.
     pub fn changed(&self) -> u64 {
-        self.nins.len() as u64
+        self.parts.iter().map(|p| p.nins.len() as u64).sum()
     }
 
     /// Bytes of memory the delta takes.
     pub fn bytes(&self) -> u64 {
-        (self.bits.len() * 8
-            + self.before.len() * 4
-            + self.off.len() * 8
-            + self.nins.len() * 4
-            + self.ids.len() * 4
-            + self.fence_at.len() * 16
-            + self.fences.len() * 4) as u64
+        let parts: usize = self
+            .parts
+            .iter()
+            .map(|p| {
+                p.off.len() * 8
+                    + p.nins.len() * 4
+                    + p.ids.len() * 4
+                    + p.fence_at.len() * 16
+                    + p.fences.len() * 4
+            })
+            .sum();
+        (self.bits.len() * 8 + self.before.len() * 4 + parts) as u64
     }
 
     /// `v`'s change, if its list changed.
@@ -252,9 +331,10 @@ impl Delta {
         if word & bit == 0 {
             return None;
         }
+        let p = &self.parts[w / PART_WORDS];
         let c = self.before[w] as usize + (word & (bit - 1)).count_ones() as usize;
-        let ids = &self.ids[self.off[c] as usize..self.off[c + 1] as usize];
-        Some(match self.nins[c] {
+        let ids = &p.ids[p.off[c] as usize..p.off[c + 1] as usize];
+        Some(match p.nins[c] {
             REPLACE => Change::Replace(ids),
             n => {
                 let (ins, del) = ids.split_at(n as usize);
@@ -265,14 +345,17 @@ impl Delta {
 
     /// The fences of `v`'s spanning base list (empty when it fits a block).
     pub fn fences(&self, v: VertexId) -> &[VertexId] {
-        match self.fence_at.binary_search_by_key(&v, |x| x.0) {
-            Ok(p) => {
-                let s = self.fence_at[p].1 as usize;
-                let e = self
+        let Some(p) = self.parts.get(v as usize / 64 / PART_WORDS) else {
+            return &[];
+        };
+        match p.fence_at.binary_search_by_key(&v, |x| x.0) {
+            Ok(i) => {
+                let s = p.fence_at[i].1 as usize;
+                let e = p
                     .fence_at
-                    .get(p + 1)
-                    .map_or(self.fences.len(), |x| x.1 as usize);
-                &self.fences[s..e]
+                    .get(i + 1)
+                    .map_or(p.fences.len(), |x| x.1 as usize);
+                &p.fences[s..e]
             }
             Err(_) => &[],
         }
@@ -459,6 +542,68 @@ mod tests {
     }
 
     #[test]
+    fn lookups_across_parts() {
+        // Vertices over four parts; changes everywhere, the part edges
+        // included; even vertices' lists are on disk (those divisible by
+        // 6 span three blocks), odd ones empty.
+        let n = 3 * PART_WORDS as u64 * 64 + 70;
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let edges = [
+            0,
+            63,
+            64,
+            PART_WORDS as u64 * 64 - 1,
+            PART_WORDS as u64 * 64,
+            n - 1,
+        ];
+        let mut touched: Vec<u64> = (0..20_000).map(|_| next() % n).chain(edges).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let (mut ins, mut del) = (Vec::new(), Vec::new());
+        for &v in &touched {
+            ins.push(key(v as u32, 7));
+            ins.push(key(v as u32, 9));
+            if v % 2 == 0 {
+                del.push(key(v as u32, 3));
+            }
+        }
+        let fences: Vec<(u32, Vec<u32>)> = touched
+            .iter()
+            .filter(|&&v| v % 6 == 0)
+            .map(|&v| (v as u32, vec![v as u32, v as u32 + 1]))
+            .collect();
+        let on_disk = |v: u32| {
+            v.is_multiple_of(2)
+                .then_some((if v.is_multiple_of(6) { 3 } else { 1 }, 10))
+        };
+        let d = Delta::build(n, &ins, &del, on_disk, |_| ([0, 0], 0), &fences).unwrap();
+        assert_eq!(d.changed(), touched.len() as u64);
+        let mut t = touched.iter().peekable();
+        for v in 0..n as u32 {
+            let hit = t.next_if(|&&x| x == v as u64).is_some();
+            match (hit, d.get(v)) {
+                (false, None) => {}
+                (true, Some(Change::Patch { ins, del })) if v % 2 == 0 => {
+                    assert_eq!((ins, del), (&[7, 9][..], &[3][..]), "{v}");
+                    let f = if v % 6 == 0 { vec![v, v + 1] } else { vec![] };
+                    assert_eq!(d.fences(v), &f[..], "{v}");
+                }
+                (true, Some(Change::Replace(l))) if v % 2 == 1 => assert_eq!(l, &[7, 9], "{v}"),
+                (h, c) => panic!("vertex {v}: touched {h}, {c:?}"),
+            }
+        }
+        // A key past the last vertex is refused, in any part.
+        let bad = vec![key(n as u32, 1)];
+        assert!(Delta::build(n, &bad, &[], on_disk, |_| ([0, 0], 0), &[]).is_err());
+    }
+
+    #[test]
     fn lookups_and_replacements() {
         let ops = NetOps {
             ins: vec![key(1, 7), key(3, 2), key(3, 4), key(70, 1)],
@@ -466,7 +611,8 @@ mod tests {
         };
         let d = Delta::build(
             100,
-            &ops,
+            &ops.ins,
+            &ops.del,
             |v| (v == 1).then_some((1, 5)),
             |v| if v == 3 { ([9, 0], 1) } else { ([0, 0], 0) },
             &[],
@@ -491,6 +637,6 @@ mod tests {
             ins: vec![],
             del: vec![key(3, 8)],
         };
-        assert!(Delta::build(10, &bad, |_| None, |_| ([9, 0], 1), &[]).is_err());
+        assert!(Delta::build(10, &bad.ins, &bad.del, |_| None, |_| ([9, 0], 1), &[]).is_err());
     }
 }

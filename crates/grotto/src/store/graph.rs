@@ -147,9 +147,22 @@ impl Graph {
             .map_err(|e| Error::io(path, "read header", e))?;
         // Field ranges, flags against sections, counts against lengths.
         let header = Header::decode(&hb, path, len)?;
+        // The committed runs are read and checked while the index loads:
+        // both are mostly waiting on the disk.
+        let crc = super::header::get_u32(&hb, BLOCK_BYTES - 4);
+        let (out, committed) = rayon::join(
+            || load_adjacency(&file, path, &header, Direction::Out),
+            || {
+                header
+                    .has_delta()
+                    .then(|| super::history::read_committed(&file, path, &header, crc, len))
+                    .transpose()
+            },
+        );
+        let (out, committed) = (out?, committed?);
         let mut g = Graph {
             path: path.to_path_buf(),
-            out: load_adjacency(&file, path, &header, Direction::Out)?,
+            out,
             inn: None,
             id_map: None,
             names: None,
@@ -210,9 +223,7 @@ impl Graph {
                 g.header.vertex_count,
             )?);
         }
-        if g.header.has_delta() {
-            let crc = super::header::get_u32(&hb, BLOCK_BYTES - 4);
-            let mut c = super::history::read_committed(&g.file, path, &g.header, crc, len)?;
+        if let Some(mut c) = committed {
             if c.manifest.seq > 0 {
                 g.apply_committed(&mut c, len)?;
             }
@@ -243,15 +254,15 @@ impl Graph {
                 "the updates add vertices to a graph with an id map or names".into(),
             ));
         }
-        if self.inn.is_none() && !(c.inn.ins.is_empty() && c.inn.del.is_empty()) {
+        if self.inn.is_none() && !c.inn.is_empty() {
             return Err(bad(
                 "the updates change in-lists the graph does not have".into()
             ));
         }
         let mut changed = 0;
         let (ins, del) = (
-            (c.out.ins.len() + c.inn.ins.len()) as u64,
-            (c.out.del.len() + c.inn.del.len()) as u64,
+            (c.out.ins().len() + c.inn.ins().len()) as u64,
+            (c.out.del().len() + c.inn.del().len()) as u64,
         );
         // Each adjacency's ops are dropped once its delta holds them.
         let (out_ops, inn_ops) = (std::mem::take(&mut c.out), std::mem::take(&mut c.inn));
@@ -270,7 +281,8 @@ impl Graph {
                 .collect();
             let delta = super::delta::Delta::build(
                 n,
-                ops,
+                ops.ins(),
+                ops.del(),
                 |v| {
                     adj.block_range(v)
                         .map(|(a, b)| (b - a + 1, adj.base_degree(v)))

@@ -7,11 +7,13 @@
 use super::delta::NetOps;
 use super::format::*;
 use super::load::{corrupt, required};
-use super::manifest::{Fences, Manifest, Run, MANIFEST_BYTES};
+use super::manifest::{Fences, Manifest, RunView, MANIFEST_BYTES};
 use crate::error::{Error, Result};
 use std::fs::File;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The committed state of a file, read and folded.
 #[derive(Clone, Debug)]
@@ -24,15 +26,74 @@ pub struct Committed {
     /// Where the manifest section starts.
     pub manifest_at: u64,
     /// Net out-adjacency changes since the base.
-    pub out: NetOps,
+    pub out: Ops,
     /// Net in-adjacency changes since the base.
-    pub inn: NetOps,
+    pub inn: Ops,
     /// The fences of every spanning list a run touched, sorted by
     /// (dir, vertex).
     pub fences: Fences,
     /// The first byte after the base sections, the manifest and the runs:
     /// where the next run goes.
     pub end: u64,
+}
+
+/// One adjacency's net changes since the base, as read: the keys of the
+/// one run in force where they were read (opening a graph copies none of
+/// them), or the runs folded into one.
+#[derive(Clone, Debug)]
+pub enum Ops {
+    /// Keys of the one run: inserts and deletes at these word ranges.
+    InRun {
+        /// The run's bytes, as words.
+        words: Arc<Vec<u64>>,
+        /// Where the inserted keys lie.
+        ins: Range<usize>,
+        /// Where the deleted keys lie.
+        del: Range<usize>,
+    },
+    /// Several runs folded (or none).
+    Folded(NetOps),
+}
+
+impl Default for Ops {
+    fn default() -> Self {
+        Ops::Folded(NetOps::default())
+    }
+}
+
+impl Ops {
+    /// Inserted keys, sorted.
+    pub fn ins(&self) -> &[u64] {
+        match self {
+            Ops::InRun { words, ins, .. } => &words[ins.clone()],
+            Ops::Folded(o) => &o.ins,
+        }
+    }
+    /// Deleted keys, sorted.
+    pub fn del(&self) -> &[u64] {
+        match self {
+            Ops::InRun { words, del, .. } => &words[del.clone()],
+            Ops::Folded(o) => &o.del,
+        }
+    }
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.ins().is_empty() && self.del().is_empty()
+    }
+    /// Inserted minus deleted arcs.
+    pub fn entry_change(&self) -> i64 {
+        self.ins().len() as i64 - self.del().len() as i64
+    }
+    /// The keys, owned.
+    pub fn into_net_ops(self) -> NetOps {
+        match self {
+            Ops::Folded(o) => o,
+            r => NetOps {
+                ins: r.ins().to_vec(),
+                del: r.del().to_vec(),
+            },
+        }
+    }
 }
 
 /// The end of the last section of `h`, padded.
@@ -46,7 +107,27 @@ pub fn sections_end(h: &Header) -> u64 {
 
 fn read_at(file: &File, path: &Path, at: u64, len: usize, what: &str) -> Result<Vec<u8>> {
     let mut b = vec![0u8; len];
-    file.read_exact_at(&mut b, at).map_err(|e| {
+    read_into(file, path, at, &mut b, what)?;
+    Ok(b)
+}
+
+/// Reads `len` bytes at `at` into words (the last one padded with zeros),
+/// so that the arc keys in them can be used where they lie.
+fn read_words(file: &File, path: &Path, at: u64, len: usize, what: &str) -> Result<Vec<u64>> {
+    use rayon::prelude::*;
+    let mut w = vec![0u64; len.div_ceil(8)];
+    // In pieces on all threads: most of the time goes to the kernel's
+    // handing out fresh pages, which the threads do side by side.
+    const PIECE: usize = 1 << 22;
+    bytemuck::cast_slice_mut::<u64, u8>(&mut w)[..len]
+        .par_chunks_mut(PIECE)
+        .enumerate()
+        .try_for_each(|(i, b)| read_into(file, path, at + (i * PIECE) as u64, b, what))?;
+    Ok(w)
+}
+
+fn read_into(file: &File, path: &Path, at: u64, b: &mut [u8], what: &str) -> Result<()> {
+    file.read_exact_at(b, at).map_err(|e| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
             Error::Truncated {
                 path: path.into(),
@@ -56,7 +137,7 @@ fn read_at(file: &File, path: &Path, at: u64, len: usize, what: &str) -> Result<
             Error::io(path, format!("read {what}"), e)
         }
     })?;
-    Ok(b)
+    Ok(())
 }
 
 /// Reads the manifest slot in force and its runs. `header_crc` is the
@@ -101,8 +182,8 @@ pub fn read_committed(
         1,
     ));
     let mut end = sections_end(h);
-    let mut out = NetOps::default();
-    let mut inn = NetOps::default();
+    let mut out = Ops::default();
+    let mut inn = Ops::default();
     let mut fences: Fences = Vec::new();
     let mut vertices = h.vertex_count;
     for (i, r) in manifest.runs.iter().enumerate() {
@@ -120,29 +201,41 @@ pub fn read_committed(
                 what: format!("{what} ends past the end of the file"),
             });
         }
-        let b = read_at(file, path, r.offset, r.length as usize, &what)?;
-        if crc32c::crc32c(&b) != r.crc {
+        let len = r.length as usize;
+        let words = Arc::new(read_words(file, path, r.offset, len, &what)?);
+        if crc32c::crc32c(&bytemuck::cast_slice::<u64, u8>(&words)[..len]) != r.crc {
             return Err(corrupt(path, format!("{what} fails its checksum")));
         }
-        let run = Run::decode(&b).map_err(|why| corrupt(path, format!("{what}: {why}")))?;
+        let run =
+            RunView::parse(&words, len).map_err(|why| corrupt(path, format!("{what}: {why}")))?;
         if run.vertices < vertices {
             return Err(corrupt(path, format!("{what} removes vertices")));
         }
         vertices = run.vertices;
-        // The first run is taken as it is (no copy); later ones folded in.
-        let fold = |a: NetOps, b: NetOps| {
-            if a.ins.is_empty() && a.del.is_empty() {
-                return Ok(b);
+        // The first run's keys stay where they were read; later ones are
+        // folded in.
+        let fold = |a: Ops, k: usize| -> Result<Ops> {
+            if a.is_empty() {
+                return Ok(Ops::InRun {
+                    words: words.clone(),
+                    ins: run.at[k].clone(),
+                    del: run.at[k + 1].clone(),
+                });
             }
-            a.fold(&b).map_err(|why| {
+            let later = NetOps {
+                ins: run.keys[k].to_vec(),
+                del: run.keys[k + 1].to_vec(),
+            };
+            let folded = a.into_net_ops().fold(&later).map_err(|why| {
                 corrupt(
                     path,
                     format!("{what} contradicts the runs before it: {why}"),
                 )
-            })
+            })?;
+            Ok(Ops::Folded(folded))
         };
-        out = fold(out, run.out)?;
-        inn = fold(inn, run.inn)?;
+        out = fold(out, 0)?;
+        inn = fold(inn, 2)?;
         fences.extend(run.fences);
         end = r.offset + padded(r.length);
     }

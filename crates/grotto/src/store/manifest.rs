@@ -170,12 +170,50 @@ impl Run {
     }
 
     /// Decodes and checks a run's bytes (their checksum was checked by the
-    /// caller): lengths, keys strictly increasing and below the vertex
-    /// count, a key never both inserted and deleted, fences sorted.
+    /// caller): see [`RunView::parse`].
     pub fn decode(b: &[u8]) -> Result<Run, String> {
-        if b.len() < RUN_FIXED || b[..8] != RUN_MAGIC {
+        let mut words = vec![0u64; b.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..b.len()].copy_from_slice(b);
+        let r = RunView::parse(&words, b.len())?;
+        let ops = |i: usize| NetOps {
+            ins: r.keys[i].to_vec(),
+            del: r.keys[i + 1].to_vec(),
+        };
+        Ok(Run {
+            vertices: r.vertices,
+            out: ops(0),
+            inn: ops(2),
+            fences: r.fences,
+        })
+    }
+}
+
+/// A run checked where it was read: its keys are borrowed from the words
+/// holding its bytes, so opening a graph copies none of them.
+#[derive(Debug)]
+pub struct RunView<'a> {
+    /// Vertices after this run.
+    pub vertices: u64,
+    /// Keys inserted into and deleted from the out-lists, then the
+    /// in-lists, each sorted.
+    pub keys: [&'a [u64]; 4],
+    /// Where each of `keys` lies in the words.
+    pub at: [std::ops::Range<usize>; 4],
+    /// Fences, sorted by (dir, vertex).
+    pub fences: Fences,
+}
+
+impl<'a> RunView<'a> {
+    /// Checks the run whose `len` bytes start `words` (the last word
+    /// padded with anything): lengths, keys strictly increasing and below
+    /// the vertex count, a key never both inserted and deleted, fences
+    /// sorted.
+    pub fn parse(words: &'a [u64], len: usize) -> Result<RunView<'a>, String> {
+        let b = bytemuck::cast_slice::<u64, u8>(words);
+        if len > b.len() || len < RUN_FIXED || b[..8] != RUN_MAGIC {
             return Err("delta run: bad magic".into());
         }
+        let b = &b[..len];
         let vertices = get_u64(b, 8);
         let counts: Vec<u64> = (0..6).map(|i| get_u64(b, 16 + 8 * i)).collect();
         let need = counts[..4]
@@ -189,35 +227,19 @@ impl Run {
                 b.len()
             ));
         }
-        let mut at = RUN_FIXED;
-        let mut take_keys = |n: u64| -> Result<Vec<u64>, String> {
-            let v: Vec<u64> = (0..n as usize).map(|i| get_u64(b, at + 8 * i)).collect();
-            at += 8 * n as usize;
-            if v.windows(2).any(|w| w[0] >= w[1]) {
-                return Err("delta run: keys are not strictly increasing".into());
-            }
-            if let Some(&k) = v
-                .iter()
-                .find(|&&k| (k >> 32) >= vertices || (k as u32 as u64) >= vertices)
-            {
-                return Err(format!(
-                    "delta run: arc {} -> {} names a vertex beyond {vertices}",
-                    k >> 32,
-                    k as u32
-                ));
-            }
-            Ok(v)
-        };
-        let out = NetOps {
-            ins: take_keys(counts[0])?,
-            del: take_keys(counts[1])?,
-        };
-        let inn = NetOps {
-            ins: take_keys(counts[2])?,
-            del: take_keys(counts[3])?,
-        };
-        for ops in [&out, &inn] {
-            if let Some(k) = first_common(&ops.ins, &ops.del) {
+        // The key arrays follow the fixed part, each a whole number of words.
+        let mut w = RUN_FIXED / 8;
+        let at: [std::ops::Range<usize>; 4] = std::array::from_fn(|i| {
+            let r = w..w + counts[i] as usize;
+            w = r.end;
+            r
+        });
+        let keys: [&[u64]; 4] = std::array::from_fn(|i| &words[at[i].clone()]);
+        for k in keys {
+            check_keys(k, vertices)?;
+        }
+        for (ins, del) in [(keys[0], keys[1]), (keys[2], keys[3])] {
+            if let Some(k) = first_common(ins, del) {
                 return Err(format!(
                     "delta run: arc {} -> {} is both inserted and deleted",
                     k >> 32,
@@ -226,12 +248,12 @@ impl Run {
             }
         }
         let rows = counts[4] as usize;
-        let mut at = b.len() - 16 * rows - 4 * counts[5] as usize;
+        let mut at_b = b.len() - 16 * rows - 4 * counts[5] as usize;
         let mut heads = Vec::with_capacity(rows);
         let mut total = 0u64;
         for i in 0..rows {
-            let k = get_u64(b, at + 16 * i);
-            let c = get_u64(b, at + 16 * i + 8);
+            let k = get_u64(b, at_b + 16 * i);
+            let c = get_u64(b, at_b + 16 * i + 8);
             if k >> 32 > 1 || (k as u32 as u64) >= vertices {
                 return Err(format!("delta run: fence row {i} names no list"));
             }
@@ -244,20 +266,58 @@ impl Run {
         if total != counts[5] {
             return Err("delta run: fence rows do not add up to its fences".into());
         }
-        at += 16 * rows;
+        at_b += 16 * rows;
         let mut fences = Vec::with_capacity(rows);
         for (k, c) in heads {
-            let f: Vec<VertexId> = (0..c as usize).map(|i| get_u32(b, at + 4 * i)).collect();
-            at += 4 * c as usize;
+            let f: Vec<VertexId> = (0..c as usize).map(|i| get_u32(b, at_b + 4 * i)).collect();
+            at_b += 4 * c as usize;
             fences.push(((k >> 32) as u8, k as VertexId, f));
         }
-        Ok(Run {
+        Ok(RunView {
             vertices,
-            out,
-            inn,
+            keys,
+            at,
             fences,
         })
     }
+}
+
+/// Checks arc keys: strictly increasing, both ends below `vertices`. The
+/// checks run as branch-free folds over pieces, on all threads: a run of a
+/// few percent of a large graph holds millions of keys, and every open of
+/// the graph checks them.
+fn check_keys(v: &[u64], vertices: u64) -> Result<(), String> {
+    use rayon::prelude::*;
+    // Each piece checks its own order and the step into the next piece.
+    const PIECE: usize = 1 << 16;
+    let (sorted, top) = v
+        .par_chunks(PIECE)
+        .enumerate()
+        .map(|(i, c)| {
+            let mut sorted = c.windows(2).fold(true, |ok, w| ok & (w[0] < w[1]));
+            if let (Some(&last), Some(&next)) = (c.last(), v.get((i + 1) * PIECE)) {
+                sorted &= last < next;
+            }
+            (sorted, c.iter().fold(0u32, |m, &k| m.max(k as u32)))
+        })
+        .reduce(|| (true, 0), |a, b| (a.0 && b.0, a.1.max(b.1)));
+    if !sorted {
+        return Err("delta run: keys are not strictly increasing".into());
+    }
+    let last_source = v.last().map_or(0, |&k| k >> 32);
+    if !v.is_empty() && (last_source >= vertices || top as u64 >= vertices) {
+        let k = v
+            .iter()
+            .find(|&&k| (k >> 32) >= vertices || (k as u32 as u64) >= vertices)
+            .copied()
+            .unwrap_or(0);
+        return Err(format!(
+            "delta run: arc {} -> {} names a vertex beyond {vertices}",
+            k >> 32,
+            k as u32
+        ));
+    }
+    Ok(())
 }
 
 /// A key in both sorted arrays, if any.
@@ -322,6 +382,44 @@ mod tests {
                 prop_assert!(Run::decode(&b[..cut]).is_err());
             }
         }
+    }
+
+    #[test]
+    fn bad_keys_are_refused_wherever_they_lie() {
+        // More keys than one checking piece, so that the step between
+        // two pieces is checked too.
+        let n = 3 * (1 << 16) + 5;
+        let good: Vec<u64> = (0..n as u64).map(|i| ((i / 7) << 32) | (i % 7)).collect();
+        let vertices = n as u64 / 7 + 1;
+        let run = |ins: Vec<u64>, del: Vec<u64>| {
+            Run::decode(
+                &Run {
+                    vertices,
+                    out: NetOps { ins, del },
+                    ..Run::default()
+                }
+                .encode(),
+            )
+        };
+        assert!(run(good.clone(), vec![]).is_ok());
+        for at in [1, 1 << 16, 2 << 16, n - 1] {
+            let mut bad = good.clone();
+            bad.swap(at - 1, at);
+            let e = run(bad, vec![]).unwrap_err();
+            assert!(e.contains("not strictly increasing"), "{at}: {e}");
+            let mut dup = good.clone();
+            dup[at] = dup[at - 1];
+            assert!(run(vec![], dup).is_err(), "{at}");
+        }
+        let mut far = good.clone();
+        far[1000] = (142 << 32) | vertices;
+        let e = run(far, vec![]).unwrap_err();
+        assert!(e.contains(&format!("arc 142 -> {vertices}")), "{e}");
+        let mut past = good.clone();
+        past.push(vertices << 32);
+        assert!(run(past, vec![]).unwrap_err().contains("beyond"));
+        let e = run(good.clone(), vec![good[77]]).unwrap_err();
+        assert!(e.contains("both inserted and deleted"), "{e}");
     }
 
     #[test]

@@ -328,8 +328,16 @@ impl GraphUpdate {
             // No room for another run: fold the runs in force and this
             // batch into one, written after them.
             let c = committed(&self.file, g, &point)?;
-            run.out = c.out.fold(&run.out).map_err(|w| g.corrupt_here(w))?;
-            run.inn = c.inn.fold(&run.inn).map_err(|w| g.corrupt_here(w))?;
+            run.out = c
+                .out
+                .into_net_ops()
+                .fold(&run.out)
+                .map_err(|w| g.corrupt_here(w))?;
+            run.inn = c
+                .inn
+                .into_net_ops()
+                .fold(&run.inn)
+                .map_err(|w| g.corrupt_here(w))?;
             run.fences.extend(c.fences);
             run.fences.sort_by_key(|f| (f.0, f.1));
             run.fences.dedup_by_key(|f| (f.0, f.1));
