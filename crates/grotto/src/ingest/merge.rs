@@ -31,6 +31,9 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::time::Instant;
 
+mod list;
+use list::*;
+
 /// When a commit merges instead of appending a delta run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MergePolicy {
@@ -164,105 +167,6 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
     let batch = (ins + del) * per_edge * sides;
     let entries = g.header().out_entries.max(1) * sides;
     (pending + batch) as f64 > frac * entries as f64
-}
-
-/// How a merge counts the out-adjacency's changes.
-#[derive(Clone, Copy)]
-struct Counts<'a> {
-    /// Whether the arc `(v, u)` counts (an undirected edge counts once).
-    once: &'a (dyn Fn(VertexId, VertexId) -> bool + Sync),
-    /// Whether the real changes are kept (for the in-adjacency).
-    record: bool,
-}
-
-/// Counts of one merge, as [`UpdateReport`] wants them.
-#[derive(Default)]
-struct Tally {
-    inserted: u64,
-    deleted: u64,
-    present: u64,
-    absent: u64,
-    weights_set: u64,
-    weights_absent: u64,
-}
-
-impl Tally {
-    fn add(&mut self, o: &Tally) {
-        self.inserted += o.inserted;
-        self.deleted += o.deleted;
-        self.present += o.present;
-        self.absent += o.absent;
-        self.weights_set += o.weights_set;
-        self.weights_absent += o.weights_absent;
-    }
-}
-
-/// One adjacency's changes as sorted, distinct arc keys: deletes, then
-/// inserts, then weight changes (weights only in weighted graphs).
-#[derive(Clone, Copy, Default)]
-struct Ops<'a> {
-    ins: &'a [u64],
-    ins_w: &'a [f32],
-    del: &'a [u64],
-    set: &'a [u64],
-    set_w: &'a [f32],
-}
-
-/// The batch's real changes, as arc keys, for the in-adjacency: arcs
-/// added, arcs removed, and arcs whose weight changed (a set weight, or a
-/// delete and insert of the same arc).
-#[derive(Default)]
-struct Changes {
-    ins: Vec<(u64, f32)>,
-    del: Vec<u64>,
-    set: Vec<(u64, f32)>,
-}
-
-impl Changes {
-    /// The same changes seen from the other end of each arc, sorted.
-    fn flipped(self) -> OwnedOps {
-        let flip = |k: u64| {
-            let (a, b) = unkey(k);
-            key(b, a)
-        };
-        let split = |mut xs: Vec<(u64, f32)>| {
-            xs.iter_mut().for_each(|x| x.0 = flip(x.0));
-            xs.par_sort_unstable_by_key(|x| x.0);
-            xs.into_iter().unzip::<u64, f32, Vec<u64>, Vec<f32>>()
-        };
-        let mut del: Vec<u64> = self.del.into_iter().map(flip).collect();
-        del.par_sort_unstable();
-        let (ins, ins_w) = split(self.ins);
-        let (set, set_w) = split(self.set);
-        OwnedOps {
-            ins,
-            ins_w,
-            del,
-            set,
-            set_w,
-        }
-    }
-}
-
-/// [`Ops`] that own their keys.
-struct OwnedOps {
-    ins: Vec<u64>,
-    ins_w: Vec<f32>,
-    del: Vec<u64>,
-    set: Vec<u64>,
-    set_w: Vec<f32>,
-}
-
-impl OwnedOps {
-    fn ops(&self) -> Ops<'_> {
-        Ops {
-            ins: &self.ins,
-            ins_w: &self.ins_w,
-            del: &self.del,
-            set: &self.set,
-            set_w: &self.set_w,
-        }
-    }
 }
 
 /// Merges `up`'s batch and the graph's delta into a new file (see the
@@ -620,14 +524,13 @@ fn build_chunk(
                 set: &ops.set[e..e2],
                 set_w: &ops.set_w[e..e2],
             };
-            let out = (&mut c.targets, &mut c.weights);
-            merge_list(
-                v,
-                (&list, &lw),
-                mine,
-                out,
-                count.map(|f| (f, &mut tally, &mut changes)),
-            );
+            let count = count.map(|f| (f, &mut tally, &mut changes));
+            if !weighted && mine.set.is_empty() {
+                merge_plain(v, &list, mine.ins, mine.del, &mut c.targets, count);
+            } else {
+                let out = (&mut c.targets, &mut c.weights);
+                merge_list(v, (&list, &lw), mine, out, count);
+            }
         }
         // Self loops (kept by the graph) count in the summary's `loops`.
         let from = c.offsets.last().copied().unwrap_or(0) as usize;
@@ -636,95 +539,6 @@ fn build_chunk(
         (i, j, e) = (i2, j2, e2);
     }
     Ok((tally, changes))
-}
-
-/// Appends to `out` the sorted list `l` of `v` (with its weights, in a
-/// weighted graph) changed by `ops` (keys of `v`'s arcs): deletes, then
-/// inserts, then weight changes. An arc deleted and inserted again takes
-/// the insert's weight; an insert of an arc already there keeps the old
-/// weight. With `count`, tallies what changed as a delta commit's
-/// resolve would, and records the real changes.
-fn merge_list(
-    v: VertexId,
-    (l, lw): (&[VertexId], &[f32]),
-    ops: Ops<'_>,
-    (out, out_w): (&mut Vec<VertexId>, &mut Vec<f32>),
-    mut count: Option<(Counts<'_>, &mut Tally, &mut Changes)>,
-) {
-    let weighted = !lw.is_empty() || !ops.ins_w.is_empty();
-    let tgt = |ks: &[u64], at: usize| ks.get(at).map(|&k| unkey(k).1);
-    let (mut i, mut a, mut d, mut e) = (0, 0, 0, 0);
-    // The next id a change names; the ids of `l` before it are copied as
-    // they are.
-    while let Some(x) = [tgt(ops.ins, a), tgt(ops.del, d), tgt(ops.set, e)]
-        .into_iter()
-        .flatten()
-        .min()
-    {
-        let k = i + l[i..].partition_point(|&y| y < x);
-        out.extend_from_slice(&l[i..k]);
-        if weighted {
-            out_w.extend_from_slice(&lw[i..k]);
-        }
-        i = k;
-        let in_l = l.get(i) == Some(&x);
-        let in_i = tgt(ops.ins, a) == Some(x);
-        let in_d = tgt(ops.del, d) == Some(x);
-        let in_s = tgt(ops.set, e) == Some(x);
-        let keep = in_i || (in_l && !in_d);
-        let mut w = 0.0;
-        if keep {
-            out.push(x);
-            if weighted {
-                w = if in_s {
-                    ops.set_w[e]
-                } else if in_i && (!in_l || in_d) {
-                    ops.ins_w[a]
-                } else {
-                    lw[i]
-                };
-                out_w.push(w);
-            }
-        }
-        if let Some((f, t, ch)) = count.as_mut() {
-            let counted = (f.once)(v, x) as u64;
-            match (in_l, in_i, in_d) {
-                (true, true, false) => t.present += counted,
-                (true, false, true) => t.deleted += counted,
-                (false, true, _) => {
-                    t.inserted += counted;
-                    t.absent += in_d as u64 * counted;
-                }
-                (false, false, true) => t.absent += counted,
-                _ => {}
-            }
-            if in_s {
-                if keep {
-                    t.weights_set += counted;
-                } else {
-                    t.weights_absent += counted;
-                }
-            }
-            let k = key(v, x);
-            if f.record {
-                if !keep && in_l {
-                    ch.del.push(k);
-                } else if keep && !in_l {
-                    ch.ins.push((k, w));
-                } else if keep && weighted && (in_s || (in_i && in_d)) {
-                    ch.set.push((k, w));
-                }
-            }
-        }
-        i += in_l as usize;
-        a += in_i as usize;
-        d += in_d as usize;
-        e += in_s as usize;
-    }
-    out.extend_from_slice(&l[i..]);
-    if weighted {
-        out_w.extend_from_slice(&lw[i..]);
-    }
 }
 
 #[cfg(test)]

@@ -90,6 +90,33 @@ fn untouched_and_empty_lists() {
 }
 
 proptest::proptest! {
+    /// The unweighted merge gives what the general one gives: the list,
+    /// the counts and the recorded changes.
+    #[test]
+    fn the_plain_merge_matches_the_general_one(
+        l in proptest::collection::btree_set(0u32..64, 0..24),
+        ins in proptest::collection::btree_set(0u32..64, 0..12),
+        del in proptest::collection::btree_set(0u32..64, 0..12),
+    ) {
+        let ids: Vec<u32> = l.into_iter().collect();
+        let (ki, kd) = (k(&ins.into_iter().collect::<Vec<_>>()), k(&del.into_iter().collect::<Vec<_>>()));
+        let ops = Ops { ins: &ki, del: &kd, ..Ops::default() };
+        let (want, _, wt, wch) = merged(&ids, &[], ops);
+        let mut out = Vec::new();
+        let mut t = Tally::default();
+        let mut ch = Changes::default();
+        let all = Counts { once: &|_: VertexId, _: VertexId| true, record: true };
+        merge_plain(7, &ids, &ki, &kd, &mut out, Some((all, &mut t, &mut ch)));
+        proptest::prop_assert_eq!(out, want);
+        proptest::prop_assert_eq!(
+            [t.inserted, t.deleted, t.present, t.absent],
+            [wt.inserted, wt.deleted, wt.present, wt.absent]
+        );
+        proptest::prop_assert_eq!((ch.ins, ch.del, ch.set), (wch.ins, wch.del, wch.set));
+    }
+}
+
+proptest::proptest! {
     /// The merged list (and its weights) equals the model: a map of
     /// arcs with deletes, then inserts (new or re-inserted take the
     /// insert's weight), then weight changes of arcs then present.
