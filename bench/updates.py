@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Update throughput against a full conversion, side by side in one run.
 
-    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS] [MODES]
+    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS] [MODES] [--weighted]
 
 Converts EDGELIST (undirected, the default settings) once into base.grotto.
 For each fraction f of the edge list's lines (default 0.001,0.01,0.1) it
@@ -17,6 +17,11 @@ each fraction is measured with each mode, as its own row (`never` appends
 a delta run, `always` merges into fresh blocks, `auto` picks by size).
 The page cache is dropped before
 each timed command when /proc/sys/vm/drop_caches is writable.
+
+With --weighted, the base gets a random weight per edge (quarters from
+0.25 to 25, converted --weighted), inserts carry weights, each batch also
+gives f x lines sampled edges new weights (--set-weight), and SSSP from
+the same source replaces PageRank.
 
 Prints medians: update and convert times and their ratio, edges changed
 per second, bytes written per changed edge, and BFS / PageRank on the
@@ -68,14 +73,21 @@ def read_edges(path):
     return t.column("u").to_numpy(), t.column("v").to_numpy()
 
 
-def write_pairs(path, u, v):
+def write_pairs(path, u, v, w=None):
     with open(path, "w") as f:
-        np.savetxt(f, np.stack([u, v], axis=1), fmt="%d %d")
+        if w is None:
+            np.savetxt(f, np.stack([u, v], axis=1), fmt="%d %d")
+        else:
+            np.savetxt(f, np.stack([u, v, w], axis=1), fmt="%d %d %g")
+
+
+def weights(rng, m):
+    return rng.integers(1, 101, size=m) / 4.0
 
 
 def run(alg, path, source):
     args = [G, "run", alg, path, "--json", "--threads", "2", "--cache", "3%"]
-    if alg == "bfs":
+    if alg in ("bfs", "sssp"):
         args += ["--source", str(source)]
     t, out = timed(args)
     m = json.loads(out)["metrics"]
@@ -83,16 +95,24 @@ def run(alg, path, source):
 
 
 def main():
-    src, work = sys.argv[1], sys.argv[2]
-    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    fracs = [float(x) for x in (sys.argv[4] if len(sys.argv) > 4 else "0.001,0.01,0.1").split(",")]
-    modes = (sys.argv[5] if len(sys.argv) > 5 else "auto").split(",")
+    argv = [a for a in sys.argv if a != "--weighted"]
+    weighted = len(argv) != len(sys.argv)
+    src, work = argv[1], argv[2]
+    runs = int(argv[3]) if len(argv) > 3 else 3
+    fracs = [float(x) for x in (argv[4] if len(argv) > 4 else "0.001,0.01,0.1").split(",")]
+    modes = (argv[5] if len(argv) > 5 else "auto").split(",")
     rows = [(f, m) for f in fracs for m in modes]
+    kind = ["--undirected"] + (["--weighted"] if weighted else [])
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "base.grotto")
-    if not os.path.exists(base):
-        sh([G, "convert", src, base, "--undirected", "-q"])
     u, v = read_edges(src)
+    if not os.path.exists(base):
+        if weighted:
+            wsrc = os.path.join(work, "weighted.el")
+            write_pairs(wsrc, u, v, weights(np.random.default_rng(3), len(u)))
+            sh([G, "convert", wsrc, base, *kind, "-q"])
+        else:
+            sh([G, "convert", src, base, *kind, "-q"])
     n = int(max(u.max(), v.max())) + 1
     # BFS from the vertex of highest degree (in the giant component).
     source = int(np.argmax(np.bincount(u, minlength=n) + np.bincount(v, minlength=n)))
@@ -105,35 +125,41 @@ def main():
         ins_v = rng.integers(0, n, size=m, dtype=np.uint32)
         fi = os.path.join(work, f"ins-{f}.el")
         fd = os.path.join(work, f"del-{f}.el")
-        write_pairs(fi, ins_u, ins_v)
+        write_pairs(fi, ins_u, ins_v, weights(rng, m) if weighted else None)
         write_pairs(fd, u[pick], v[pick])
+        extra = []
+        if weighted:
+            fs = os.path.join(work, f"set-{f}.el")
+            again = rng.choice(len(u), size=m, replace=False)
+            write_pairs(fs, u[again], v[again], weights(rng, m))
+            extra = ["--set-weight", fs]
         once = os.path.join(work, "once.grotto")
         shutil.copy(base, once)
-        sh([G, "update", once, "--insert", fi, "--delete", fd, "-q"])
+        sh([G, "update", once, "--insert", fi, "--delete", fd, *extra, "-q"])
         upd = os.path.join(work, f"updated-{f}.el")
         sh([G, "export", once, "-o", upd])
         os.remove(once)
-        batches[f] = (fi, fd, upd)
+        batches[f] = (fi, fd, upd, extra)
     res = {row: {k: [] for k in ["update", "convert", "changed", "written", "merged", "bfs_u", "bfs_f", "pr_u", "pr_f", "rss_u", "rss_f"]} for row in rows}
     for _ in range(runs):
         for row in rows:
             f, mode = row
-            fi, fd, upd = batches[f]
+            fi, fd, upd, extra = batches[f]
             work_g = os.path.join(work, "work.grotto")
             fresh = os.path.join(work, "fresh.grotto")
             shutil.copy(base, work_g)
-            t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, "--merge", mode, "--json"])
+            t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, *extra, "--merge", mode, "--json"])
             r = json.loads(out)
-            changed = r["inserted"] + r["deleted"]
+            changed = r["inserted"] + r["deleted"] + r["weights_set"]
             res[row]["update"].append(t)
             res[row]["changed"].append(changed)
             res[row]["written"].append(r["bytes_written"])
             res[row]["merged"].append(r["merged"])
             if os.path.exists(fresh):
                 os.remove(fresh)
-            t, _ = timed([G, "convert", upd, fresh, "--undirected", "-q"])
+            t, _ = timed([G, "convert", upd, fresh, *kind, "-q"])
             res[row]["convert"].append(t)
-            for alg, key in [("bfs", "bfs"), ("pagerank", "pr")]:
+            for alg, key in [("bfs", "bfs"), ("sssp" if weighted else "pagerank", "pr")]:
                 tu, ru = run(alg, work_g, source)
                 tf, rf = run(alg, fresh, source)
                 res[row][key + "_u"].append(tu)
@@ -143,7 +169,8 @@ def main():
                     res[row]["rss_f"].append(rf)
     med = lambda xs: statistics.median(xs)
     print(f"{len(u)} input lines, {n} vertices, BFS from {source}; medians of {runs} interleaved runs\n")
-    print("| batch | commit | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | PageRank updated / fresh | BFS peak RSS updated / fresh |")
+    second = "SSSP" if weighted else "PageRank"
+    print(f"| batch | commit | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | {second} updated / fresh | BFS peak RSS updated / fresh |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         f, mode = row

@@ -340,7 +340,7 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
     let ins = d.path().join("ins.el");
     std::fs::write(&ins, "1 2\n").unwrap();
     let conv = |name: &str, body: &str, extra: &[&str]| text_graph(d.path(), name, body, extra);
-    // A weighted graph: inserts need weights, and a delta run holds none.
+    // A weighted graph: inserts need weights.
     let w = conv("w", "0 1 1.5\n1 2 2.5\n", &["--weighted"]);
     let before = std::fs::read(&w).unwrap();
     let o = grotto(&["update", p(&w), "--insert", p(&ins)]);
@@ -359,9 +359,6 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
     assert_eq!(std::fs::read(&w).unwrap(), before, "a refused flag wrote");
     let wins = d.path().join("wins.el");
     std::fs::write(&wins, "1 2 7\n").unwrap();
-    let o = grotto(&["update", p(&w), "--insert", p(&wins), "--merge", "never"]);
-    assert!(text(&o.stderr).contains("merg"), "{}", text(&o.stderr));
-    assert_eq!(std::fs::read(&w).unwrap(), before, "a refused batch wrote");
     // Weights to set on an unweighted graph.
     let plain = conv("plain", "0 1\n", &[]);
     let o = grotto(&["update", p(&plain), "--set-weight", p(&wins)]);
@@ -630,7 +627,7 @@ fn kill_9_during_a_large_update_leaves_the_old_or_the_new_graph() {
 #[test]
 fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
     let d = tempfile::tempdir().unwrap();
-    let g = text_graph(
+    let g0 = text_graph(
         d.path(),
         "w",
         "0 1 1.5\n1 2 2.5\n2 3 3.5\n",
@@ -646,44 +643,51 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
     let ins = file("ins.el", "3 4 4.5\n1 2 99\n");
     let del = file("del.el", "0 1\n");
     let set = file("set.el", "2 3 9\n3 4 8\n5 0 1\n");
-    let r = report(&[
-        "update",
-        p(&g),
-        "--insert",
-        p(&ins),
-        "--delete",
-        p(&del),
-        "--set-weight",
-        p(&set),
-    ]);
-    assert_eq!(r["merged"], true, "{r}");
-    let keys = [
-        "inserted",
-        "deleted",
-        "already_present",
-        "weights_set",
-        "weights_not_present",
-    ];
-    assert_eq!(counts(&r, &keys), [1, 1, 1, 2, 1], "{r}");
-    ok(&grotto(&["check", p(&g)]));
-    let out = ok(&grotto(&["export", p(&g)]));
-    let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
-    assert_eq!(rows, ["1 2 2.5", "2 3 9", "3 4 8"], "{out}");
-    // Shortest paths see the new weights: 1 -> 2 -> 3 -> 4 is 2.5 + 9 + 8.
-    let csv = d.path().join("sssp.csv");
-    ok(&grotto(&[
-        "run",
-        "sssp",
-        p(&g),
-        "--source",
-        "1",
-        "-o",
-        p(&csv),
-        "--verify",
-        "-q",
-    ]));
-    let t = std::fs::read_to_string(&csv).unwrap();
-    assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
+    // The same batch merged and appended as a delta run (with weights).
+    for merge in ["always", "never"] {
+        let g = d.path().join(format!("{merge}.grotto"));
+        std::fs::copy(&g0, &g).unwrap();
+        let r = report(&[
+            "update",
+            p(&g),
+            "--insert",
+            p(&ins),
+            "--delete",
+            p(&del),
+            "--set-weight",
+            p(&set),
+            "--merge",
+            merge,
+        ]);
+        assert_eq!(r["merged"], merge == "always", "{r}");
+        let keys = [
+            "inserted",
+            "deleted",
+            "already_present",
+            "weights_set",
+            "weights_not_present",
+        ];
+        assert_eq!(counts(&r, &keys), [1, 1, 1, 2, 1], "{r}");
+        ok(&grotto(&["check", p(&g)]));
+        let out = ok(&grotto(&["export", p(&g)]));
+        let rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(rows, ["1 2 2.5", "2 3 9", "3 4 8"], "{out}");
+        // Shortest paths see the new weights: 1 -> 2 -> 3 -> 4 is 2.5 + 9 + 8.
+        let csv = d.path().join("sssp.csv");
+        ok(&grotto(&[
+            "run",
+            "sssp",
+            p(&g),
+            "--source",
+            "1",
+            "-o",
+            p(&csv),
+            "--verify",
+            "-q",
+        ]));
+        let t = std::fs::read_to_string(&csv).unwrap();
+        assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
+    }
 }
 
 #[test]

@@ -5,28 +5,41 @@
 
 mod common;
 
-use common::{convert_edges, read_arcs, xorshift};
+use common::{convert_edges, convert_weighted, read_arcs, xorshift};
 use grotto::io::inplace::PowerCut;
 use grotto::store::update::GraphUpdate;
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Every arc of the graph at `path`, which must open and check.
-fn arcs(path: &Path) -> BTreeSet<(u8, u64, u64)> {
+fn arcs(path: &Path) -> BTreeSet<(u8, u64, u64, u32)> {
     read_arcs(path).expect("the file opens and checks after a cut")
 }
 
 /// Stages a large batch: a tenth of the edges deleted, as many inserted,
-/// some on new vertices.
+/// some on new vertices; in a weighted graph the inserts carry weights,
+/// and a tenth of the edges get new ones.
 fn stage(up: &mut GraphUpdate, edges: &[(u64, u64)], seed: u64) {
+    let weighted = up.graph().weighted();
     let mut x = seed;
+    let pick = |x: &mut u64| edges[(xorshift(x) % edges.len() as u64) as usize];
     for _ in 0..edges.len() / 10 {
-        let e = edges[(xorshift(&mut x) % edges.len() as u64) as usize];
+        let e = pick(&mut x);
         up.delete(e.0, e.1).unwrap();
     }
     for _ in 0..edges.len() / 10 {
-        up.insert(xorshift(&mut x) % 4200, xorshift(&mut x) % 4100)
-            .unwrap();
+        let (u, v) = (xorshift(&mut x) % 4200, xorshift(&mut x) % 4100);
+        if weighted {
+            up.insert_weighted(u, v, (x % 64) as f32 * 0.25).unwrap();
+        } else {
+            up.insert(u, v).unwrap();
+        }
+    }
+    if weighted {
+        for _ in 0..edges.len() / 10 {
+            let e = pick(&mut x);
+            up.set_weight(e.0, e.1, 100.0 + (x % 64) as f32).unwrap();
+        }
     }
 }
 
@@ -43,14 +56,22 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
     let dir = tempfile::tempdir().unwrap();
     let edges = random_edges(30_000, 5);
     let mut trials = 0;
-    for (packed, reverse) in [(true, true), (false, false)] {
-        let base = convert_edges(
-            dir.path(),
-            &format!("base{packed}"),
-            &edges,
-            packed,
-            reverse,
-        );
+    for (packed, reverse, weighted) in [
+        (true, true, false),
+        (false, false, false),
+        (false, true, true),
+    ] {
+        let base = if weighted {
+            convert_weighted(dir.path(), "weighted", &edges)
+        } else {
+            convert_edges(
+                dir.path(),
+                &format!("base{packed}"),
+                &edges,
+                packed,
+                reverse,
+            )
+        };
         // A first commit, so that the cuts below hit a second one (the
         // slots alternate) as well as a first one.
         let once = dir.path().join("once.grotto");
@@ -99,7 +120,7 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
             }
         }
     }
-    assert!(trials >= 150, "{trials} trials");
+    assert!(trials >= 270, "{trials} trials");
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::engine::{Engine, EngineConfig, EngineKind};
 use crate::ingest::merge::MergePolicy;
 use crate::ingest::{convert, ConvertOptions, Input};
 use crate::store::layout::LayoutConfig;
-use crate::store::update::GraphUpdate;
+use crate::store::update::{GraphUpdate, UpdateReport};
 use crate::store::{BlockReader, Direction, Graph};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -335,8 +335,12 @@ fn weighted_arcs(g: &Graph, dir: Direction, undirected: bool) -> BTreeMap<(u64, 
     got
 }
 
+/// Weighted graphs, updated by delta runs and by merges: after each of
+/// three batches the arcs and weights equal the expected ones, SSSP on
+/// both engines equals SSSP on a fresh conversion, and both commit modes
+/// report the same counts.
 #[test]
-fn weighted_graphs_update_by_merging_and_match_a_fresh_conversion() {
+fn weighted_graphs_update_and_match_a_fresh_conversion() {
     use std::collections::BTreeMap as Map;
     let sssp = ALGORITHMS.iter().find(|a| a.name() == "sssp").unwrap();
     for (undirected, reverse) in [(false, true), (true, false)] {
@@ -351,8 +355,9 @@ fn weighted_graphs_update_by_merging_and_match_a_fresh_conversion() {
         let mut x = 3u64 + undirected as u64;
         let n = 300u64;
         let mut want: Map<(u64, u64), f32> = Map::new();
+        // The last 10 vertices start without edges.
         for _ in 0..2000 {
-            let (a, b) = (xorshift(&mut x) % n, xorshift(&mut x) % n);
+            let (a, b) = (xorshift(&mut x) % (n - 10), xorshift(&mut x) % (n - 10));
             if a != b {
                 want.entry(norm(a, b))
                     .or_insert((xorshift(&mut x) % 100 + 1) as f32 / 4.0);
@@ -376,110 +381,134 @@ fn weighted_graphs_update_by_merging_and_match_a_fresh_conversion() {
             convert(&Input::path(&text), &out, &opts).unwrap();
             out
         };
-        let path = write("base", &want, n);
-        let mut n_now = n;
-        for batch in 0..2u64 {
-            let have: Vec<((u64, u64), f32)> = want.iter().map(|(k, w)| (*k, *w)).collect();
-            let pick = |x: &mut u64| have[(xorshift(x) % have.len() as u64) as usize].0;
-            let del: Vec<(u64, u64)> = (0..150).map(|_| pick(&mut x)).collect();
-            // New edges (some to new vertices), edges already there (their
-            // weight stays), and one deleted and inserted again.
-            let mut ins: Vec<(u64, u64, f32)> = (0..200)
-                .map(|i| {
-                    let (a, b) = (xorshift(&mut x) % (n_now + 4), xorshift(&mut x) % n_now);
-                    (a, b, 0.5 + i as f32)
-                })
-                .collect();
-            let again = del[0];
-            ins.push((again.0, again.1, 999.0));
-            let keep = pick(&mut x);
-            ins.push((keep.0, keep.1, 555.0));
-            // Weight changes: existing edges, an edge just inserted, and
-            // one that is not there.
-            let mut set: Vec<(u64, u64, f32)> = (0..100)
-                .map(|i| {
-                    let e = pick(&mut x);
-                    (e.0, e.1, 1000.0 + i as f32)
-                })
-                .collect();
-            set.push((ins[0].0, ins[0].1, 77.0));
-            set.push((n_now + 100, 1, 5.0));
+        let base = write("base", &want, n);
+        let (x0, want0) = (x, want.clone());
+        let mut reports: Vec<Vec<UpdateReport>> = Vec::new();
+        for policy in [MergePolicy::Always, MergePolicy::Never] {
+            let path = dir.path().join(format!("{policy:?}.grotto"));
+            std::fs::copy(&base, &path).unwrap();
+            let (mut x, mut want) = (x0, want0.clone());
+            let mut n_now = n;
+            reports.push(Vec::new());
+            for batch in 0..3u64 {
+                let have: Vec<((u64, u64), f32)> = want.iter().map(|(k, w)| (*k, *w)).collect();
+                let pick = |x: &mut u64| have[(xorshift(x) % have.len() as u64) as usize].0;
+                let del: Vec<(u64, u64)> = (0..150).map(|_| pick(&mut x)).collect();
+                // New edges (some to new vertices), edges already there (their
+                // weight stays), and one deleted and inserted again.
+                let mut ins: Vec<(u64, u64, f32)> = (0..200)
+                    .map(|i| {
+                        let (a, b) = (xorshift(&mut x) % (n_now + 4), xorshift(&mut x) % n_now);
+                        (a, b, 0.5 + i as f32)
+                    })
+                    .collect();
+                let again = del[0];
+                ins.push((again.0, again.1, 999.0));
+                let keep = pick(&mut x);
+                ins.push((keep.0, keep.1, 555.0));
+                // A vertex without edges becomes a hub of light edges: its
+                // list is served from the delta with its weights, and
+                // shortest paths run through it.
+                let hub = n - 10 + 3 * batch;
+                for _ in 0..20 {
+                    let (a, b) = (pick(&mut x).0, pick(&mut x).1);
+                    ins.push((a, hub, 0.01));
+                    ins.push((hub, b, 0.02));
+                }
+                // Weight changes: existing edges, an edge just inserted, and
+                // one that is not there.
+                let mut set: Vec<(u64, u64, f32)> = (0..100)
+                    .map(|i| {
+                        let e = pick(&mut x);
+                        (e.0, e.1, 1000.0 + i as f32)
+                    })
+                    .collect();
+                set.push((ins[0].0, ins[0].1, 77.0));
+                set.push((n_now + 100, 1, 5.0));
 
-            let mut up = GraphUpdate::open(&path).unwrap();
-            for &(a, b) in &del {
-                up.delete(a, b).unwrap();
-            }
-            assert!(
-                up.insert(1, 2).is_err(),
-                "a weighted graph's inserts need weights"
-            );
-            for &(a, b, w) in &ins {
-                up.insert_weighted(a, b, w).unwrap();
-            }
-            for &(a, b, w) in &set {
-                up.set_weight(a, b, w).unwrap();
-            }
-            let report = crate::ingest::merge::commit(up, MergePolicy::default()).unwrap();
-            assert!(report.merged, "weighted graphs merge");
-            // The expected graph: deletes, inserts (an edge there keeps
-            // its weight; the last insert of an arc wins), weight changes.
-            let before = want.clone();
-            for &(a, b) in &del {
-                want.remove(&norm(a, b));
-            }
-            let mut added = Map::new();
-            for &(a, b, w) in &ins {
-                if a != b && !want.contains_key(&norm(a, b)) {
-                    added.insert(norm(a, b), w);
+                let mut up = GraphUpdate::open(&path).unwrap();
+                for &(a, b) in &del {
+                    up.delete(a, b).unwrap();
                 }
-            }
-            want.extend(added);
-            let mut set_count = 0;
-            for &(a, b, w) in &set {
-                if let Some(old) = want.get_mut(&norm(a, b)) {
-                    *old = w;
-                    set_count += 1;
+                assert!(
+                    up.insert(1, 2).is_err(),
+                    "a weighted graph's inserts need weights"
+                );
+                for &(a, b, w) in &ins {
+                    up.insert_weighted(a, b, w).unwrap();
                 }
-            }
-            n_now = n_now.max(ins.iter().map(|e| e.0.max(e.1) + 1).max().unwrap());
-            assert_eq!(report.edges, want.len() as u64, "batch {batch}");
-            assert!(report.weights_set > 0 && report.weights_set <= set_count);
-            assert!(report.weights_not_present >= 1);
-            assert_ne!(before, want);
+                for &(a, b, w) in &set {
+                    up.set_weight(a, b, w).unwrap();
+                }
+                let report = crate::ingest::merge::commit(up, policy).unwrap();
+                assert_eq!(report.merged, policy == MergePolicy::Always);
+                // The expected graph: deletes, inserts (an edge there keeps
+                // its weight; the last insert of an arc wins), weight changes.
+                let before = want.clone();
+                for &(a, b) in &del {
+                    want.remove(&norm(a, b));
+                }
+                let mut added = Map::new();
+                for &(a, b, w) in &ins {
+                    if a != b && !want.contains_key(&norm(a, b)) {
+                        added.insert(norm(a, b), w);
+                    }
+                }
+                want.extend(added);
+                let mut set_count = 0;
+                for &(a, b, w) in &set {
+                    if let Some(old) = want.get_mut(&norm(a, b)) {
+                        *old = w;
+                        set_count += 1;
+                    }
+                }
+                n_now = n_now.max(ins.iter().map(|e| e.0.max(e.1) + 1).max().unwrap());
+                assert_eq!(report.edges, want.len() as u64, "batch {batch}");
+                assert!(report.weights_set > 0 && report.weights_set <= set_count);
+                assert!(report.weights_not_present >= 1);
+                assert_ne!(before, want);
+                reports.last_mut().unwrap().push(report);
 
-            let g = Arc::new(Graph::open(&path).unwrap());
-            assert!(g.weighted());
-            g.verify_all_blocks().unwrap();
-            assert_eq!(weighted_arcs(&g, Direction::Out, undirected), want);
-            if reverse {
-                assert_eq!(weighted_arcs(&g, Direction::In, undirected), want);
-            }
-            let fresh =
-                Arc::new(Graph::open(&write(&format!("fresh{batch}"), &want, n_now)).unwrap());
-            for kind in [EngineKind::Sync, EngineKind::Async] {
-                let mut outs = Vec::new();
-                for g in [&g, &fresh] {
-                    let Ok(plan) = sssp.plan(Some(kind), g) else {
-                        continue;
-                    };
-                    let engine =
-                        Engine::open(plan.engine, g.clone(), EngineConfig::default()).unwrap();
-                    let out = sssp
-                        .execute(&engine, &plan, &Params::new(sssp.params()), true)
-                        .unwrap();
-                    assert!(matches!(out.verdict, Some(Ok(()))), "{:?}", out.verdict);
-                    outs.push(out.table.into_columns().unwrap());
+                let g = Arc::new(Graph::open(&path).unwrap());
+                assert!(g.weighted());
+                g.verify_all_blocks().unwrap();
+                assert_eq!(weighted_arcs(&g, Direction::Out, undirected), want);
+                if reverse {
+                    assert_eq!(weighted_arcs(&g, Direction::In, undirected), want);
                 }
-                if outs.len() == 2 {
-                    let b = outs.pop().unwrap();
-                    columns_agree("sssp", outs.pop().unwrap(), b);
+                let fresh =
+                    Arc::new(Graph::open(&write(&format!("fresh{batch}"), &want, n_now)).unwrap());
+                for kind in [EngineKind::Sync, EngineKind::Async] {
+                    let mut outs = Vec::new();
+                    for g in [&g, &fresh] {
+                        let Ok(plan) = sssp.plan(Some(kind), g) else {
+                            continue;
+                        };
+                        let engine =
+                            Engine::open(plan.engine, g.clone(), EngineConfig::default()).unwrap();
+                        let out = sssp
+                            .execute(&engine, &plan, &Params::new(sssp.params()), true)
+                            .unwrap();
+                        assert!(matches!(out.verdict, Some(Ok(()))), "{:?}", out.verdict);
+                        outs.push(out.table.into_columns().unwrap());
+                    }
+                    if outs.len() == 2 {
+                        let b = outs.pop().unwrap();
+                        columns_agree("sssp", outs.pop().unwrap(), b);
+                    }
+                }
+                if policy == MergePolicy::Never {
+                    assert_eq!(g.updates().map(|u| u.runs), Some(batch + 1));
                 }
             }
         }
-        // A delta commit cannot hold weights: said.
-        let mut up = GraphUpdate::open(&path).unwrap();
-        up.insert_weighted(1, 2, 3.0).unwrap();
-        let e = up.commit().unwrap_err().to_string();
-        assert!(e.contains("weighted") && e.contains("merg"), "{e}");
+        // A delta commit counts what a merge counts.
+        let counts = |r: &UpdateReport| {
+            let c = [r.inserted, r.deleted, r.already_present, r.not_present];
+            (c, r.weights_set, r.weights_not_present, r.edges, r.vertices)
+        };
+        for (m, d) in reports[0].iter().zip(&reports[1]) {
+            assert_eq!(counts(m), counts(d));
+        }
     }
 }

@@ -85,10 +85,10 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     }
 }
 
-/// Whether only a merge can commit `up`'s batch: it holds weights, or it
-/// adds ids or names to a table.
+/// Whether only a merge can commit `up`'s batch: it adds ids or names to
+/// a table.
 fn must_merge(up: &GraphUpdate) -> bool {
-    up.grows_id_map() || up.graph().weighted()
+    up.grows_id_map()
 }
 
 /// About how many bytes a merge of `up` writes: the graph as it is, grown
@@ -156,15 +156,17 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
     let frac = match policy {
         MergePolicy::Always => return true,
         MergePolicy::Never => return false,
-        // Only a merge grows an id map or holds weights.
+        // Only a merge grows an id map or a name table.
         MergePolicy::Above(_) if must_merge(up) => return true,
         MergePolicy::Above(f) => f,
     };
     let (ins, del) = up.staged();
+    // A new weight is a delete and an insert of the arc.
+    let set = 2 * up.staged_weights();
     let sides = if g.header().has_reverse() { 2 } else { 1 };
     let per_edge = if g.directed() { 1 } else { 2 };
     let pending = g.updates().map_or(0, |u| u.inserted + u.deleted);
-    let batch = (ins + del) * per_edge * sides;
+    let batch = (ins + del + set) * per_edge * sides;
     let entries = g.header().out_entries.max(1) * sides;
     (pending + batch) as f64 > frac * entries as f64
 }

@@ -6,7 +6,7 @@
 
 use super::blockmap::{block_span, BlockMap};
 use super::codec::{self, TAG_SPAN};
-use super::delta::{patch_piece, Change, Delta};
+use super::delta::{patch_piece, Change, Delta, PieceWeights};
 use super::format::*;
 use super::graph::Graph;
 use super::load::corrupt;
@@ -138,10 +138,10 @@ impl Adjacency {
     pub fn degree(&self, v: VertexId) -> u64 {
         match self.change(v) {
             None => self.base_degree(v),
-            Some(Change::Patch { ins, del }) => {
+            Some(Change::Patch { ins, del, .. }) => {
                 self.base_degree(v) + ins.len() as u64 - del.len() as u64
             }
-            Some(Change::Replace(l)) => l.len() as u64,
+            Some(Change::Replace(l, _)) => l.len() as u64,
         }
     }
     /// Degree of `v` in the file's base lists, before updates.
@@ -163,7 +163,7 @@ impl Adjacency {
     pub fn inline_list(&self, v: VertexId) -> Option<InlineList<'_>> {
         match self.change(v) {
             None => self.base_inline(v),
-            Some(Change::Replace(l)) => (!l.is_empty()).then_some(InlineList::Updated(l)),
+            Some(Change::Replace(l, w)) => (!l.is_empty()).then_some(InlineList::Updated(l, w)),
             Some(Change::Patch { .. }) => None,
         }
     }
@@ -205,14 +205,54 @@ impl Adjacency {
         scratch: &'b mut Vec<VertexId>,
     ) -> Result<Option<ListPiece<'b>>> {
         match self.change(v) {
-            Some(Change::Patch { ins, del }) => self.patched_piece(v, b, block, scratch, ins, del),
+            Some(Change::Patch { ins, del, .. }) => {
+                self.patched_piece(v, b, block, scratch, ins, del, None)
+            }
             _ => self.base_piece(v, b, block, scratch),
         }
     }
 
+    /// [`Adjacency::list_in_block`] with the piece's weights, for a
+    /// weighted graph (whose blocks are raw): `wblock` is the weight block
+    /// of `b`. The weights borrow `wblock`, or `wscratch` when an update
+    /// changed the list.
+    #[allow(clippy::too_many_arguments)]
+    pub fn weighted_list_in_block<'b>(
+        &self,
+        v: VertexId,
+        b: u64,
+        block: &'b [u8],
+        wblock: &'b [u8],
+        scratch: &'b mut Vec<VertexId>,
+        wscratch: &'b mut Vec<f32>,
+    ) -> Result<Option<(ListPiece<'b>, &'b [f32])>> {
+        let all: &'b [f32] = bytemuck::try_cast_slice(wblock)
+            .ok()
+            .filter(|_| !self.packed)
+            .ok_or_else(|| self.undecodable(v, b, "has no raw weight block"))?;
+        let piece = match self.change(v) {
+            Some(Change::Patch { ins, del, ins_w }) => {
+                let w = (all, &mut *wscratch, ins_w);
+                let p = self.patched_piece(v, b, block, scratch, ins, del, Some(w))?;
+                let ws: &'b Vec<f32> = wscratch;
+                return Ok(p.map(|p| (p, &ws[..])));
+            }
+            _ => self.base_piece(v, b, block, scratch)?,
+        };
+        let Some(p) = piece else {
+            return Ok(None);
+        };
+        let ws = all
+            .get(p.range.clone())
+            .ok_or_else(|| self.undecodable(v, b, "lies past its weight block"))?;
+        Ok(Some((p, ws)))
+    }
     /// The part of `v`'s base list held by block `b`, merged with the
-    /// vertex's committed inserts and deletes (see [`super::delta`]).
+    /// vertex's committed inserts and deletes (see [`super::delta`]);
+    /// with `weights` (the raw weight block, a buffer for the merged
+    /// piece's weights, the inserts' weights), the weights too.
     #[cold]
+    #[allow(clippy::too_many_arguments)]
     fn patched_piece<'b>(
         &self,
         v: VertexId,
@@ -221,6 +261,7 @@ impl Adjacency {
         scratch: &'b mut Vec<VertexId>,
         ins: &[VertexId],
         del: &[VertexId],
+        weights: Option<(&[f32], &mut Vec<f32>, &[f32])>,
     ) -> Result<Option<ListPiece<'b>>> {
         let (first, len, range, base_degree) = match self.base_piece(v, b, block, scratch)? {
             None => return Ok(None),
@@ -243,15 +284,27 @@ impl Adjacency {
             let k = self.block_range(v).map_or(0, |(a, _)| b - a) as usize;
             (k, self.delta.as_ref().map_or(&[][..], |d| d.fences(v)))
         };
-        let pos = patch_piece(scratch, at, len, first, k, fences, ins, del).map_err(|why| {
-            corrupt(
-                &self.path,
-                format!(
-                    "the committed update of vertex {v}'s {} list {why}",
-                    self.blocks.kind.name()
-                ),
-            )
-        })?;
+        let weights = match weights {
+            Some((all, buf, ins_w)) => {
+                buf.clear();
+                let base = all
+                    .get(range.clone())
+                    .ok_or_else(|| self.undecodable(v, b, "lies past its weight block"))?;
+                buf.extend_from_slice(base);
+                Some(PieceWeights { buf, ins: ins_w })
+            }
+            None => None,
+        };
+        let pos =
+            patch_piece(scratch, at, len, first, k, fences, ins, del, weights).map_err(|why| {
+                corrupt(
+                    &self.path,
+                    format!(
+                        "the committed update of vertex {v}'s {} list {why}",
+                        self.blocks.kind.name()
+                    ),
+                )
+            })?;
         Ok(Some(ListPiece {
             ids: &scratch[at..],
             first: pos,
@@ -393,8 +446,9 @@ impl Adjacency {
 pub enum InlineList<'a> {
     /// In the index: the ids and how many are used.
     Index([VertexId; 2], u8),
-    /// In the delta of committed updates.
-    Updated(&'a [VertexId]),
+    /// In the delta of committed updates, with its weights (a weighted
+    /// graph's; else empty).
+    Updated(&'a [VertexId], &'a [f32]),
 }
 
 impl InlineList<'_> {
@@ -403,7 +457,17 @@ impl InlineList<'_> {
     pub fn ids(&self) -> &[VertexId] {
         match self {
             InlineList::Index(ids, len) => &ids[..*len as usize],
-            InlineList::Updated(l) => l,
+            InlineList::Updated(l, _) => l,
+        }
+    }
+
+    /// The weights, when the list has them (a list an update gave a
+    /// weighted graph; lists in the index are unweighted).
+    #[inline]
+    pub fn weights(&self) -> Option<&[f32]> {
+        match self {
+            InlineList::Updated(_, w) if !w.is_empty() => Some(w),
+            _ => None,
         }
     }
 }
@@ -430,6 +494,7 @@ pub struct BlockReader<'g> {
     /// (block, its bytes, its weight block's bytes) per cache slot.
     slots: Vec<(u64, Vec<u8>, Vec<u8>)>,
     scratch: Vec<VertexId>,
+    wscratch: Vec<f32>,
     /// Blocks read from disk so far.
     pub blocks_read: u64,
     /// Blocks read at once on a miss (1: the block alone).
@@ -449,6 +514,7 @@ impl<'g> BlockReader<'g> {
                 .map(|_| (u64::MAX, vec![0u8; BLOCK_BYTES], Vec::new()))
                 .collect(),
             scratch: Vec::new(),
+            wscratch: Vec::new(),
             blocks_read: 0,
             ahead: 1,
             span: Vec::new(),
@@ -514,12 +580,34 @@ impl<'g> BlockReader<'g> {
         let want_w = weights.is_some() && self.a.weights.is_some();
         if let Some(l) = self.a.inline_list(v) {
             out.extend_from_slice(l.ids());
+            if let Some(w) = weights.as_deref_mut().filter(|_| want_w) {
+                let ws = l.weights().ok_or_else(|| {
+                    self.g
+                        .corrupt_here(format!("vertex {v}'s updated list has no weights"))
+                })?;
+                w.extend_from_slice(ws);
+            }
         } else if let Some((first, last)) = self.a.block_range(v) {
             let mut scratch = std::mem::take(&mut self.scratch);
+            let mut wscratch = std::mem::take(&mut self.wscratch);
             for b in first..=last {
                 let i = self.load(b, want_w)?;
                 let (_, bytes, wbytes) = &self.slots[i];
-                let piece = self.a.list_in_block(v, b, bytes, &mut scratch)?;
+                let (piece, ws) = if want_w {
+                    match self.a.weighted_list_in_block(
+                        v,
+                        b,
+                        bytes,
+                        wbytes,
+                        &mut scratch,
+                        &mut wscratch,
+                    )? {
+                        Some((p, ws)) => (Some(p), ws),
+                        None => (None, &[][..]),
+                    }
+                } else {
+                    (self.a.list_in_block(v, b, bytes, &mut scratch)?, &[][..])
+                };
                 let Some(piece) = piece else {
                     return Err(self.g.corrupt_here(format!(
                         "vertex {v}'s list should touch block {b} but does not"
@@ -534,11 +622,11 @@ impl<'g> BlockReader<'g> {
                 }
                 out.extend_from_slice(piece.ids);
                 if let Some(w) = weights.as_deref_mut().filter(|_| want_w) {
-                    let ws: &[f32] = bytemuck::cast_slice(wbytes);
-                    w.extend_from_slice(&ws[piece.range.clone()]);
+                    w.extend_from_slice(ws);
                 }
             }
             self.scratch = scratch;
+            self.wscratch = wscratch;
             if out.len() as u64 != self.a.degree(v) {
                 return Err(self.g.corrupt_here(format!(
                     "vertex {v}'s list holds {} entries, its index entry says {}",

@@ -20,12 +20,18 @@ use crate::VertexId;
 
 /// The net changes of one adjacency: for a key `(v << 32) | u`, an id `u`
 /// inserted into or deleted from `v`'s list.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// In a weighted graph every insert carries its weight, and an arc both
+/// deleted and inserted is an arc of the base list given a new weight
+/// (deletes apply first). In an unweighted graph no key is in both.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct NetOps {
     /// Inserted keys, sorted, no repeats.
     pub ins: Vec<u64>,
     /// Deleted keys, sorted, no repeats.
     pub del: Vec<u64>,
+    /// The weight of each of `ins` in a weighted graph; empty otherwise.
+    pub ins_w: Vec<f32>,
 }
 
 /// The key of the arc `v -> u`.
@@ -44,46 +50,65 @@ impl NetOps {
     /// Folds `later` (committed after `self`, and effective against the
     /// graph `self` describes: it inserts only absent arcs and deletes
     /// only present ones) into the net change since the base. An arc
-    /// deleted then inserted again, or inserted then deleted, nets out.
-    /// Fails with the arc when `later` contradicts `self` (inserts an arc
-    /// `self` already inserted, or deletes one `self` already deleted).
+    /// deleted then inserted again, or inserted then deleted, nets out,
+    /// except that a base arc deleted and inserted again in a weighted
+    /// graph stays both, with the last weight. Fails with the arc when
+    /// `later` contradicts `self` (inserts an arc `self` already inserted,
+    /// or deletes one `self` already deleted).
     pub fn fold(&self, later: &NetOps) -> Result<NetOps, String> {
         if self.ins.is_empty() && self.del.is_empty() {
             return Ok(later.clone());
         }
-        let mut ins = Vec::with_capacity(self.ins.len() + later.ins.len());
-        let mut del = Vec::with_capacity(self.del.len() + later.del.len());
-        // One pass over the four sorted arrays: per key, +1 for each
-        // insert and -1 for each delete.
-        let arrays: [(&[u64], i32); 4] = [
-            (&self.ins, 1),
-            (&self.del, -1),
-            (&later.ins, 1),
-            (&later.del, -1),
+        let mut out = NetOps {
+            ins: Vec::with_capacity(self.ins.len() + later.ins.len()),
+            del: Vec::with_capacity(self.del.len() + later.del.len()),
+            ins_w: Vec::new(),
+        };
+        // The four sorted arrays in the order their changes happened (a
+        // run's deletes apply before its inserts); `true` marks inserts.
+        let arrays: [(&[u64], bool, &[f32]); 4] = [
+            (&self.del, false, &[]),
+            (&self.ins, true, &self.ins_w),
+            (&later.del, false, &[]),
+            (&later.ins, true, &later.ins_w),
         ];
         let mut at = [0usize; 4];
         while let Some(k) = (0..4).filter_map(|i| arrays[i].0.get(at[i]).copied()).min() {
-            let mut net = 0i32;
-            for i in 0..4 {
-                if arrays[i].0.get(at[i]) == Some(&k) {
-                    net += arrays[i].1;
-                    at[i] += 1;
+            // The first change says whether the base holds the arc, the
+            // last whether it is there now (and its weight, if any).
+            let (mut first, mut last, mut w) = (None, None, None);
+            for (i, &(keys, is_ins, ws)) in arrays.iter().enumerate() {
+                if keys.get(at[i]) != Some(&k) {
+                    continue;
                 }
-            }
-            match net {
-                0 => {}
-                1 => ins.push(k),
-                -1 => del.push(k),
-                _ => {
+                if last == Some(is_ins) {
                     let (v, u) = unkey(k);
                     return Err(format!(
                         "the arc {v} -> {u} is {} twice",
-                        if net > 0 { "inserted" } else { "deleted" }
+                        if is_ins { "inserted" } else { "deleted" }
                     ));
                 }
+                first.get_or_insert(is_ins);
+                last = Some(is_ins);
+                w = ws.get(at[i]).copied();
+                at[i] += 1;
+            }
+            let in_base = first == Some(false);
+            match (in_base, last == Some(true), w) {
+                (false, true, w) => {
+                    out.ins.push(k);
+                    out.ins_w.extend(w);
+                }
+                (true, false, _) => out.del.push(k),
+                (true, true, Some(w)) => {
+                    out.del.push(k);
+                    out.ins.push(k);
+                    out.ins_w.push(w);
+                }
+                _ => {}
             }
         }
-        Ok(NetOps { ins, del })
+        Ok(out)
     }
 
     /// Inserted minus deleted arcs.
@@ -99,11 +124,14 @@ pub enum Change<'d> {
     Patch {
         /// Inserted ids, sorted.
         ins: &'d [VertexId],
-        /// Deleted ids, sorted.
+        /// Deleted ids, sorted (an id also inserted gets a new weight).
         del: &'d [VertexId],
+        /// The weight of each of `ins` (a weighted graph; else empty).
+        ins_w: &'d [f32],
     },
-    /// The whole list, sorted: the base list was not on disk.
-    Replace(&'d [VertexId]),
+    /// The whole list, sorted, and its weights (a weighted graph; else
+    /// empty): the base list was not on disk.
+    Replace(&'d [VertexId], &'d [f32]),
 }
 
 /// The in-memory delta of one adjacency (see the module comment).
@@ -136,6 +164,9 @@ struct Part {
     /// for a replacement.
     nins: Vec<u32>,
     ids: Vec<VertexId>,
+    /// A weighted graph's weights, one for each of `ids` (a deleted id's
+    /// is unused); empty for an unweighted graph.
+    ws: Vec<f32>,
     /// Changed vertices whose base list spans several blocks, sorted, with
     /// where their fences start in `fences`.
     fence_at: Vec<(VertexId, u64)>,
@@ -144,13 +175,12 @@ struct Part {
 
 impl Part {
     /// See [`Delta::build`]: the part whose first bit word is `w0`, with
-    /// the keys `ins` and `del` of its vertices; sets their bits in
-    /// `words`, the part's words.
+    /// the keys `ins` and `del` of its vertices and the inserts' weights
+    /// `ins_w`; sets their bits in `words`, the part's words.
     fn build(
         w0: usize,
         words: &mut [u64],
-        ins: &[u64],
-        del: &[u64],
+        (ins, del, ins_w): (&[u64], &[u64], &[f32]),
         on_disk: &impl Fn(VertexId) -> Option<(u64, u64)>,
         base_small: &impl Fn(VertexId) -> ([VertexId; 2], usize),
         fences: &[(VertexId, Vec<VertexId>)],
@@ -160,6 +190,7 @@ impl Part {
             ids: Vec::with_capacity(ins.len() + del.len()),
             ..Part::default()
         };
+        let weighted = !ins_w.is_empty();
         let (mut i, mut j) = (0, 0);
         let mut merged = Vec::new();
         while i < ins.len() || j < del.len() {
@@ -182,6 +213,10 @@ impl Part {
                     }
                     d.ids.extend(vins);
                     d.ids.extend(del[j..j2].iter().map(|&k| k as VertexId));
+                    if weighted {
+                        d.ws.extend_from_slice(&ins_w[i..i2]);
+                        d.ws.resize(d.ids.len(), 0.0);
+                    }
                     d.nins.push((i2 - i) as u32);
                     if blocks > 1 {
                         let f = fences
@@ -202,6 +237,9 @@ impl Part {
                 }
                 None => {
                     let (b, len) = base_small(v);
+                    if weighted && len > 0 {
+                        return Err(format!("weighted vertex {v}'s list is in the index"));
+                    }
                     let dels = &del[j..j2];
                     merged.clear();
                     merged.extend(
@@ -220,6 +258,10 @@ impl Part {
                         return Err(format!("an insert into vertex {v} is already in its list"));
                     }
                     d.ids.extend_from_slice(&merged);
+                    if weighted {
+                        // The base list is empty: the list is the inserts.
+                        d.ws.extend_from_slice(&ins_w[i..i2]);
+                    }
                     d.nins.push(REPLACE);
                 }
             }
@@ -232,7 +274,9 @@ impl Part {
 }
 
 impl Delta {
-    /// Builds the delta of the sorted keys `ins` and `del` over `n` vertices. `on_disk(v)` gives,
+    /// Builds the delta of the sorted keys `ins` and `del` over `n`
+    /// vertices, with `ins_w` the weight of each insert (empty for an
+    /// unweighted graph). `on_disk(v)` gives,
     /// when `v`'s base list is in edge blocks, the blocks it spans and its
     /// length; `base_small(v)` gives
     /// the base list of any other vertex (held in the index, at most two
@@ -248,6 +292,7 @@ impl Delta {
         n: u64,
         ins: &[u64],
         del: &[u64],
+        ins_w: &[f32],
         on_disk: impl Fn(VertexId) -> Option<(u64, u64)> + Sync,
         base_small: impl Fn(VertexId) -> ([VertexId; 2], usize) + Sync,
         fences: &[(VertexId, Vec<VertexId>)],
@@ -263,6 +308,9 @@ impl Delta {
         {
             return Err(format!("a change names vertex {v} of {n}"));
         }
+        if !ins_w.is_empty() && ins_w.len() != ins.len() {
+            return Err(format!("{} inserts but {} weights", ins.len(), ins_w.len()));
+        }
         let mut bits = vec![0u64; words];
         let split = |keys: &[u64], w: usize| keys.partition_point(|&k| (k >> 32) < (w as u64) * 64);
         let parts: Vec<Part> = bits
@@ -272,11 +320,15 @@ impl Delta {
                 let (w0, w1) = (p * PART_WORDS, p * PART_WORDS + chunk.len());
                 let (i0, i1) = (split(ins, w0), split(ins, w1));
                 let (d0, d1) = (split(del, w0), split(del, w1));
+                let ws = if ins_w.is_empty() {
+                    ins_w
+                } else {
+                    &ins_w[i0..i1]
+                };
                 Part::build(
                     w0,
                     chunk,
-                    &ins[i0..i1],
-                    &del[d0..d1],
+                    (&ins[i0..i1], &del[d0..d1], ws),
                     &on_disk,
                     &base_small,
                     fences,
@@ -315,6 +367,7 @@ impl Delta {
                 p.off.len() * 8
                     + p.nins.len() * 4
                     + p.ids.len() * 4
+                    + p.ws.len() * 4
                     + p.fence_at.len() * 16
                     + p.fences.len() * 4
             })
@@ -333,12 +386,15 @@ impl Delta {
         }
         let p = &self.parts[w / PART_WORDS];
         let c = self.before[w] as usize + (word & (bit - 1)).count_ones() as usize;
-        let ids = &p.ids[p.off[c] as usize..p.off[c + 1] as usize];
+        let range = p.off[c] as usize..p.off[c + 1] as usize;
+        let ids = &p.ids[range.clone()];
+        let ws = p.ws.get(range).unwrap_or(&[]);
         Some(match p.nins[c] {
-            REPLACE => Change::Replace(ids),
+            REPLACE => Change::Replace(ids, ws),
             n => {
                 let (ins, del) = ids.split_at(n as usize);
-                Change::Patch { ins, del }
+                let ins_w = ws.get(..n as usize).unwrap_or(&[]);
+                Change::Patch { ins, del, ins_w }
             }
         })
     }
@@ -362,6 +418,14 @@ impl Delta {
     }
 }
 
+/// The weights [`patch_piece`] patches along with a piece's ids.
+pub struct PieceWeights<'a> {
+    /// The base piece's weights on entry, the merged piece's on return.
+    pub buf: &'a mut Vec<f32>,
+    /// The weight of each of the vertex's inserted ids.
+    pub ins: &'a [f32],
+}
+
 /// Ids of sorted `xs` below `x`.
 #[inline]
 fn below(xs: &[VertexId], x: u64) -> usize {
@@ -374,7 +438,10 @@ fn below(xs: &[VertexId], x: u64) -> usize {
 /// sorted changes, `fences` its fences. On return `buf[at..]` holds the
 /// merged piece; the result is its position in the merged list. Fails
 /// when a delete that falls in this piece is not in it, or an insert
-/// already is.
+/// already is (after the deletes: an id both deleted and inserted gets
+/// its new weight). With `weights`, the piece's weights (in
+/// `weights.buf[..len]`) are moved with their ids and the inserts'
+/// (`weights.ins`, one for each of `ins`) put in.
 #[allow(clippy::too_many_arguments)]
 pub fn patch_piece(
     buf: &mut Vec<VertexId>,
@@ -385,6 +452,7 @@ pub fn patch_piece(
     fences: &[VertexId],
     ins: &[VertexId],
     del: &[VertexId],
+    mut weights: Option<PieceWeights<'_>>,
 ) -> Result<u64, &'static str> {
     let (ins_k, del_k, pos) = if fences.is_empty() && k == 0 {
         (ins, del, first)
@@ -397,10 +465,22 @@ pub fn patch_piece(
         let pos = (first + i0 as u64)
             .checked_sub(d0 as u64)
             .ok_or("deletes ids its list does not hold")?;
+        if let Some(w) = weights.as_mut() {
+            w.ins = &w.ins[i0..i1];
+        }
         (&ins[i0..i1], &del[d0..d1], pos)
     };
+    if weights
+        .as_ref()
+        .is_some_and(|w| w.ins.len() != ins_k.len() || w.buf.len() < len)
+    {
+        return Err("has inserts without weights");
+    }
     let mut len = len;
     buf.truncate(at + len);
+    if let Some(w) = weights.as_mut() {
+        w.buf.truncate(len);
+    }
     // Changes are few against the list: each is found by a binary search
     // and the runs between them move with one copy each, with no buffer
     // of positions (this runs for every changed list a traversal reads).
@@ -417,16 +497,28 @@ pub fn patch_piece(
                 o = i;
             } else {
                 b.copy_within(from..i, o);
+                if let Some(w) = weights.as_mut() {
+                    w.buf.copy_within(from..i, o);
+                }
                 o += i - from;
             }
             from = i + 1;
         }
         b.copy_within(from..len, o);
+        if let Some(w) = weights.as_mut() {
+            w.buf.copy_within(from..len, o);
+        }
         len = o + len - from;
         buf.truncate(at + len);
+        if let Some(w) = weights.as_mut() {
+            w.buf.truncate(len);
+        }
     }
     if !ins_k.is_empty() {
         buf.resize(at + len + ins_k.len(), 0);
+        if let Some(w) = weights.as_mut() {
+            w.buf.resize(len + ins_k.len(), 0.0);
+        }
         let b = &mut buf[at..];
         // From the back: the ids from insert `j`'s place up to the next
         // insert's move up by j + 1 (the inserts at or before them).
@@ -438,6 +530,10 @@ pub fn patch_piece(
             };
             b.copy_within(i..hi, i + j + 1);
             b[i + j] = x;
+            if let Some(w) = weights.as_mut() {
+                w.buf.copy_within(i..hi, i + j + 1);
+                w.buf[i + j] = w.ins[j];
+            }
             hi = i;
         }
     }
@@ -445,198 +541,4 @@ pub fn patch_piece(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    /// The merged list, by sets.
-    fn naive(base: &[u32], ins: &[u32], del: &[u32]) -> Vec<u32> {
-        let mut s: std::collections::BTreeSet<u32> = base.iter().copied().collect();
-        for d in del {
-            assert!(s.remove(d));
-        }
-        for i in ins {
-            assert!(s.insert(*i));
-        }
-        s.into_iter().collect()
-    }
-
-    proptest! {
-        #[test]
-        fn pieces_partition_the_merged_list(
-            set in proptest::collection::btree_set(0u32..2000, 1..300),
-            pieces in 1usize..6,
-            ops in proptest::collection::vec((0u32..2100, any::<bool>()), 0..200),
-            at in 0usize..9,
-        ) {
-            let base: Vec<u32> = set.iter().copied().collect();
-            // Split the base into `pieces` runs; fences are their first ids.
-            let step = base.len().div_ceil(pieces).max(1);
-            let runs: Vec<&[u32]> = base.chunks(step).collect();
-            let fences: Vec<u32> = runs[1..].iter().map(|r| r[0]).collect();
-            let mut ins = Vec::new();
-            let mut del = Vec::new();
-            let mut seen = std::collections::BTreeSet::new();
-            for (x, d) in ops {
-                if !seen.insert(x) { continue; }
-                if set.contains(&x) { if d { del.push(x) } } else { ins.push(x) }
-            }
-            ins.sort_unstable();
-            del.sort_unstable();
-            let want = naive(&base, &ins, &del);
-            let mut got = Vec::new();
-            let mut first = 0u64;
-            for (k, r) in runs.iter().enumerate() {
-                // The piece lies `at` ids into the buffer, after other ids
-                // that must be left alone, and is followed by more.
-                let mut buf = vec![u32::MAX; at];
-                buf.extend_from_slice(r);
-                buf.extend_from_slice(&[7, 7, 7]);
-                let pos = patch_piece(&mut buf, at, r.len(), first, k, &fences, &ins, &del).unwrap();
-                prop_assert_eq!(pos, got.len() as u64);
-                prop_assert!(buf[..at].iter().all(|&x| x == u32::MAX));
-                got.extend_from_slice(&buf[at..]);
-                first += r.len() as u64;
-            }
-            prop_assert_eq!(got, want);
-        }
-
-        #[test]
-        fn folding_nets_out(ops in proptest::collection::vec((0u64..40, any::<bool>()), 0..200)) {
-            // Apply ops one batch at a time to a set, folding effective ops.
-            let base: std::collections::BTreeSet<u64> = (0..40).filter(|k| k % 3 == 0).collect();
-            let mut now = base.clone();
-            let mut net = NetOps::default();
-            for chunk in ops.chunks(7) {
-                let mut b = NetOps::default();
-                let mut seen = std::collections::BTreeSet::new();
-                for &(k, ins) in chunk {
-                    if !seen.insert(k) { continue; }
-                    if ins && !now.contains(&k) { b.ins.push(k) }
-                    if !ins && now.contains(&k) { b.del.push(k) }
-                }
-                b.ins.sort_unstable();
-                b.del.sort_unstable();
-                for k in &b.ins { now.insert(*k); }
-                for k in &b.del { now.remove(k); }
-                net = net.fold(&b).unwrap();
-            }
-            let want_ins: Vec<u64> = now.difference(&base).copied().collect();
-            let want_del: Vec<u64> = base.difference(&now).copied().collect();
-            prop_assert_eq!(net.ins, want_ins);
-            prop_assert_eq!(net.del, want_del);
-        }
-    }
-
-    #[test]
-    fn patch_detects_contradictions() {
-        let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[5], &[]).is_err());
-        let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[], &[4]).is_err());
-        let mut b = vec![1, 5, 9];
-        assert!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[], &[10]).is_err());
-        let mut b = vec![1, 5, 9];
-        assert_eq!(patch_piece(&mut b, 0, 3, 0, 0, &[], &[0, 6], &[5]), Ok(0));
-        assert_eq!(b, vec![0, 1, 6, 9]);
-    }
-
-    #[test]
-    fn lookups_across_parts() {
-        // Vertices over four parts; changes everywhere, the part edges
-        // included; even vertices' lists are on disk (those divisible by
-        // 6 span three blocks), odd ones empty.
-        let n = 3 * PART_WORDS as u64 * 64 + 70;
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
-        let edges = [
-            0,
-            63,
-            64,
-            PART_WORDS as u64 * 64 - 1,
-            PART_WORDS as u64 * 64,
-            n - 1,
-        ];
-        let mut touched: Vec<u64> = (0..20_000).map(|_| next() % n).chain(edges).collect();
-        touched.sort_unstable();
-        touched.dedup();
-        let (mut ins, mut del) = (Vec::new(), Vec::new());
-        for &v in &touched {
-            ins.push(key(v as u32, 7));
-            ins.push(key(v as u32, 9));
-            if v % 2 == 0 {
-                del.push(key(v as u32, 3));
-            }
-        }
-        let fences: Vec<(u32, Vec<u32>)> = touched
-            .iter()
-            .filter(|&&v| v % 6 == 0)
-            .map(|&v| (v as u32, vec![v as u32, v as u32 + 1]))
-            .collect();
-        let on_disk = |v: u32| {
-            v.is_multiple_of(2)
-                .then_some((if v.is_multiple_of(6) { 3 } else { 1 }, 10))
-        };
-        let d = Delta::build(n, &ins, &del, on_disk, |_| ([0, 0], 0), &fences).unwrap();
-        assert_eq!(d.changed(), touched.len() as u64);
-        let mut t = touched.iter().peekable();
-        for v in 0..n as u32 {
-            let hit = t.next_if(|&&x| x == v as u64).is_some();
-            match (hit, d.get(v)) {
-                (false, None) => {}
-                (true, Some(Change::Patch { ins, del })) if v % 2 == 0 => {
-                    assert_eq!((ins, del), (&[7, 9][..], &[3][..]), "{v}");
-                    let f = if v % 6 == 0 { vec![v, v + 1] } else { vec![] };
-                    assert_eq!(d.fences(v), &f[..], "{v}");
-                }
-                (true, Some(Change::Replace(l))) if v % 2 == 1 => assert_eq!(l, &[7, 9], "{v}"),
-                (h, c) => panic!("vertex {v}: touched {h}, {c:?}"),
-            }
-        }
-        // A key past the last vertex is refused, in any part.
-        let bad = vec![key(n as u32, 1)];
-        assert!(Delta::build(n, &bad, &[], on_disk, |_| ([0, 0], 0), &[]).is_err());
-    }
-
-    #[test]
-    fn lookups_and_replacements() {
-        let ops = NetOps {
-            ins: vec![key(1, 7), key(3, 2), key(3, 4), key(70, 1)],
-            del: vec![key(1, 2), key(3, 9)],
-        };
-        let d = Delta::build(
-            100,
-            &ops.ins,
-            &ops.del,
-            |v| (v == 1).then_some((1, 5)),
-            |v| if v == 3 { ([9, 0], 1) } else { ([0, 0], 0) },
-            &[],
-        )
-        .unwrap();
-        assert_eq!(d.changed(), 3);
-        assert!(d.get(0).is_none() && d.get(2).is_none() && d.get(99).is_none());
-        match d.get(1) {
-            Some(Change::Patch { ins, del }) => assert_eq!((ins, del), (&[7][..], &[2][..])),
-            c => panic!("{c:?}"),
-        }
-        match d.get(3) {
-            Some(Change::Replace(l)) => assert_eq!(l, &[2, 4]),
-            c => panic!("{c:?}"),
-        }
-        match d.get(70) {
-            Some(Change::Replace(l)) => assert_eq!(l, &[1]),
-            c => panic!("{c:?}"),
-        }
-        // A delete of an id a small list lacks is refused.
-        let bad = NetOps {
-            ins: vec![],
-            del: vec![key(3, 8)],
-        };
-        assert!(Delta::build(10, &bad.ins, &bad.del, |_| None, |_| ([9, 0], 1), &[]).is_err());
-    }
-}
+mod tests;

@@ -266,6 +266,7 @@ impl Graph {
         );
         // Each adjacency's ops are dropped once its delta holds them.
         let (out_ops, inn_ops) = (std::mem::take(&mut c.out), std::mem::take(&mut c.inn));
+        let weighted = self.weighted();
         for (dir, adj, ops) in [
             (0u8, Some(&mut self.out), out_ops),
             (1, self.inn.as_mut(), inn_ops),
@@ -279,10 +280,19 @@ impl Graph {
                 .filter(|f| f.0 == dir)
                 .map(|f| (f.1, f.2.clone()))
                 .collect();
+            // A weighted graph's inserts carry weights; an unweighted one's
+            // none.
+            let (ins_n, w_n) = (ops.ins().len(), ops.ins_w().len());
+            if w_n != if weighted { ins_n } else { 0 } {
+                return Err(bad(format!(
+                    "the committed updates give {w_n} weights for {ins_n} inserts"
+                )));
+            }
             let delta = super::delta::Delta::build(
                 n,
                 ops.ins(),
                 ops.del(),
+                ops.ins_w(),
                 |v| {
                     adj.block_range(v)
                         .map(|(a, b)| (b - a + 1, adj.base_degree(v)))

@@ -50,6 +50,9 @@ pub enum Ops {
         ins: Range<usize>,
         /// Where the deleted keys lie.
         del: Range<usize>,
+        /// Where the inserts' weights lie in the words read as `f32`
+        /// (a weighted run's; else empty).
+        ins_w: Range<usize>,
     },
     /// Several runs folded (or none).
     Folded(NetOps),
@@ -76,6 +79,15 @@ impl Ops {
             Ops::Folded(o) => &o.del,
         }
     }
+    /// The weight of each insert (a weighted graph's; else empty).
+    pub fn ins_w(&self) -> &[f32] {
+        match self {
+            Ops::InRun { words, ins_w, .. } => {
+                &bytemuck::cast_slice::<u64, f32>(words)[ins_w.clone()]
+            }
+            Ops::Folded(o) => &o.ins_w,
+        }
+    }
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
         self.ins().is_empty() && self.del().is_empty()
@@ -91,6 +103,7 @@ impl Ops {
             r => NetOps {
                 ins: r.ins().to_vec(),
                 del: r.del().to_vec(),
+                ins_w: r.ins_w().to_vec(),
             },
         }
     }
@@ -220,11 +233,13 @@ pub fn read_committed(
                     words: words.clone(),
                     ins: run.at[k].clone(),
                     del: run.at[k + 1].clone(),
+                    ins_w: run.w_at[k / 2].clone(),
                 });
             }
             let later = NetOps {
                 ins: run.keys[k].to_vec(),
                 del: run.keys[k + 1].to_vec(),
+                ins_w: run.weights(&words, k / 2).to_vec(),
             };
             let folded = a.into_net_ops().fold(&later).map_err(|why| {
                 corrupt(

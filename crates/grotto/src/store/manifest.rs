@@ -10,7 +10,9 @@
 //!
 //! A run holds one commit's net changes: sorted arc keys inserted and
 //! deleted in each adjacency, and the fences of the spanning base lists
-//! they touch (see [`super::delta`]).
+//! they touch (see [`super::delta`]). A weighted graph's run (magic
+//! [`WEIGHTED_RUN_MAGIC`]) ends with the weight of every insert, and may
+//! delete and insert one arc: a base arc given a new weight.
 
 use super::delta::NetOps;
 use super::format::BLOCK_BYTES;
@@ -21,6 +23,8 @@ use crate::VertexId;
 pub const SLOT_MAGIC: [u8; 8] = *b"GRMANIF\x01";
 /// First eight bytes of a delta run.
 pub const RUN_MAGIC: [u8; 8] = *b"GRDELTA\x01";
+/// First eight bytes of a delta run with weights (a weighted graph's).
+pub const WEIGHTED_RUN_MAGIC: [u8; 8] = *b"GRDELTA\x02";
 /// The manifest section: two slots.
 pub const MANIFEST_BYTES: u64 = 2 * BLOCK_BYTES as u64;
 const SLOT_FIXED: usize = 64;
@@ -130,7 +134,7 @@ impl Manifest {
 pub type Fences = Vec<(u8, VertexId, Vec<VertexId>)>;
 
 /// One commit's changes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
     /// Vertices after this run.
     pub vertices: u64,
@@ -143,13 +147,29 @@ pub struct Run {
 }
 
 impl Run {
+    /// Whether the run carries weights (those of a weighted graph's
+    /// inserts).
+    pub fn weighted(&self) -> bool {
+        !self.out.ins_w.is_empty() || !self.inn.ins_w.is_empty()
+    }
+
     /// The run's bytes (unpadded).
     pub fn encode(&self) -> Vec<u8> {
         let arrays = [&self.out.ins, &self.out.del, &self.inn.ins, &self.inn.del];
         let ids: usize = self.fences.iter().map(|f| f.2.len()).sum();
         let keys: usize = arrays.iter().map(|a| a.len()).sum();
-        let mut b = Vec::with_capacity(RUN_FIXED + 8 * keys + 16 * self.fences.len() + 4 * ids);
-        b.extend_from_slice(&RUN_MAGIC);
+        let weights = if self.weighted() {
+            4 * (self.out.ins.len() + self.inn.ins.len())
+        } else {
+            0
+        };
+        let mut b =
+            Vec::with_capacity(RUN_FIXED + 8 * keys + 16 * self.fences.len() + 4 * ids + weights);
+        b.extend_from_slice(if weights > 0 {
+            &WEIGHTED_RUN_MAGIC
+        } else {
+            &RUN_MAGIC
+        });
         b.extend_from_slice(&self.vertices.to_le_bytes());
         for a in arrays {
             b.extend_from_slice(&(a.len() as u64).to_le_bytes());
@@ -166,6 +186,14 @@ impl Run {
         for (_, _, f) in &self.fences {
             b.extend_from_slice(bytemuck::cast_slice(f));
         }
+        if weights > 0 {
+            // An adjacency without inserts has no weights to give.
+            for ops in [&self.out, &self.inn] {
+                let mut w = ops.ins_w.clone();
+                w.resize(ops.ins.len(), 0.0);
+                b.extend_from_slice(bytemuck::cast_slice(&w));
+            }
+        }
         b
     }
 
@@ -178,6 +206,7 @@ impl Run {
         let ops = |i: usize| NetOps {
             ins: r.keys[i].to_vec(),
             del: r.keys[i + 1].to_vec(),
+            ins_w: r.weights(&words, i / 2).to_vec(),
         };
         Ok(Run {
             vertices: r.vertices,
@@ -199,6 +228,9 @@ pub struct RunView<'a> {
     pub keys: [&'a [u64]; 4],
     /// Where each of `keys` lies in the words.
     pub at: [std::ops::Range<usize>; 4],
+    /// A weighted run's: where the weights of the out- and the
+    /// in-inserts lie in the words' bytes read as `f32` (else empty).
+    pub w_at: [std::ops::Range<usize>; 2],
     /// Fences, sorted by (dir, vertex).
     pub fences: Fences,
 }
@@ -206,21 +238,32 @@ pub struct RunView<'a> {
 impl<'a> RunView<'a> {
     /// Checks the run whose `len` bytes start `words` (the last word
     /// padded with anything): lengths, keys strictly increasing and below
-    /// the vertex count, a key never both inserted and deleted, fences
-    /// sorted.
+    /// the vertex count, a key never both inserted and deleted (unless
+    /// the run is weighted: a new weight), fences sorted.
     pub fn parse(words: &'a [u64], len: usize) -> Result<RunView<'a>, String> {
         let b = bytemuck::cast_slice::<u64, u8>(words);
-        if len > b.len() || len < RUN_FIXED || b[..8] != RUN_MAGIC {
+        if len > b.len() || len < RUN_FIXED {
             return Err("delta run: bad magic".into());
         }
+        let weighted = match &b[..8] {
+            m if m == RUN_MAGIC => false,
+            m if m == WEIGHTED_RUN_MAGIC => true,
+            _ => return Err("delta run: bad magic".into()),
+        };
         let b = &b[..len];
         let vertices = get_u64(b, 8);
         let counts: Vec<u64> = (0..6).map(|i| get_u64(b, 16 + 8 * i)).collect();
+        let weights = if weighted {
+            counts[0].checked_add(counts[2])
+        } else {
+            Some(0)
+        };
         let need = counts[..4]
             .iter()
             .try_fold(RUN_FIXED as u64, |s, &c| s.checked_add(c.checked_mul(8)?))
             .and_then(|s| s.checked_add(counts[4].checked_mul(16)?))
-            .and_then(|s| s.checked_add(counts[5].checked_mul(4)?));
+            .and_then(|s| s.checked_add(counts[5].checked_mul(4)?))
+            .and_then(|s| s.checked_add(weights?.checked_mul(4)?));
         if need != Some(b.len() as u64) {
             return Err(format!(
                 "delta run: {} bytes, its counts call for {need:?}",
@@ -239,7 +282,7 @@ impl<'a> RunView<'a> {
             check_keys(k, vertices)?;
         }
         for (ins, del) in [(keys[0], keys[1]), (keys[2], keys[3])] {
-            if let Some(k) = first_common(ins, del) {
+            if let Some(k) = first_common(ins, del).filter(|_| !weighted) {
                 return Err(format!(
                     "delta run: arc {} -> {} is both inserted and deleted",
                     k >> 32,
@@ -247,8 +290,21 @@ impl<'a> RunView<'a> {
                 ));
             }
         }
+        // The weights (if any) end the run; the fences come before them.
+        let nw = if weighted {
+            (counts[0] + counts[2]) as usize
+        } else {
+            0
+        };
+        let w0 = (b.len() - 4 * nw) / 4;
+        let w_at = if weighted {
+            let mid = w0 + counts[0] as usize;
+            [w0..mid, mid..mid + counts[2] as usize]
+        } else {
+            [0..0, 0..0]
+        };
         let rows = counts[4] as usize;
-        let mut at_b = b.len() - 16 * rows - 4 * counts[5] as usize;
+        let mut at_b = b.len() - 4 * nw - 16 * rows - 4 * counts[5] as usize;
         let mut heads = Vec::with_capacity(rows);
         let mut total = 0u64;
         for i in 0..rows {
@@ -277,8 +333,16 @@ impl<'a> RunView<'a> {
             vertices,
             keys,
             at,
+            w_at,
             fences,
         })
+    }
+
+    /// The weights of the inserts of adjacency `dir` (0 out, 1 in) of a
+    /// weighted run, read from `words`, the words it was parsed from
+    /// (empty for an unweighted run).
+    pub fn weights<'w>(&self, words: &'w [u64], dir: usize) -> &'w [f32] {
+        &bytemuck::cast_slice::<u64, f32>(words)[self.w_at[dir].clone()]
     }
 }
 
@@ -367,12 +431,20 @@ mod tests {
             del in proptest::collection::btree_set((50u64..60, 0u64..50), 0..40),
             f in proptest::collection::vec(0u32..50, 0..9),
             cut in 0usize..4000,
+            weighted in any::<bool>(),
         ) {
             let keys = |s: &std::collections::BTreeSet<(u64, u64)>| s.iter().map(|&(v, u)| (v << 32) | u).collect::<Vec<_>>();
+            let w = |n: usize| if weighted { (0..n).map(|i| i as f32 * 0.25).collect() } else { vec![] };
+            // A weighted run may delete and insert one arc (a new weight).
+            let mut out_del = keys(&del);
+            if weighted {
+                out_del.extend(keys(&ins).into_iter().step_by(3));
+                out_del.sort_unstable();
+            }
             let r = Run {
                 vertices: 60,
-                out: NetOps { ins: keys(&ins), del: keys(&del) },
-                inn: NetOps { ins: keys(&del), del: vec![] },
+                out: NetOps { ins: keys(&ins), del: out_del, ins_w: w(ins.len()) },
+                inn: NetOps { ins: keys(&del), del: vec![], ins_w: w(del.len()) },
                 fences: vec![(0, 3, f.clone()), (1, 4, f)],
             };
             let b = r.encode();
@@ -395,7 +467,11 @@ mod tests {
             Run::decode(
                 &Run {
                     vertices,
-                    out: NetOps { ins, del },
+                    out: NetOps {
+                        ins,
+                        del,
+                        ins_w: vec![],
+                    },
                     ..Run::default()
                 }
                 .encode(),
@@ -420,6 +496,19 @@ mod tests {
         assert!(run(past, vec![]).unwrap_err().contains("beyond"));
         let e = run(good.clone(), vec![good[77]]).unwrap_err();
         assert!(e.contains("both inserted and deleted"), "{e}");
+        // A weighted run may (a new weight); its weights are counted.
+        let weighted = Run {
+            vertices,
+            out: NetOps {
+                ins: good.clone(),
+                del: vec![good[77]],
+                ins_w: vec![1.5; good.len()],
+            },
+            ..Run::default()
+        };
+        let b = weighted.encode();
+        assert_eq!(Run::decode(&b), Ok(weighted));
+        assert!(Run::decode(&b[..b.len() - 4]).is_err());
     }
 
     #[test]

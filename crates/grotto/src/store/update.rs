@@ -20,8 +20,13 @@
 //!
 //! Staging lives in `store/staging.rs`. A batch can also be *merged* into
 //! fresh blocks instead of appended as a run ([`crate::ingest::merge`],
-//! what `grotto update` does for large batches, weighted graphs and new
-//! ids in an id map); [`GraphUpdate::commit`] refuses the last two.
+//! what `grotto update` does for large batches and new ids in an id map
+//! or new names); [`GraphUpdate::commit`] refuses the last two.
+//!
+//! In a weighted graph the run carries the weight of every insert, and a
+//! weight change of an arc that stays is a delete and an insert of it in
+//! the same run (deletes apply first): readers patch the weights with the
+//! ids ([`super::delta`]).
 //!
 //! Example (a Rust user adding and removing edges):
 //! ```no_run
@@ -237,13 +242,6 @@ impl GraphUpdate {
     /// Resolves, writes and switches to the staged batch (see the module
     /// comment). Nothing is written when the batch changes nothing.
     pub fn commit(mut self) -> Result<UpdateReport> {
-        if self.graph.weighted() {
-            return Err(Error::Invalid(format!(
-                "{} is weighted, and weighted graphs are updated by merging (a delta run \
-                 holds no weights): commit with `--merge auto`, the default, or `--merge always`",
-                self.graph.path().display()
-            )));
-        }
         if let Some(name) = self.new_names.first() {
             return Err(Error::Invalid(format!(
                 "vertex {name:?} is not in {}: adding names to a graph with names takes a \
@@ -269,19 +267,27 @@ impl GraphUpdate {
             ..UpdateReport::default()
         };
         report.self_loops_dropped = b.loops_dropped;
-        let (ins, del) = (b.ins, b.del);
         let (missing_loops, missing_unknown) = (b.missing_loops, b.missing_unknown);
-        let resolved = resolve(g, &ins, &del)?;
         // An undirected edge counts once: as its arc from the smaller end.
-        let once = |k: &u64| {
-            let (a, b) = unkey(*k);
+        let once = |k: u64| {
+            let (a, b) = unkey(k);
             !undirected || a <= b
         };
-        let count = |ks: &[u64]| ks.iter().filter(|k| once(k)).count() as u64;
-        report.inserted = count(&resolved.ops.ins);
-        report.deleted = count(&resolved.ops.del);
-        report.already_present = count(&resolved.present);
-        report.not_present = count(&resolved.absent) + missing_loops + missing_unknown;
+        let keys = Keys {
+            ins: &b.ins,
+            ins_w: &b.ins_w,
+            del: &b.del,
+            set: &b.set,
+            set_w: &b.set_w,
+        };
+        let resolved = resolve(g, keys, &once)?;
+        let count = |ks: &[u64]| ks.iter().filter(|&&k| once(k)).count() as u64;
+        report.inserted = count(&resolved.ops.ins) - resolved.renewed;
+        report.deleted = count(&resolved.ops.del) - resolved.renewed;
+        report.already_present = resolved.present;
+        report.not_present = resolved.absent + missing_loops + missing_unknown;
+        report.weights_set = resolved.weights_set;
+        report.weights_not_present = resolved.weights_absent + b.set_missing;
         report.new_vertices = self.vertices - g.vertex_count();
         report.vertices = self.vertices;
         report.edges = g.edge_count() + report.inserted - report.deleted;
@@ -297,21 +303,7 @@ impl GraphUpdate {
         }
         let t1 = Instant::now();
         let inn = if g.header().has_reverse() {
-            let flip = |ks: &[u64]| {
-                let mut r: Vec<u64> = ks
-                    .iter()
-                    .map(|&k| {
-                        let (a, b) = unkey(k);
-                        key(b, a)
-                    })
-                    .collect();
-                r.par_sort_unstable();
-                r
-            };
-            NetOps {
-                ins: flip(&resolved.ops.ins),
-                del: flip(&resolved.ops.del),
-            }
+            flipped(&resolved.ops)
         } else {
             NetOps::default()
         };
@@ -398,6 +390,34 @@ impl GraphUpdate {
     }
 }
 
+/// The same changes seen from the other end of each arc, sorted.
+fn flipped(ops: &NetOps) -> NetOps {
+    let flip = |k: u64| {
+        let (a, b) = unkey(k);
+        key(b, a)
+    };
+    let mut del: Vec<u64> = ops.del.iter().map(|&k| flip(k)).collect();
+    del.par_sort_unstable();
+    if ops.ins_w.is_empty() {
+        let mut ins: Vec<u64> = ops.ins.iter().map(|&k| flip(k)).collect();
+        ins.par_sort_unstable();
+        return NetOps {
+            ins,
+            del,
+            ins_w: Vec::new(),
+        };
+    }
+    let mut pairs: Vec<(u64, f32)> = ops
+        .ins
+        .iter()
+        .zip(&ops.ins_w)
+        .map(|(&k, &w)| (flip(k), w))
+        .collect();
+    pairs.par_sort_unstable_by_key(|p| p.0);
+    let (ins, ins_w) = pairs.into_iter().unzip();
+    NetOps { ins, del, ins_w }
+}
+
 /// The committed changes in force, read again (for a fold).
 fn committed(
     file: &InPlace,
@@ -424,24 +444,67 @@ pub(crate) struct Added {
     pub names: Vec<String>,
 }
 
-/// A batch resolved against the current lists.
+/// A batch resolved against the current lists. The counts count an
+/// undirected edge once.
+#[derive(Default)]
 struct Resolved {
     /// The net change.
     ops: NetOps,
     /// Fences of the spanning base lists it changes.
     fences: Fences,
     /// Inserted arcs already present.
-    present: Vec<u64>,
+    present: u64,
     /// Deleted arcs not present.
-    absent: Vec<u64>,
+    absent: u64,
+    /// Arcs of the graph given a new weight: in both `ops.del` and
+    /// `ops.ins`, neither inserted nor deleted.
+    renewed: u64,
+    /// Weight changes of arcs there after the batch.
+    weights_set: u64,
+    /// Weight changes of arcs not there after the batch.
+    weights_absent: u64,
 }
 
-/// Reads the current out-list of every vertex `ins` or `del` touches (in
-/// parallel, vertex ranges per thread) and keeps the real changes:
-/// inserts of absent arcs, deletes of present arcs not inserted again.
-fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
+impl Resolved {
+    fn add(&mut self, o: Resolved) {
+        self.ops.ins.extend(o.ops.ins);
+        self.ops.del.extend(o.ops.del);
+        self.ops.ins_w.extend(o.ops.ins_w);
+        self.fences.extend(o.fences);
+        self.present += o.present;
+        self.absent += o.absent;
+        self.renewed += o.renewed;
+        self.weights_set += o.weights_set;
+        self.weights_absent += o.weights_absent;
+    }
+}
+
+/// A staged batch as sorted, distinct arc keys: inserts (with their
+/// weights in a weighted graph), deletes, weight changes and their
+/// weights.
+struct Keys<'a> {
+    ins: &'a [u64],
+    ins_w: &'a [f32],
+    del: &'a [u64],
+    set: &'a [u64],
+    set_w: &'a [f32],
+}
+
+/// Reads the current out-list of every vertex the batch touches (in
+/// parallel, vertex ranges per thread) and keeps the real changes, as a
+/// merge would make them (`ingest::merge`): deletes apply first, then
+/// inserts, then weight changes. Inserts of absent arcs and deletes of
+/// present arcs not inserted again are kept; in a weighted graph, a
+/// present arc that keeps its place but takes a new weight (a weight
+/// change, or a delete and insert) is deleted and inserted with it.
+/// `once` says whether an arc counts (an undirected edge counts once).
+fn resolve(g: &Graph, b: Keys<'_>, once: &(dyn Fn(u64) -> bool + Sync)) -> Result<Resolved> {
     let n = g.vertex_count();
-    let mut touched: Vec<VertexId> = ins.iter().chain(del.iter()).map(|&k| unkey(k).0).collect();
+    let weighted = g.weighted();
+    let mut touched: Vec<VertexId> = [b.ins, b.del, b.set]
+        .iter()
+        .flat_map(|ks| ks.iter().map(|&k| unkey(k).0))
+        .collect();
     touched.par_sort_unstable();
     touched.dedup();
     let parts = (rayon::current_num_threads() * 8).max(1);
@@ -450,18 +513,11 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
         .par_chunks(per)
         .map(|vs| {
             let mut r = BlockReader::new(g, Direction::Out)?.read_ahead();
-            let mut out = Resolved {
-                ops: NetOps::default(),
-                fences: Vec::new(),
-                present: Vec::new(),
-                absent: Vec::new(),
-            };
+            let mut out = Resolved::default();
             let mut list = Vec::new();
             let lo = key(vs[0], 0);
-            let (mut i, mut j) = (
-                ins.partition_point(|&k| k < lo),
-                del.partition_point(|&k| k < lo),
-            );
+            let from = |ks: &[u64]| ks.partition_point(|&k| k < lo);
+            let (mut i, mut j, mut e) = (from(b.ins), from(b.del), from(b.set));
             for &v in vs {
                 if (v as u64) < n {
                     r.neighbors(v, &mut list, None)?;
@@ -469,24 +525,53 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
                     list.clear();
                 }
                 // A vertex's keys are few and next to each other.
-                let i2 = i + ins[i..].iter().take_while(|&&k| unkey(k).0 == v).count();
-                let j2 = j + del[j..].iter().take_while(|&&k| unkey(k).0 == v).count();
-                let (vi, vd) = (&ins[i..i2], &del[j..j2]);
-                let has = |k: u64| list.binary_search(&unkey(k).1).is_ok();
+                let upto = |ks: &[u64], at: usize| {
+                    at + ks[at..].iter().take_while(|&&k| unkey(k).0 == v).count()
+                };
+                let (i2, j2, e2) = (upto(b.ins, i), upto(b.del, j), upto(b.set, e));
                 let before = (out.ops.ins.len(), out.ops.del.len());
-                for &k in vd {
-                    if !has(k) {
-                        out.absent.push(k);
-                    } else if vi.binary_search(&k).is_err() {
+                // Every arc a change names, in order.
+                while let Some(k) = [
+                    b.ins[i..i2].first(),
+                    b.del[j..j2].first(),
+                    b.set[e..e2].first(),
+                ]
+                .into_iter()
+                .flatten()
+                .min()
+                .copied()
+                {
+                    let in_i = b.ins[i..i2].first() == Some(&k);
+                    let in_d = b.del[j..j2].first() == Some(&k);
+                    let in_s = b.set[e..e2].first() == Some(&k);
+                    let in_l = list.binary_search(&unkey(k).1).is_ok();
+                    let keep = in_i || (in_l && !in_d);
+                    let renew = weighted && keep && in_l && (in_s || (in_i && in_d));
+                    if renew || (in_l && !keep) {
                         out.ops.del.push(k);
                     }
-                }
-                for &k in vi {
-                    if !has(k) {
+                    if renew || (keep && !in_l) {
                         out.ops.ins.push(k);
-                    } else if vd.binary_search(&k).is_err() {
-                        out.present.push(k);
+                        if weighted {
+                            out.ops
+                                .ins_w
+                                .push(if in_s { b.set_w[e] } else { b.ins_w[i] });
+                        }
                     }
+                    let c = once(k) as u64;
+                    out.renewed += renew as u64 * c;
+                    out.present += (in_l && in_i && !in_d) as u64 * c;
+                    out.absent += (!in_l && in_d) as u64 * c;
+                    if in_s {
+                        if keep {
+                            out.weights_set += c;
+                        } else {
+                            out.weights_absent += c;
+                        }
+                    }
+                    i += in_i as usize;
+                    j += in_d as usize;
+                    e += in_s as usize;
                 }
                 let changed = (out.ops.ins.len(), out.ops.del.len()) != before;
                 if changed && (v as u64) < n {
@@ -494,27 +579,14 @@ fn resolve(g: &Graph, ins: &[u64], del: &[u64]) -> Result<Resolved> {
                         out.fences.push((0, v, f));
                     }
                 }
-                i = i2;
-                j = j2;
             }
-            out.ops.ins.sort_unstable();
-            out.ops.del.sort_unstable();
             Ok(out)
         })
         .collect();
-    let mut all = Resolved {
-        ops: NetOps::default(),
-        fences: Vec::new(),
-        present: Vec::new(),
-        absent: Vec::new(),
-    };
+    // The chunks are in vertex order, and each keeps its keys in order.
+    let mut all = Resolved::default();
     for c in chunks {
-        let c = c?;
-        all.ops.ins.extend(c.ops.ins);
-        all.ops.del.extend(c.ops.del);
-        all.fences.extend(c.fences);
-        all.present.extend(c.present);
-        all.absent.extend(c.absent);
+        all.add(c?);
     }
     // Fences of the in-adjacency: the reversed arcs' spanning lists.
     if let Some(inn) = g.inn() {

@@ -44,20 +44,53 @@ pub fn convert_edges(
     out
 }
 
-/// Every arc of the graph at `path` in user ids, tagged 0 (out-lists) or
-/// 1 (in-lists), after `check`'s verification; the first error met else.
-pub fn read_arcs(path: &Path) -> grotto::Result<BTreeSet<(u8, u64, u64)>> {
+/// Converts `edges` into a weighted, directed graph with reverse edges
+/// and raw blocks, `dir/name.grotto`; the weight of `u -> v` is
+/// [`weight_of`].
+#[allow(dead_code)]
+pub fn convert_weighted(dir: &Path, name: &str, edges: &[(u64, u64)]) -> PathBuf {
+    let text = dir.join(format!("{name}.el"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+    for &(u, v) in edges {
+        writeln!(f, "{u} {v} {}", weight_of(u, v)).unwrap();
+    }
+    drop(f);
+    let out = dir.join(format!("{name}.grotto"));
+    let opts = ConvertOptions {
+        reverse: true,
+        weighted: Some(true),
+        ..ConvertOptions::default()
+    };
+    convert(&Input::path(&text), &out, &opts).unwrap();
+    out
+}
+
+/// The weight [`convert_weighted`] gives `u -> v`.
+#[allow(dead_code)]
+pub fn weight_of(u: u64, v: u64) -> f32 {
+    ((u * 7 + v) % 13) as f32 + 0.5
+}
+
+/// Every arc of the graph at `path` as (adjacency, source, target, the
+/// bits of its weight; 0 in an unweighted graph), after opening it and
+/// checking every block.
+pub fn read_arcs(path: &Path) -> grotto::Result<BTreeSet<(u8, u64, u64, u32)>> {
     let g = Graph::open(path)?;
     g.verify_all_blocks()?;
     let mut s = BTreeSet::new();
-    let mut ids = Vec::new();
+    let (mut ids, mut ws) = (Vec::new(), Vec::new());
     for (d, dir) in [(0u8, Direction::Out), (1, Direction::In)] {
         let Ok(mut r) = BlockReader::new(&g, dir) else {
             continue;
         };
         for v in 0..g.vertex_count() as u32 {
-            r.neighbors(v, &mut ids, None)?;
-            s.extend(ids.iter().map(|&u| (d, g.original_id(v), g.original_id(u))));
+            r.neighbors(v, &mut ids, Some(&mut ws))?;
+            ws.resize(ids.len(), 0.0);
+            s.extend(
+                ids.iter()
+                    .zip(&ws)
+                    .map(|(&u, w)| (d, g.original_id(v), g.original_id(u), w.to_bits())),
+            );
         }
     }
     Ok(s)

@@ -148,6 +148,8 @@ struct Exec<'c> {
     told: u64,
     /// Where packed lists are decoded (reused from list to list).
     scratch: Vec<VertexId>,
+    /// Where the weights of lists an update changed are merged (reused).
+    wscratch: Vec<f32>,
     /// A block's vertices in the order a scan takes them (reused).
     order: Vec<VertexId>,
 }
@@ -399,7 +401,10 @@ where
             if let Some(msg) = (self.apply)(v) {
                 let list = self.adj.inline_list(v);
                 let ids = list.as_ref().map_or(&[][..], |l| l.ids());
-                self.send(v, ids, None, msg, x)?;
+                // Lists in the index are unweighted; one an update gave a
+                // weighted graph has its weights.
+                let ws = list.as_ref().and_then(|l| l.weights());
+                self.send(v, ids, ws.filter(|_| self.wbase.is_some()), msg, x)?;
             }
         }
         Ok(())
@@ -416,13 +421,26 @@ where
         x: &mut Exec<'_>,
     ) -> Result<()> {
         let mut scratch = std::mem::take(&mut x.scratch);
-        let r = match self.adj.list_in_block(v, b, eb, &mut scratch) {
-            Ok(Some(piece)) => {
-                let ws = wb.map(|w| &bytemuck::cast_slice::<u8, f32>(w)[piece.range.clone()]);
-                self.send(v, piece.ids, ws, msg, x)
+        let r = match wb {
+            None => match self.adj.list_in_block(v, b, eb, &mut scratch) {
+                Ok(Some(piece)) => self.send(v, piece.ids, None, msg, x),
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            },
+            Some(wb) => {
+                let mut wscratch = std::mem::take(&mut x.wscratch);
+                let r =
+                    match self
+                        .adj
+                        .weighted_list_in_block(v, b, eb, wb, &mut scratch, &mut wscratch)
+                    {
+                        Ok(Some((piece, ws))) => self.send(v, piece.ids, Some(ws), msg, x),
+                        Ok(None) => Ok(()),
+                        Err(e) => Err(e),
+                    };
+                x.wscratch = wscratch;
+                r
             }
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
         };
         x.scratch = scratch;
         r
@@ -578,6 +596,7 @@ where
             counts: Tally::default(),
             told: 0,
             scratch: Vec::new(),
+            wscratch: Vec::new(),
             order: Vec::new(),
         };
         let r = self.executor_loop(reader, seed, &mut x);
