@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{convert_edges, read_arcs, xorshift};
+use common::{convert_edges, convert_weighted, read_arcs, xorshift};
 use grotto::store::update::GraphUpdate;
 
 fn cases() -> u64 {
@@ -48,16 +48,31 @@ fn damaged_and_forged_updates_never_panic() {
         .collect();
     edges.extend((1..1500).map(|i| (0, i * 2)));
     let n = cases();
-    for (packed, reverse) in [(true, true), (false, false)] {
-        let g = convert_edges(dir.path(), "g", &edges, packed, reverse);
+    for (packed, reverse, weighted) in [
+        (true, true, false),
+        (false, false, false),
+        (false, true, true),
+    ] {
+        // A weighted graph's runs end with their inserts' weights.
+        let g = if weighted {
+            convert_weighted(dir.path(), "g", &edges)
+        } else {
+            convert_edges(dir.path(), "g", &edges, packed, reverse)
+        };
         let mut versions = Vec::new();
         for batch in 0..2 {
             let mut up = GraphUpdate::open(&g).unwrap();
             for _ in 0..300 {
                 let e = edges[(xorshift(&mut x) % edges.len() as u64) as usize];
                 up.delete(e.0, e.1).unwrap();
-                up.insert(xorshift(&mut x) % 3100, xorshift(&mut x) % 410 + batch)
-                    .unwrap();
+                let (a, b) = (xorshift(&mut x) % 3100, xorshift(&mut x) % 410 + batch);
+                if weighted {
+                    up.insert_weighted(a, b, (x % 50) as f32).unwrap();
+                    let e = edges[(xorshift(&mut x) % edges.len() as u64) as usize];
+                    up.set_weight(e.0, e.1, 0.5).unwrap();
+                } else {
+                    up.insert(a, b).unwrap();
+                }
             }
             up.commit().unwrap();
             versions.push(read_arcs(&g).unwrap());
