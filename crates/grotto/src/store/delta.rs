@@ -56,6 +56,17 @@ impl NetOps {
     /// `later` contradicts `self` (inserts an arc `self` already inserted,
     /// or deletes one `self` already deleted).
     pub fn fold(&self, later: &NetOps) -> Result<NetOps, String> {
+        // Weights are either on every insert of both or on none.
+        let weighted = !self.ins_w.is_empty() || !later.ins_w.is_empty();
+        for o in [self, later] {
+            if o.ins_w.len() != if weighted { o.ins.len() } else { 0 } {
+                return Err(format!(
+                    "{} inserts carry {} weights",
+                    o.ins.len(),
+                    o.ins_w.len()
+                ));
+            }
+        }
         if self.ins.is_empty() && self.del.is_empty() {
             return Ok(later.clone());
         }
@@ -454,6 +465,12 @@ pub fn patch_piece(
     del: &[VertexId],
     mut weights: Option<PieceWeights<'_>>,
 ) -> Result<u64, &'static str> {
+    if weights
+        .as_ref()
+        .is_some_and(|w| w.ins.len() != ins.len() || w.buf.len() < len)
+    {
+        return Err("has inserts without weights");
+    }
     let (ins_k, del_k, pos) = if fences.is_empty() && k == 0 {
         (ins, del, first)
     } else {
@@ -470,12 +487,6 @@ pub fn patch_piece(
         }
         (&ins[i0..i1], &del[d0..d1], pos)
     };
-    if weights
-        .as_ref()
-        .is_some_and(|w| w.ins.len() != ins_k.len() || w.buf.len() < len)
-    {
-        return Err("has inserts without weights");
-    }
     let mut len = len;
     buf.truncate(at + len);
     if let Some(w) = weights.as_mut() {

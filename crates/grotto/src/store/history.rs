@@ -225,6 +225,17 @@ pub fn read_committed(
             return Err(corrupt(path, format!("{what} removes vertices")));
         }
         vertices = run.vertices;
+        // A weighted graph's inserts carry weights, an unweighted one's
+        // none (a run without inserts has none either way).
+        for (k, dir) in [(0, 0), (2, 1)] {
+            let (ins, ws) = (run.keys[k].len(), run.w_at[dir].len());
+            if ws != if h.weighted() { ins } else { 0 } {
+                return Err(corrupt(
+                    path,
+                    format!("{what} gives {ws} weights for {ins} inserts"),
+                ));
+            }
+        }
         // The first run's keys stay where they were read; later ones are
         // folded in.
         let fold = |a: Ops, k: usize| -> Result<Ops> {

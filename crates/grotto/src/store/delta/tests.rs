@@ -326,3 +326,28 @@ fn lookups_and_replacements() {
         c => panic!("{c:?}"),
     }
 }
+
+#[test]
+fn folding_refuses_inserts_without_weights() {
+    // A run without weights after one with them (a forged file) would
+    // otherwise hand one arc another's weight.
+    let plain = NetOps {
+        ins: vec![key(1, 2)],
+        del: vec![],
+        ins_w: vec![],
+    };
+    let weighted = NetOps {
+        ins: vec![key(1, 3)],
+        del: vec![],
+        ins_w: vec![7.0],
+    };
+    assert!(plain.fold(&weighted).is_err());
+    assert!(weighted.fold(&plain).is_err());
+    let short = NetOps {
+        ins: vec![key(1, 3), key(1, 4)],
+        del: vec![],
+        ins_w: vec![7.0],
+    };
+    assert!(NetOps::default().fold(&short).is_err());
+    assert!(weighted.fold(&NetOps::default()).is_ok());
+}
