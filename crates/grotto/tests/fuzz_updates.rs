@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{convert_edges, convert_weighted, read_arcs, xorshift};
+use common::{convert_kind, read_arcs, xorshift, KINDS};
 use grotto::store::update::GraphUpdate;
 
 fn cases() -> u64 {
@@ -48,17 +48,10 @@ fn damaged_and_forged_updates_never_panic() {
         .collect();
     edges.extend((1..1500).map(|i| (0, i * 2)));
     let n = cases();
-    for (packed, reverse, weighted) in [
-        (true, true, false),
-        (false, false, false),
-        (false, true, true),
-    ] {
+    for kind in KINDS {
         // A weighted graph's runs end with their inserts' weights.
-        let g = if weighted {
-            convert_weighted(dir.path(), "g", &edges)
-        } else {
-            convert_edges(dir.path(), "g", &edges, packed, reverse)
-        };
+        let weighted = kind.2;
+        let g = convert_kind(dir.path(), "g", &edges, kind);
         let mut versions = Vec::new();
         for batch in 0..2 {
             let mut up = GraphUpdate::open(&g).unwrap();

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{convert_edges, convert_weighted, read_arcs, xorshift};
+use common::{convert_edges, convert_kind, read_arcs, xorshift, KINDS};
 use grotto::io::inplace::PowerCut;
 use grotto::store::update::GraphUpdate;
 use std::collections::BTreeSet;
@@ -56,22 +56,13 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
     let dir = tempfile::tempdir().unwrap();
     let edges = random_edges(30_000, 5);
     let mut trials = 0;
-    for (packed, reverse, weighted) in [
-        (true, true, false),
-        (false, false, false),
-        (false, true, true),
-    ] {
-        let base = if weighted {
-            convert_weighted(dir.path(), "weighted", &edges)
-        } else {
-            convert_edges(
-                dir.path(),
-                &format!("base{packed}"),
-                &edges,
-                packed,
-                reverse,
-            )
-        };
+    for kind in KINDS {
+        let base = convert_kind(
+            dir.path(),
+            &format!("base{}{}", kind.0, kind.2),
+            &edges,
+            kind,
+        );
         // A first commit, so that the cuts below hit a second one (the
         // slots alternate) as well as a first one.
         let once = dir.path().join("once.grotto");

@@ -45,6 +45,7 @@ use super::delta::{key, unkey, NetOps};
 use super::format::*;
 use super::graph::Graph;
 use super::manifest::{Fences, Manifest, Run, RunRef, MAX_RUNS};
+use super::staging::Batch;
 pub use super::staging::Ranked;
 use super::{BlockReader, Direction};
 use crate::error::{Error, Result};
@@ -273,14 +274,7 @@ impl GraphUpdate {
             let (a, b) = unkey(k);
             !undirected || a <= b
         };
-        let keys = Keys {
-            ins: &b.ins,
-            ins_w: &b.ins_w,
-            del: &b.del,
-            set: &b.set,
-            set_w: &b.set_w,
-        };
-        let resolved = resolve(g, keys, &once)?;
+        let resolved = resolve(g, &b, &once)?;
         let count = |ks: &[u64]| ks.iter().filter(|&&k| once(k)).count() as u64;
         report.inserted = count(&resolved.ops.ins) - resolved.renewed;
         report.deleted = count(&resolved.ops.del) - resolved.renewed;
@@ -479,17 +473,6 @@ impl Resolved {
     }
 }
 
-/// A staged batch as sorted, distinct arc keys: inserts (with their
-/// weights in a weighted graph), deletes, weight changes and their
-/// weights.
-struct Keys<'a> {
-    ins: &'a [u64],
-    ins_w: &'a [f32],
-    del: &'a [u64],
-    set: &'a [u64],
-    set_w: &'a [f32],
-}
-
 /// Reads the current out-list of every vertex the batch touches (in
 /// parallel, vertex ranges per thread) and keeps the real changes, as a
 /// merge would make them (`ingest::merge`): deletes apply first, then
@@ -498,10 +481,12 @@ struct Keys<'a> {
 /// present arc that keeps its place but takes a new weight (a weight
 /// change, or a delete and insert) is deleted and inserted with it.
 /// `once` says whether an arc counts (an undirected edge counts once).
-fn resolve(g: &Graph, b: Keys<'_>, once: &(dyn Fn(u64) -> bool + Sync)) -> Result<Resolved> {
+fn resolve(g: &Graph, b: &Batch, once: &(dyn Fn(u64) -> bool + Sync)) -> Result<Resolved> {
+    let (ins, ins_w, del) = (&b.ins[..], &b.ins_w[..], &b.del[..]);
+    let (set, set_w) = (&b.set[..], &b.set_w[..]);
     let n = g.vertex_count();
     let weighted = g.weighted();
-    let mut touched: Vec<VertexId> = [b.ins, b.del, b.set]
+    let mut touched: Vec<VertexId> = [ins, del, set]
         .iter()
         .flat_map(|ks| ks.iter().map(|&k| unkey(k).0))
         .collect();
@@ -517,7 +502,7 @@ fn resolve(g: &Graph, b: Keys<'_>, once: &(dyn Fn(u64) -> bool + Sync)) -> Resul
             let mut list = Vec::new();
             let lo = key(vs[0], 0);
             let from = |ks: &[u64]| ks.partition_point(|&k| k < lo);
-            let (mut i, mut j, mut e) = (from(b.ins), from(b.del), from(b.set));
+            let (mut i, mut j, mut e) = (from(ins), from(del), from(set));
             for &v in vs {
                 if (v as u64) < n {
                     r.neighbors(v, &mut list, None)?;
@@ -528,22 +513,18 @@ fn resolve(g: &Graph, b: Keys<'_>, once: &(dyn Fn(u64) -> bool + Sync)) -> Resul
                 let upto = |ks: &[u64], at: usize| {
                     at + ks[at..].iter().take_while(|&&k| unkey(k).0 == v).count()
                 };
-                let (i2, j2, e2) = (upto(b.ins, i), upto(b.del, j), upto(b.set, e));
+                let (i2, j2, e2) = (upto(ins, i), upto(del, j), upto(set, e));
                 let before = (out.ops.ins.len(), out.ops.del.len());
                 // Every arc a change names, in order.
-                while let Some(k) = [
-                    b.ins[i..i2].first(),
-                    b.del[j..j2].first(),
-                    b.set[e..e2].first(),
-                ]
-                .into_iter()
-                .flatten()
-                .min()
-                .copied()
+                while let Some(k) = [ins[i..i2].first(), del[j..j2].first(), set[e..e2].first()]
+                    .into_iter()
+                    .flatten()
+                    .min()
+                    .copied()
                 {
-                    let in_i = b.ins[i..i2].first() == Some(&k);
-                    let in_d = b.del[j..j2].first() == Some(&k);
-                    let in_s = b.set[e..e2].first() == Some(&k);
+                    let in_i = ins[i..i2].first() == Some(&k);
+                    let in_d = del[j..j2].first() == Some(&k);
+                    let in_s = set[e..e2].first() == Some(&k);
                     let in_l = list.binary_search(&unkey(k).1).is_ok();
                     let keep = in_i || (in_l && !in_d);
                     let renew = weighted && keep && in_l && (in_s || (in_i && in_d));
@@ -553,9 +534,7 @@ fn resolve(g: &Graph, b: Keys<'_>, once: &(dyn Fn(u64) -> bool + Sync)) -> Resul
                     if renew || (keep && !in_l) {
                         out.ops.ins.push(k);
                         if weighted {
-                            out.ops
-                                .ins_w
-                                .push(if in_s { b.set_w[e] } else { b.ins_w[i] });
+                            out.ops.ins_w.push(if in_s { set_w[e] } else { ins_w[i] });
                         }
                     }
                     let c = once(k) as u64;

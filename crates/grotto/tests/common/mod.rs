@@ -65,6 +65,31 @@ pub fn convert_weighted(dir: &Path, name: &str, edges: &[(u64, u64)]) -> PathBuf
     out
 }
 
+/// The kinds of graph file the update tests try: (packed, reverse edges,
+/// weighted). A weighted file is raw, with reverse edges.
+#[allow(dead_code)]
+pub const KINDS: [(bool, bool, bool); 3] = [
+    (true, true, false),
+    (false, false, false),
+    (false, true, true),
+];
+
+/// Converts `edges` into `dir/name.grotto` of kind `(packed, reverse,
+/// weighted)` (see [`KINDS`]).
+#[allow(dead_code)]
+pub fn convert_kind(
+    dir: &Path,
+    name: &str,
+    edges: &[(u64, u64)],
+    (packed, reverse, weighted): (bool, bool, bool),
+) -> PathBuf {
+    if weighted {
+        convert_weighted(dir, name, edges)
+    } else {
+        convert_edges(dir, name, edges, packed, reverse)
+    }
+}
+
 /// The weight [`convert_weighted`] gives `u -> v`.
 #[allow(dead_code)]
 pub fn weight_of(u: u64, v: u64) -> f32 {
