@@ -185,6 +185,28 @@ mod tests {
         assert!(e.is_err() && !q.exists());
     }
 
+    /// Names are ranks in their table: asking for compacted ids changes
+    /// nothing (it once wrote a file with both, which no open accepted).
+    #[test]
+    fn names_with_compacted_ids_make_a_graph_with_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("n.grotto");
+        let opts = ConvertOptions {
+            ids: crate::ingest::IdMode::Compact,
+            ..Default::default()
+        };
+        let names = Names::from_unsorted(vec!["a", "b", "c", "lonely"]).unwrap();
+        let arrays = EdgeArrays::new(&[0, 1], &[1, 2], None, "test arrays")
+            .unwrap()
+            .with_names(names)
+            .unwrap();
+        convert_from(&Source::Generated(&arrays), &p, &opts, &NoProgress).unwrap();
+        let g = Graph::open(&p).unwrap();
+        assert_eq!(g.vertex_count(), 4);
+        assert_eq!(g.label_text(g.vertex_named("lonely").unwrap()), "lonely");
+        assert!(g.id_map().is_none());
+    }
+
     #[test]
     fn unequal_columns_and_bad_weights_are_refused() {
         assert!(EdgeArrays::new(&[1, 2], &[3], None, "t").is_err());

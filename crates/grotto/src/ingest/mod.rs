@@ -459,8 +459,9 @@ impl BuildCtx<'_> {
             }
             None => seen.max().map_or(0, |m| m.saturating_add(1)),
         };
+        // Names are ranks in their table: dense by construction.
         let compact = match self.opts.ids {
-            IdMode::Compact => true,
+            IdMode::Compact => self.plan.names.is_none(),
             IdMode::Dense | IdMode::String => false,
             IdMode::Auto => {
                 self.plan.fixed_n.is_none()
