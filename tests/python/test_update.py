@@ -134,11 +134,12 @@ def test_names_are_updated_by_name(tmp_path):
     assert (r["inserted"], r["deleted"]) == (1, 1)
     g = grotto.open(path)
     assert sorted(g.neighbors("a")) == ["b", "d"]
-    # New names add vertices (the name table grows in a merge); a delete
-    # naming an unknown vertex is counted.
+    # New names add vertices (a delta run carries them; opening the graph
+    # joins them to the name table); a delete naming an unknown vertex is
+    # counted.
     r = grotto.update(path, insert=pd.DataFrame({"src": ["a", "zz", "0"], "dst": ["zz", "aa", "a"]}),
                       delete=pd.DataFrame({"src": ["nobody"], "dst": ["a"]}))
-    assert r["merged"] and (r["inserted"], r["new_vertices"], r["not_present"]) == (3, 3, 1)
+    assert not r["merged"] and (r["inserted"], r["new_vertices"], r["not_present"]) == (3, 3, 1)
     g = grotto.open(path)
     assert sorted(g.neighbors("a")) == ["b", "d", "zz"]
     assert sorted(g.neighbors("zz")) == ["aa"] and g.num_vertices == 7
@@ -148,8 +149,13 @@ def test_names_are_updated_by_name(tmp_path):
     assert r["new_vertices"] == 2
     g = grotto.open(path)
     assert sorted(g.neighbors("aa")) == ["new1"] and sorted(g.neighbors("new2")) == ["b"]
-    with pytest.raises(grotto.InputError, match="merge"):
-        grotto.update(path, insert=pd.DataFrame({"src": ["a"], "dst": ["zzz"]}), merge="never")
+    # Merged or not, the names come out the same.
+    for merge in ["never", "always"]:
+        r = grotto.update(path, insert=pd.DataFrame({"src": ["a"], "dst": ["zzz" + merge]}), merge=merge)
+        assert r["merged"] == (merge == "always") and r["new_vertices"] == 1
+    g = grotto.open(path)
+    assert sorted(g.neighbors("a")) == ["b", "d", "zz", "zzzalways", "zzznever"]
+    assert g.num_vertices == 11
 
 
 def test_weighted_graphs_take_weights_and_weight_changes(tmp_path):

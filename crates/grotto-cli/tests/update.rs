@@ -4,30 +4,13 @@
 //! refusals that say why, one updater at a time, and `kill -9` at random
 //! moments of a large update leaving the graph before or after it.
 
+mod common;
+
+use common::*;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn grotto(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grotto"))
-        .args(args)
-        .output()
-        .expect("run grotto")
-}
-
-fn p(x: &Path) -> &str {
-    x.to_str().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    text(&o.stdout)
-}
 
 fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 13;
@@ -51,19 +34,6 @@ fn converted(dir: &Path, name: &str, edges: &BTreeSet<(u64, u64)>, extra: &[&str
     a.extend_from_slice(extra);
     ok(&grotto(&a));
     g
-}
-
-/// The edges `grotto export` gives, each undirected edge once.
-fn exported(g: &Path) -> BTreeSet<(u64, u64)> {
-    let out = ok(&grotto(&["export", p(g)]));
-    out.lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| {
-            let mut it = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
-            let (a, b) = (it.next().unwrap(), it.next().unwrap());
-            (a.min(b), a.max(b))
-        })
-        .collect()
 }
 
 /// An undirected skewed graph on `n` vertices.
@@ -104,32 +74,6 @@ fn batch_of(
         .filter(|e| e.0 != e.1)
         .collect();
     (ins, del)
-}
-
-/// `body` written to `NAME.el` in `dir` and converted (with `extra`
-/// arguments) to `NAME.grotto`.
-fn text_graph(dir: &Path, name: &str, body: &str, extra: &[&str]) -> PathBuf {
-    let el = dir.join(format!("{name}.el"));
-    std::fs::write(&el, body).unwrap();
-    let g = dir.join(format!("{name}.grotto"));
-    let mut a = vec!["convert", p(&el), p(&g), "-q"];
-    a.extend_from_slice(extra);
-    ok(&grotto(&a));
-    g
-}
-
-/// The `--json` report of a command that must succeed.
-fn report(args: &[&str]) -> serde_json::Value {
-    let mut a = args.to_vec();
-    a.push("--json");
-    serde_json::from_str(&ok(&grotto(&a))).unwrap()
-}
-
-/// The counts `keys` of a report.
-fn counts(r: &serde_json::Value, keys: &[&str]) -> Vec<u64> {
-    keys.iter()
-        .map(|k| r[*k].as_u64().unwrap_or(u64::MAX))
-        .collect()
 }
 
 /// Writes the batch `ins`, `del` to files, applies it to `g` with
@@ -374,96 +318,6 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         "{}",
         text(&o.stderr)
     );
-    // Ids compacted into an id map: existing vertices change in a delta;
-    // new ones take a merge, which grows the map (refused with --merge
-    // never, done by --merge auto).
-    let sparse = conv("s", "1000000000 7\n7 99999999999\n", &[]);
-    let known = d.path().join("known.el");
-    std::fs::write(&known, "7 1000000000\n99999999999 1000000000\n").unwrap();
-    ok(&grotto(&[
-        "update",
-        p(&sparse),
-        "--insert",
-        p(&known),
-        "-q",
-    ]));
-    let before = std::fs::read(&sparse).unwrap();
-    let o = grotto(&[
-        "update",
-        p(&sparse),
-        "--insert",
-        p(&ins),
-        "--merge",
-        "never",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = text(&o.stderr);
-    assert!(e.contains("id map") && e.contains("--merge"), "{e}");
-    assert_eq!(std::fs::read(&sparse).unwrap(), before);
-    // New ids below, between and above the old ones, and an edge among
-    // new vertices only.
-    let grow = d.path().join("grow.el");
-    std::fs::write(
-        &grow,
-        "1 7\n500 1000000000\n99999999999 100000000000\n3 4\n",
-    )
-    .unwrap();
-    let o = ok(&grotto(&[
-        "update",
-        p(&sparse),
-        "--insert",
-        p(&grow),
-        "--json",
-    ]));
-    let r: serde_json::Value = serde_json::from_str(&o).unwrap();
-    assert_eq!(
-        (r["merged"].clone(), r["new_vertices"].clone()),
-        (true.into(), 5.into()),
-        "{o}"
-    );
-    ok(&grotto(&["check", p(&sparse)]));
-    let want: BTreeSet<(u64, u64)> = [
-        (1_000_000_000, 7),
-        (7, 99_999_999_999),
-        (7, 1_000_000_000),
-        (99_999_999_999, 1_000_000_000),
-        (1, 7),
-        (500, 1_000_000_000),
-        (99_999_999_999, 100_000_000_000),
-        (3, 4),
-    ]
-    .into_iter()
-    .map(|(a, b)| (a.min(b), a.max(b)))
-    .collect();
-    assert_eq!(exported(&sparse), want);
-    // The grown map serves the next delta commit, and BFS from a new id.
-    let more = d.path().join("more.el");
-    std::fs::write(&more, "4 500\n").unwrap();
-    let o = ok(&grotto(&[
-        "update",
-        p(&sparse),
-        "--insert",
-        p(&more),
-        "--merge",
-        "never",
-        "--json",
-    ]));
-    assert!(o.contains("\"merged\":false"), "{o}");
-    let out = d.path().join("bfs.csv");
-    ok(&grotto(&[
-        "run",
-        "bfs",
-        p(&sparse),
-        "--source",
-        "3",
-        "-o",
-        p(&out),
-        "--verify",
-        "-q",
-    ]));
-    let bfs = std::fs::read_to_string(&out).unwrap();
-    // 3 -> 4 -> 500 -> 1000000000 -> 7 (directed).
-    assert!(bfs.lines().any(|l| l.starts_with("7,4")), "{bfs}");
     // A file from before updates: told to convert again, and compact
     // brings it to the current format.
     let old = conv("old", "0 1\n1 2\n2 3\n", &[]);
@@ -702,62 +556,4 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
         let t = std::fs::read_to_string(&csv).unwrap();
         assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
     }
-}
-
-#[test]
-fn graphs_with_names_take_new_names() {
-    let d = tempfile::tempdir().unwrap();
-    let g = text_graph(
-        d.path(),
-        "n",
-        "bob carol\ncarol dave\n",
-        &["--ids", "string", "--reverse"],
-    );
-    // Names before, between and after the old ones, in two files read in
-    // parallel; a delete naming nobody is counted.
-    let ins = d.path().join("ins.el");
-    std::fs::write(&ins, "alice bob\ncarol claire\ndave zoe\nzoe alice\n").unwrap();
-    let del = d.path().join("del.el");
-    std::fs::write(&del, "nobody bob\ncarol dave\n").unwrap();
-    let before = std::fs::read(&g).unwrap();
-    let o = grotto(&["update", p(&g), "--insert", p(&ins), "--merge", "never"]);
-    assert!(
-        text(&o.stderr).contains("names") && text(&o.stderr).contains("merge"),
-        "{}",
-        text(&o.stderr)
-    );
-    assert_eq!(std::fs::read(&g).unwrap(), before);
-    let r = report(&["update", p(&g), "--insert", p(&ins), "--delete", p(&del)]);
-    assert_eq!(r["merged"], true, "{r}");
-    let keys = ["inserted", "deleted", "not_present", "new_vertices"];
-    assert_eq!(counts(&r, &keys), [4, 1, 1, 3], "{r}");
-    ok(&grotto(&["check", p(&g)]));
-    let out = ok(&grotto(&["export", p(&g)]));
-    let mut rows: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
-    rows.sort();
-    assert_eq!(
-        rows,
-        [
-            "alice bob",
-            "bob carol",
-            "carol claire",
-            "dave zoe",
-            "zoe alice"
-        ],
-        "{out}"
-    );
-    // BFS from an old name reaches through old and new ones.
-    let csv = d.path().join("bfs.csv");
-    ok(&grotto(&[
-        "run",
-        "bfs",
-        p(&g),
-        "--source",
-        "dave",
-        "-o",
-        p(&csv),
-        "-q",
-    ]));
-    let t = std::fs::read_to_string(&csv).unwrap();
-    assert!(t.lines().any(|l| l.starts_with("claire,5")), "{t}");
 }

@@ -2,12 +2,14 @@
 //! runs of an updated file, and forgeries with every checksum recomputed.
 //! Opening and reading never panic; a flip is refused or falls back to
 //! an earlier committed version (a torn slot is indistinguishable from a
-//! flipped one), and a forgery is refused or reads as some graph.
+//! flipped one), and a forgery is refused or reads as some graph. The
+//! files include graphs with an id map and with names whose runs carry
+//! new ids and names.
 //! `GROTTO_FUZZ_CASES` sets the cases per class (default 150).
 
 mod common;
 
-use common::{convert_kind, read_arcs, xorshift, KINDS};
+use common::{convert_keyed, convert_kind, read_arcs, xorshift, Keys, KINDS};
 use grotto::store::update::GraphUpdate;
 
 fn cases() -> u64 {
@@ -48,17 +50,34 @@ fn damaged_and_forged_updates_never_panic() {
         .collect();
     edges.extend((1..1500).map(|i| (0, i * 2)));
     let n = cases();
-    for kind in KINDS {
+    let keyed = [(KINDS[0], Keys::Compact), (KINDS[1], Keys::Names)];
+    for (kind, keys) in KINDS.map(|k| (k, Keys::Dense)).into_iter().chain(keyed) {
         // A weighted graph's runs end with their inserts' weights.
         let weighted = kind.2;
-        let g = convert_kind(dir.path(), "g", &edges, kind);
+        // Keyed graphs: ids in an id map (the base's even, so that new
+        // ones fall between them), or names; their runs carry new keys.
+        let base: Vec<(u64, u64)> = match keys {
+            Keys::Compact => edges.iter().map(|&(a, b)| (2 * a, 2 * b)).collect(),
+            _ => edges.clone(),
+        };
+        let g = if keys == Keys::Dense {
+            convert_kind(dir.path(), "g", &base, kind)
+        } else {
+            convert_keyed(dir.path(), "g", &base, kind, keys)
+        };
         let mut versions = Vec::new();
         for batch in 0..2 {
             let mut up = GraphUpdate::open(&g).unwrap();
             for _ in 0..300 {
-                let e = edges[(xorshift(&mut x) % edges.len() as u64) as usize];
-                up.delete(e.0, e.1).unwrap();
+                let e = base[(xorshift(&mut x) % base.len() as u64) as usize];
                 let (a, b) = (xorshift(&mut x) % 3100, xorshift(&mut x) % 410 + batch);
+                if keys == Keys::Names {
+                    up.delete_named(&format!("v{}", e.0), &format!("v{}", e.1))
+                        .unwrap();
+                    up.insert_named(&format!("v{a}"), &format!("v{b}")).unwrap();
+                    continue;
+                }
+                up.delete(e.0, e.1).unwrap();
                 if weighted {
                     up.insert_weighted(a, b, (x % 50) as f32).unwrap();
                     let e = edges[(xorshift(&mut x) % edges.len() as u64) as usize];

@@ -73,7 +73,7 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     let need = merge_bytes(&up)?;
     let dir = spill_dir(up.graph().path());
     let free = crate::io::system::free_disk_bytes(&dir);
-    let required = policy == MergePolicy::Always || must_merge(&up);
+    let required = policy == MergePolicy::Always;
     match room(need, free, required, up.graph().path()) {
         Room::Enough => merge(up),
         Room::DeltaInstead(note) => {
@@ -83,12 +83,6 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
         }
         Room::Refuse(e) => Err(e),
     }
-}
-
-/// Whether only a merge can commit `up`'s batch: it adds ids or names to
-/// a table.
-fn must_merge(up: &GraphUpdate) -> bool {
-    up.grows_id_map()
 }
 
 /// About how many bytes a merge of `up` writes: the graph as it is, grown
@@ -156,8 +150,6 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
     let frac = match policy {
         MergePolicy::Always => return true,
         MergePolicy::Never => return false,
-        // Only a merge grows an id map or a name table.
-        MergePolicy::Above(_) if must_merge(up) => return true,
         MergePolicy::Above(f) => f,
     };
     let (ins, del) = up.staged();

@@ -249,10 +249,17 @@ impl Graph {
                 "the manifest says {n} vertices, the base {n0}"
             )));
         }
-        if n > n0 && (self.id_map.is_some() || self.names.is_some()) {
-            return Err(bad(
-                "the updates add vertices to a graph with an id map or names".into(),
-            ));
+        // The history checked each run's keys against what it adds.
+        let keyed = self.id_map.is_some() || self.names.is_some();
+        if keyed && c.keys.len() as u64 != n - n0 {
+            return Err(bad(format!(
+                "the updates add {} vertices with {} keys",
+                n - n0,
+                c.keys.len()
+            )));
+        }
+        if !c.keys.is_empty() {
+            self.grow_keys(std::mem::take(&mut c.keys))?;
         }
         if self.inn.is_none() && !c.inn.is_empty() {
             return Err(bad(
@@ -317,7 +324,7 @@ impl Graph {
             changed += delta.changed();
             adj.delta = Some(delta);
         }
-        if let Some(o) = self.order.as_mut() {
+        if let Some(o) = self.order.as_mut().filter(|_| !keyed) {
             o.grow_to(n as u32);
         }
         let run_bytes: u64 = c.manifest.runs.iter().map(|r| r.length).sum();
@@ -338,6 +345,43 @@ impl Graph {
         self.header.vertex_count = n;
         self.header.edge_count = c.manifest.edges;
         self.header.out_entries = c.manifest.out_entries;
+        Ok(())
+    }
+
+    /// Joins the keys of the vertices updates added (internal ids from the
+    /// base's vertex count on) to the id map or name table, which stay
+    /// sorted, and turns the vertex order into the one of the grown table
+    /// (a base without an order gets one: its vertices keep their ids
+    /// inside, and the added ones come after them).
+    fn grow_keys(&mut self, keys: super::manifest::NewKeys) -> Result<()> {
+        use super::manifest::NewKeys;
+        let bad = |what: String| corrupt(&self.path, format!("the committed updates: {what}"));
+        let (at, ranks) = match (keys, self.id_map.take(), self.names.take()) {
+            (NewKeys::Ids(new), Some(old), _) => {
+                let (map, at, ranks) = super::names::grown_ids(&old, &new)
+                    .map_err(|i| bad(format!("they add id {}, which is there already", new[i])))?;
+                self.id_map = Some(map);
+                (at, ranks)
+            }
+            (NewKeys::Names(new), _, Some(old)) => {
+                let (t, at, ranks) = old.grown(&new).map_err(|i| {
+                    bad(format!(
+                        "they add name {:?}, which is there already",
+                        new[i]
+                    ))
+                })?;
+                self.names = Some(std::sync::Arc::new(t));
+                (at, ranks)
+            }
+            _ => return Err(bad("their new keys are not of the graph's kind".into())),
+        };
+        let n0 = self.header.vertex_count as u32;
+        let mut o = self
+            .order
+            .take()
+            .unwrap_or_else(|| super::order::Order::identity(&self.path, n0));
+        o.grow_keyed(at, ranks);
+        self.order = Some(o);
         Ok(())
     }
 

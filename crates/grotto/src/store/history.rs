@@ -7,7 +7,7 @@
 use super::delta::NetOps;
 use super::format::*;
 use super::load::{corrupt, required};
-use super::manifest::{Fences, Manifest, RunView, MANIFEST_BYTES};
+use super::manifest::{Fences, Manifest, NewKeys, RunView, MANIFEST_BYTES};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::ops::Range;
@@ -35,6 +35,9 @@ pub struct Committed {
     /// The first byte after the base sections, the manifest and the runs:
     /// where the next run goes.
     pub end: u64,
+    /// The keys of the vertices the runs add to a graph with an id map
+    /// or names, by internal id from the base's vertex count on.
+    pub keys: NewKeys,
 }
 
 /// One adjacency's net changes since the base, as read: the keys of the
@@ -199,6 +202,7 @@ pub fn read_committed(
     let mut inn = Ops::default();
     let mut fences: Fences = Vec::new();
     let mut vertices = h.vertex_count;
+    let mut keys = NewKeys::None;
     for (i, r) in manifest.runs.iter().enumerate() {
         let what = format!("delta run {i}");
         let stop = r.offset.checked_add(r.length);
@@ -223,6 +227,23 @@ pub fn read_committed(
             RunView::parse(&words, len).map_err(|why| corrupt(path, format!("{what}: {why}")))?;
         if run.vertices < vertices {
             return Err(corrupt(path, format!("{what} removes vertices")));
+        }
+        // A graph whose vertices have keys gets one for each vertex a run
+        // adds, of its kind; one with dense ids none.
+        let added = run.vertices - vertices;
+        let fits = match &run.new_keys {
+            NewKeys::None => !h.has_id_map() && !h.has_names(),
+            NewKeys::Ids(k) => h.has_id_map() && k.len() as u64 == added,
+            NewKeys::Names(k) => h.has_names() && k.len() as u64 == added,
+        };
+        if !fits && (added > 0 || !run.new_keys.is_empty()) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "{what} adds {added} vertices with {} keys, which do not fit the graph",
+                    run.new_keys.len()
+                ),
+            ));
         }
         vertices = run.vertices;
         // A weighted graph's inserts carry weights, an unweighted one's
@@ -263,6 +284,8 @@ pub fn read_committed(
         out = fold(out, 0)?;
         inn = fold(inn, 2)?;
         fences.extend(run.fences);
+        keys.extend(run.new_keys)
+            .map_err(|why| corrupt(path, format!("{what}: {why}")))?;
         end = r.offset + padded(r.length);
     }
     if vertices != manifest.vertices {
@@ -286,5 +309,6 @@ pub fn read_committed(
         inn,
         fences,
         end: end.max(s.offset + MANIFEST_BYTES),
+        keys,
     })
 }

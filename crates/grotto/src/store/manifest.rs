@@ -12,7 +12,10 @@
 //! deleted in each adjacency, and the fences of the spanning base lists
 //! they touch (see [`super::delta`]). A weighted graph's run (magic
 //! [`WEIGHTED_RUN_MAGIC`]) ends with the weight of every insert, and may
-//! delete and insert one arc: a base arc given a new weight.
+//! delete and insert one arc: a base arc given a new weight. A run that
+//! adds vertices to a graph with an id map or names carries their keys
+//! ([`NewKeys`]; flag bits in the magic's last byte, 16 more bytes of
+//! head, and the keys after everything else).
 
 use super::delta::NetOps;
 use super::format::BLOCK_BYTES;
@@ -33,6 +36,13 @@ const SLOT_CRC_AT: usize = BLOCK_BYTES - 4;
 /// Most runs one manifest lists; a commit past it folds them into one.
 pub const MAX_RUNS: usize = (SLOT_CRC_AT - SLOT_FIXED) / RUN_ROW;
 const RUN_FIXED: usize = 64;
+/// The head of a run that carries new keys: the fixed part, the number
+/// of keys and the bytes of their names.
+const RUN_FIXED_KEYED: usize = RUN_FIXED + 16;
+/// Flag in the magic's last byte: the run carries new ids.
+const KEYS_IDS: u8 = 0x10;
+/// Flag in the magic's last byte: the run carries new names.
+const KEYS_NAMES: u8 = 0x20;
 
 /// Where a run lies in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +143,109 @@ impl Manifest {
 /// (0 out, 1 in), the first base id of each of its blocks after the first.
 pub type Fences = Vec<(u8, VertexId, Vec<VertexId>)>;
 
+/// The keys of the vertices runs add to a graph whose vertices have keys
+/// (the user's ids in an id map, or names), in the order of their
+/// internal ids: the first is the vertex count before them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum NewKeys {
+    /// None: a graph with dense ids adds vertices without keys.
+    #[default]
+    None,
+    /// User ids new to the id map.
+    Ids(Vec<u64>),
+    /// Names new to the name table.
+    Names(Vec<String>),
+}
+
+impl NewKeys {
+    /// How many keys.
+    pub fn len(&self) -> usize {
+        match self {
+            NewKeys::None => 0,
+            NewKeys::Ids(v) => v.len(),
+            NewKeys::Names(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends `later`'s keys (a later run's): both must be of one kind.
+    pub fn extend(&mut self, later: NewKeys) -> Result<(), String> {
+        match (&mut *self, later) {
+            (_, NewKeys::None) => {}
+            (NewKeys::None, l) => *self = l,
+            (NewKeys::Ids(a), NewKeys::Ids(b)) => a.extend(b),
+            (NewKeys::Names(a), NewKeys::Names(b)) => a.extend(b),
+            _ => return Err("runs add both ids and names".into()),
+        }
+        Ok(())
+    }
+
+    /// The flag bits in a run's magic.
+    fn flag(&self) -> u8 {
+        match self {
+            NewKeys::None => 0,
+            NewKeys::Ids(_) => KEYS_IDS,
+            NewKeys::Names(_) => KEYS_NAMES,
+        }
+    }
+
+    /// Bytes of the names (0 for ids).
+    fn name_bytes(&self) -> usize {
+        match self {
+            NewKeys::Names(v) => v.iter().map(String::len).sum(),
+            _ => 0,
+        }
+    }
+
+    /// The bytes at a run's end: ids as u64, or names as u32 lengths
+    /// and then their bytes.
+    fn encode(&self, b: &mut Vec<u8>) {
+        match self {
+            NewKeys::None => {}
+            NewKeys::Ids(v) => b.extend_from_slice(bytemuck::cast_slice(v)),
+            NewKeys::Names(v) => {
+                for s in v {
+                    b.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                }
+                for s in v {
+                    b.extend_from_slice(s.as_bytes());
+                }
+            }
+        }
+    }
+
+    /// Reads `k` keys of the kind `flag` says from `b`, which they fill.
+    fn decode(flag: u8, k: usize, b: &[u8]) -> Result<NewKeys, String> {
+        Ok(match flag {
+            KEYS_IDS => NewKeys::Ids(b.chunks_exact(8).map(|c| get_u64(c, 0)).collect()),
+            KEYS_NAMES => {
+                let (lens, mut text) = b.split_at(4 * k);
+                let mut names = Vec::with_capacity(k);
+                for c in lens.chunks_exact(4) {
+                    let len = get_u32(c, 0) as usize;
+                    if len > text.len() {
+                        return Err("delta run: its new names overrun it".into());
+                    }
+                    let (name, rest) = text.split_at(len);
+                    let name = std::str::from_utf8(name)
+                        .map_err(|_| "delta run: a new name is not UTF-8 text".to_string())?;
+                    names.push(name.to_string());
+                    text = rest;
+                }
+                if !text.is_empty() {
+                    return Err("delta run: its new names do not fill it".into());
+                }
+                NewKeys::Names(names)
+            }
+            _ => NewKeys::None,
+        })
+    }
+}
+
 /// One commit's changes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Run {
@@ -144,6 +257,9 @@ pub struct Run {
     pub inn: NetOps,
     /// Fences, sorted by (dir, vertex).
     pub fences: Fences,
+    /// The keys of the vertices the run adds, when the graph's vertices
+    /// have keys.
+    pub keys: NewKeys,
 }
 
 impl Run {
@@ -163,19 +279,26 @@ impl Run {
         } else {
             0
         };
-        let mut b =
-            Vec::with_capacity(RUN_FIXED + 8 * keys + 16 * self.fences.len() + 4 * ids + weights);
-        b.extend_from_slice(if weights > 0 {
-            &WEIGHTED_RUN_MAGIC
+        let mut b = Vec::with_capacity(
+            RUN_FIXED_KEYED + 8 * keys + 16 * self.fences.len() + 4 * ids + weights,
+        );
+        let mut magic = if weights > 0 {
+            WEIGHTED_RUN_MAGIC
         } else {
-            &RUN_MAGIC
-        });
+            RUN_MAGIC
+        };
+        magic[7] |= self.keys.flag();
+        b.extend_from_slice(&magic);
         b.extend_from_slice(&self.vertices.to_le_bytes());
         for a in arrays {
             b.extend_from_slice(&(a.len() as u64).to_le_bytes());
         }
         b.extend_from_slice(&(self.fences.len() as u64).to_le_bytes());
         b.extend_from_slice(&(ids as u64).to_le_bytes());
+        if self.keys.flag() != 0 {
+            b.extend_from_slice(&(self.keys.len() as u64).to_le_bytes());
+            b.extend_from_slice(&(self.keys.name_bytes() as u64).to_le_bytes());
+        }
         for a in arrays {
             b.extend_from_slice(bytemuck::cast_slice(a));
         }
@@ -194,6 +317,7 @@ impl Run {
                 b.extend_from_slice(bytemuck::cast_slice(&w));
             }
         }
+        self.keys.encode(&mut b);
         b
     }
 
@@ -213,6 +337,7 @@ impl Run {
             out: ops(0),
             inn: ops(2),
             fences: r.fences,
+            keys: r.new_keys,
         })
     }
 }
@@ -233,6 +358,9 @@ pub struct RunView<'a> {
     pub w_at: [std::ops::Range<usize>; 2],
     /// Fences, sorted by (dir, vertex).
     pub fences: Fences,
+    /// The keys of the vertices the run adds (a graph with an id map or
+    /// names).
+    pub new_keys: NewKeys,
 }
 
 impl<'a> RunView<'a> {
@@ -245,11 +373,21 @@ impl<'a> RunView<'a> {
         if len > b.len() || len < RUN_FIXED {
             return Err("delta run: bad magic".into());
         }
-        let weighted = match &b[..8] {
-            m if m == RUN_MAGIC => false,
-            m if m == WEIGHTED_RUN_MAGIC => true,
+        let flags = b[7];
+        let (kind, key_flag) = (flags & 0x0f, flags & 0xf0);
+        let weighted = match (&b[..7], kind, key_flag) {
+            (m, 1, 0 | KEYS_IDS | KEYS_NAMES) if m == &RUN_MAGIC[..7] => false,
+            (m, 2, 0 | KEYS_IDS | KEYS_NAMES) if m == &RUN_MAGIC[..7] => true,
             _ => return Err("delta run: bad magic".into()),
         };
+        let fixed = if key_flag != 0 {
+            RUN_FIXED_KEYED
+        } else {
+            RUN_FIXED
+        };
+        if len < fixed {
+            return Err("delta run: bad magic".into());
+        }
         let b = &b[..len];
         let vertices = get_u64(b, 8);
         let counts: Vec<u64> = (0..6).map(|i| get_u64(b, 16 + 8 * i)).collect();
@@ -258,20 +396,36 @@ impl<'a> RunView<'a> {
         } else {
             Some(0)
         };
+        // The new keys' bytes, at the end.
+        let (nk, name_bytes) = if key_flag != 0 {
+            (get_u64(b, RUN_FIXED), get_u64(b, RUN_FIXED + 8))
+        } else {
+            (0, 0)
+        };
+        let tail = match key_flag {
+            KEYS_IDS if name_bytes == 0 => nk.checked_mul(8),
+            KEYS_NAMES => nk.checked_mul(4).and_then(|t| t.checked_add(name_bytes)),
+            0 => Some(0),
+            _ => None,
+        };
         let need = counts[..4]
             .iter()
-            .try_fold(RUN_FIXED as u64, |s, &c| s.checked_add(c.checked_mul(8)?))
+            .try_fold(fixed as u64, |s, &c| s.checked_add(c.checked_mul(8)?))
             .and_then(|s| s.checked_add(counts[4].checked_mul(16)?))
             .and_then(|s| s.checked_add(counts[5].checked_mul(4)?))
-            .and_then(|s| s.checked_add(weights?.checked_mul(4)?));
+            .and_then(|s| s.checked_add(weights?.checked_mul(4)?))
+            .and_then(|s| s.checked_add(tail?));
         if need != Some(b.len() as u64) {
             return Err(format!(
                 "delta run: {} bytes, its counts call for {need:?}",
                 b.len()
             ));
         }
+        let tail = tail.unwrap_or(0) as usize;
+        let new_keys = NewKeys::decode(key_flag, nk as usize, &b[b.len() - tail..])?;
+        let b = &b[..b.len() - tail];
         // The key arrays follow the fixed part, each a whole number of words.
-        let mut w = RUN_FIXED / 8;
+        let mut w = fixed / 8;
         let at: [std::ops::Range<usize>; 4] = std::array::from_fn(|i| {
             let r = w..w + counts[i] as usize;
             w = r.end;
@@ -335,6 +489,7 @@ impl<'a> RunView<'a> {
             at,
             w_at,
             fences,
+            new_keys,
         })
     }
 
@@ -432,6 +587,8 @@ mod tests {
             f in proptest::collection::vec(0u32..50, 0..9),
             cut in 0usize..4000,
             weighted in any::<bool>(),
+            kind in 0u8..3,
+            names in proptest::collection::vec("[a-zé\\PC]{0,6}", 0..7),
         ) {
             let keys = |s: &std::collections::BTreeSet<(u64, u64)>| s.iter().map(|&(v, u)| (v << 32) | u).collect::<Vec<_>>();
             let w = |n: usize| if weighted { (0..n).map(|i| i as f32 * 0.25).collect() } else { vec![] };
@@ -446,6 +603,11 @@ mod tests {
                 out: NetOps { ins: keys(&ins), del: out_del, ins_w: w(ins.len()) },
                 inn: NetOps { ins: keys(&del), del: vec![], ins_w: w(del.len()) },
                 fences: vec![(0, 3, f.clone()), (1, 4, f)],
+                keys: match kind {
+                    0 => NewKeys::None,
+                    1 => NewKeys::Ids(names.iter().map(|s| s.len() as u64 * 977).collect()),
+                    _ => NewKeys::Names(names),
+                },
             };
             let b = r.encode();
             prop_assert_eq!(Run::decode(&b), Ok(r));

@@ -162,6 +162,102 @@ impl Names {
     }
 }
 
+/// Where keys added to a sorted table go: the table with them merged in,
+/// the insertion point of each added key among the old ones (how many
+/// are smaller), sorted, and the rank of each added key in the grown
+/// table, in the order given. Err(i): added key `i` is in the table
+/// already, or given twice.
+type Grown<T> = std::result::Result<(T, Vec<u32>, Vec<u32>), usize>;
+
+/// The places of `new` keys among `old` ones (both distinct, `old`
+/// sorted): the added keys' indices sorted by key, and each one's
+/// insertion point, or Err(i) for a key that is not new.
+fn places<'a, K: Ord + ?Sized + 'a>(
+    old_len: usize,
+    old: impl Fn(usize) -> &'a K,
+    new: &[&K],
+) -> std::result::Result<(Vec<u32>, Vec<u32>), usize> {
+    let mut by_key: Vec<u32> = (0..new.len() as u32).collect();
+    by_key.sort_unstable_by(|&a, &b| new[a as usize].cmp(new[b as usize]));
+    if let Some(w) = by_key
+        .windows(2)
+        .find(|w| new[w[0] as usize] == new[w[1] as usize])
+    {
+        return Err(w[1] as usize);
+    }
+    let mut at = Vec::with_capacity(new.len());
+    for &i in &by_key {
+        let k = new[i as usize];
+        let (mut lo, mut hi) = (0usize, old_len);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match old(mid).cmp(k) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Err(i as usize),
+            }
+        }
+        at.push(lo as u32);
+    }
+    Ok((by_key, at))
+}
+
+/// The rank of each added key in the grown table, in the order given.
+fn added_ranks(by_key: &[u32], at: &[u32]) -> Vec<u32> {
+    let mut ranks = vec![0u32; by_key.len()];
+    for (j, (&i, &p)) in by_key.iter().zip(at).enumerate() {
+        ranks[i as usize] = p + j as u32;
+    }
+    ranks
+}
+
+/// The sorted id map `old` grown by the ids `new` ([`Grown`]).
+pub(super) fn grown_ids(old: &[u64], new: &[u64]) -> Grown<Vec<u64>> {
+    let refs: Vec<&u64> = new.iter().collect();
+    let (by_key, at) = places(old.len(), |i| &old[i], &refs)?;
+    let mut map = Vec::with_capacity(old.len() + new.len());
+    let mut from = 0;
+    for (&i, &p) in by_key.iter().zip(&at) {
+        map.extend_from_slice(&old[from..p as usize]);
+        map.push(new[i as usize]);
+        from = p as usize;
+    }
+    map.extend_from_slice(&old[from..]);
+    let ranks = added_ranks(&by_key, &at);
+    Ok((map, at, ranks))
+}
+
+impl Names {
+    /// This table grown by the names `new` ([`Grown`]).
+    pub(super) fn grown(&self, new: &[String]) -> Grown<Names> {
+        let refs: Vec<&[u8]> = new.iter().map(|s| s.as_bytes()).collect();
+        let (by_key, at) = places(self.len() as usize, |i| self.raw(i), &refs)?;
+        let extra: usize = new.iter().map(String::len).sum();
+        let mut t = Names {
+            offsets: Vec::with_capacity(self.offsets.len() + new.len()),
+            bytes: Vec::with_capacity(self.bytes.len() + extra),
+        };
+        t.offsets.push(0);
+        let copy = |t: &mut Names, from: usize, to: usize| {
+            let (a, b) = (self.offsets[from] as usize, self.offsets[to] as usize);
+            let shift = t.bytes.len() as u64 - a as u64;
+            t.bytes.extend_from_slice(&self.bytes[a..b]);
+            t.offsets
+                .extend(self.offsets[from + 1..=to].iter().map(|&o| o + shift));
+        };
+        let mut from = 0;
+        for (&i, &p) in by_key.iter().zip(&at) {
+            copy(&mut t, from, p as usize);
+            t.bytes.extend_from_slice(refs[i as usize]);
+            t.offsets.push(t.bytes.len() as u64);
+            from = p as usize;
+        }
+        copy(&mut t, from, self.len() as usize);
+        let ranks = added_ranks(&by_key, &at);
+        Ok((t, at, ranks))
+    }
+}
+
 /// The inverse of a permutation.
 pub fn invert(perm: &[u32]) -> Vec<u32> {
     let mut inv = vec![0u32; perm.len()];
@@ -533,5 +629,47 @@ mod tests {
                 prop_assert_eq!(t.get(v), n.as_str());
             }
         }
+
+        /// A table grown by new keys is the sorted union, each added key
+        /// sits at its rank, the insertion points count the smaller old
+        /// keys, and a key already there (or given twice) is refused.
+        #[test]
+        fn grown_tables_are_the_sorted_union(
+            old in proptest::collection::btree_set("[a-d]{0,3}", 0..30),
+            new in proptest::collection::vec("[a-d]{0,3}", 0..12),
+        ) {
+            let t = Names::from_unsorted(old.iter().cloned().collect()).unwrap();
+            let ids: Vec<u64> = old.iter().map(|s| key_of(s)).collect();
+            let new_ids: Vec<u64> = new.iter().map(|s| key_of(s)).collect();
+            let mut seen = std::collections::BTreeSet::new();
+            let fresh = new.iter().all(|s| !old.contains(s) && seen.insert(s.clone()));
+            match (t.grown(&new), grown_ids(&ids, &new_ids), fresh) {
+                (Ok((g, at, ranks)), Ok((m, at2, ranks2)), true) => {
+                    let mut all: Vec<String> = old.iter().chain(&new).cloned().collect();
+                    all.sort();
+                    prop_assert_eq!(&g, &Names::from_unsorted(all.clone()).unwrap());
+                    let keys: Vec<u64> = all.iter().map(|s| key_of(s)).collect();
+                    prop_assert_eq!(&m, &keys);
+                    prop_assert_eq!(&at, &at2);
+                    prop_assert_eq!(&ranks, &ranks2);
+                    prop_assert!(at.windows(2).all(|w| w[0] <= w[1]));
+                    for (i, s) in new.iter().enumerate() {
+                        prop_assert_eq!(g.get(ranks[i]), s.as_str());
+                        let below = old.iter().filter(|o| *o < s).count() as u32;
+                        prop_assert!(at.contains(&below));
+                    }
+                }
+                (Err(i), Err(j), false) => {
+                    prop_assert_eq!(i, j);
+                    prop_assert!(old.contains(&new[i]) || new[..i].contains(&new[i]) || new[i + 1..].contains(&new[i]));
+                }
+                (a, b, f) => prop_assert!(false, "{:?} {:?} {}", a.is_ok(), b.is_ok(), f),
+            }
+        }
+    }
+
+    /// An integer key ordered as the text `s` is (short texts of a..d).
+    fn key_of(s: &str) -> u64 {
+        s.bytes().fold(0u64, |k, b| k * 8 + (b - b'a' + 1) as u64) << (3 * (4 - s.len()))
     }
 }

@@ -26,16 +26,29 @@ use std::sync::OnceLock;
 const PIECE: usize = 1 << 18;
 
 /// A file's vertex order: where it lies, and what of it is loaded.
+///
+/// Vertices added by updates come after the base's. In a graph with
+/// dense ids they rank as themselves, after every base vertex. In a graph
+/// with an id map or names their keys fall anywhere among the base's:
+/// each new key's *insertion point* (how many base keys are smaller) is
+/// kept, sorted, and a base vertex's rank is its base rank plus the
+/// number of insertion points at or below it ([`Order::grow_keyed`]).
 #[derive(Debug)]
 pub(super) struct Order {
     path: PathBuf,
-    file: File,
+    /// The order section, or `None` when the base has none (base ranks
+    /// are the base ids; an order exists only for added keys).
+    file: Option<File>,
     offset: u64,
-    /// Vertices the section covers (the base's vertex count); vertices
-    /// added by updates after them have their own id as rank.
+    /// Vertices the section covers (the base's vertex count).
     base: u32,
     /// Vertices now (the base's plus those added by updates).
     count: u32,
+    /// The added keys' insertion points among the base's, sorted (empty:
+    /// the added vertices rank as themselves).
+    inserted_at: Vec<u32>,
+    /// The rank of each added vertex (empty: its own id).
+    added_ranks: Vec<u32>,
     table: OnceLock<Vec<u32>>,
     inverse: OnceLock<Vec<u32>>,
     /// Entries read at a time in streamed passes ([`PIECE`]; smaller in
@@ -60,10 +73,12 @@ impl Order {
             .map_err(|e| Error::io(path, "open the order section", e))?;
         let o = Order {
             path: path.to_path_buf(),
-            file,
+            file: Some(file),
             offset: s.offset,
             base: n as u32,
             count: n as u32,
+            inserted_at: Vec::new(),
+            added_ranks: Vec::new(),
             table: OnceLock::new(),
             inverse: OnceLock::new(),
             piece: PIECE,
@@ -107,7 +122,8 @@ impl Order {
         }
         let mut pad = vec![0u8; (padded(s.length) - s.length) as usize];
         o.file
-            .read_exact_at(&mut pad, s.offset + s.length)
+            .as_ref()
+            .map_or(Ok(()), |f| f.read_exact_at(&mut pad, s.offset + s.length))
             .map_err(|e| Error::io(path, "read section order", e))?;
         crc = crc32c::crc32c_append(crc, &pad);
         if crc != s.crc {
@@ -116,8 +132,26 @@ impl Order {
         Ok(o)
     }
 
-    /// Vertices now; those past the base's count (added by updates) have
-    /// their own id as rank.
+    /// The order of a base of `n` vertices without an order section (each
+    /// ranks as itself), for a graph whose updates add keys among its
+    /// own ([`Order::grow_keyed`]).
+    pub(super) fn identity(path: &Path, n: u32) -> Order {
+        Order {
+            path: path.to_path_buf(),
+            file: None,
+            offset: 0,
+            base: n,
+            count: n,
+            inserted_at: Vec::new(),
+            added_ranks: Vec::new(),
+            table: OnceLock::new(),
+            inverse: OnceLock::new(),
+            piece: PIECE,
+        }
+    }
+
+    /// Vertices now; those past the base's count (added by updates to a
+    /// graph with dense ids) have their own id as rank.
     pub(super) fn grow_to(&mut self, n: u32) {
         self.count = n;
         if let Some(t) = self.table.get_mut() {
@@ -126,10 +160,46 @@ impl Order {
         self.inverse = OnceLock::new();
     }
 
-    /// Reads the ranks of base vertices `at..at + out.len()` from the file.
+    /// Adds vertices whose keys fall among the base's: `inserted_at`, the
+    /// insertion points of their keys (sorted), and `added_ranks`, the
+    /// rank of each added vertex, in internal id order (the caller
+    /// checked that together they make a permutation).
+    pub(super) fn grow_keyed(&mut self, inserted_at: Vec<u32>, added_ranks: Vec<u32>) {
+        debug_assert!(self.table.get().is_none() && self.count == self.base);
+        self.count = self.base + added_ranks.len() as u32;
+        self.inserted_at = inserted_at;
+        self.added_ranks = added_ranks;
+        self.inverse = OnceLock::new();
+    }
+
+    /// Shifts base ranks `rs` past the keys inserted before them, and
+    /// fills the ranks of added vertices: `out` holds the ranks of
+    /// vertices `lo..`, the first `base` of them base ranks.
+    fn shift(&self, lo: usize, out: &mut [u32], base: usize) {
+        if !self.inserted_at.is_empty() {
+            for r in &mut out[..base] {
+                *r += self.inserted_at.partition_point(|&p| p <= *r) as u32;
+            }
+        }
+        for (i, r) in out.iter_mut().enumerate().skip(base) {
+            let v = lo + i;
+            *r = match self.added_ranks.get(v - self.base as usize) {
+                Some(&a) => a,
+                None => v as u32,
+            };
+        }
+    }
+
+    /// Reads the base ranks of base vertices `at..at + out.len()` from
+    /// the file (their ids, when the base has no order).
     fn read(&self, at: usize, out: &mut [u32]) -> Result<()> {
-        self.file
-            .read_exact_at(bytemuck::cast_slice_mut(out), self.offset + at as u64 * 4)
+        let Some(file) = &self.file else {
+            for (i, r) in out.iter_mut().enumerate() {
+                *r = (at + i) as u32;
+            }
+            return Ok(());
+        };
+        file.read_exact_at(bytemuck::cast_slice_mut(out), self.offset + at as u64 * 4)
             .map_err(|e| {
                 if e.kind() == std::io::ErrorKind::UnexpectedEof {
                     Error::Truncated {
@@ -154,9 +224,7 @@ impl Order {
         }
         let mut t = vec![0u32; self.count as usize];
         self.read(0, &mut t[..self.base as usize])?;
-        for (v, r) in t.iter_mut().enumerate().skip(self.base as usize) {
-            *r = v as u32;
-        }
+        self.shift(0, &mut t, self.base as usize);
         Ok(self.table.get_or_init(|| t))
     }
 
@@ -185,7 +253,11 @@ impl Order {
 
     /// Bytes held in memory.
     pub(super) fn bytes(&self) -> u64 {
-        (self.table.get().map_or(0, Vec::len) + self.inverse.get().map_or(0, Vec::len)) as u64 * 4
+        (self.table.get().map_or(0, Vec::len)
+            + self.inverse.get().map_or(0, Vec::len)
+            + self.inserted_at.len()
+            + self.added_ranks.len()) as u64
+            * 4
     }
 
     /// Calls `f(first, ranks)` with the ranks of all vertices, a piece at
@@ -216,9 +288,7 @@ impl Order {
         }
         let base = (self.base as usize).clamp(lo, lo + out.len()) - lo;
         self.read(lo, &mut out[..base])?;
-        for (i, r) in out.iter_mut().enumerate().skip(base) {
-            *r = (lo + i) as u32;
-        }
+        self.shift(lo, out, base);
         Ok(())
     }
 
@@ -365,5 +435,68 @@ mod tests {
         let t = b.order().unwrap().unwrap();
         assert_eq!(t.len(), n as usize + 4);
         assert_eq!(t[n as usize + 2], n + 2);
+    }
+
+    /// Reference ranks after keyed growth: each base rank shifted by the
+    /// insertion points at or below it, then the added vertices' ranks.
+    fn grown_ranks(base: &[u32], at: &[u32], added: &[u32]) -> Vec<u32> {
+        let mut want: Vec<u32> = base
+            .iter()
+            .map(|&r| r + at.iter().filter(|&&p| p <= r).count() as u32)
+            .chain(added.iter().copied())
+            .collect();
+        let mut sorted = want.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..want.len() as u32).collect::<Vec<_>>());
+        want.shrink_to_fit();
+        want
+    }
+
+    #[test]
+    fn added_keys_shift_the_ranks_after_them() {
+        for piece in [3, 1 << 20] {
+            let (a, mut b, _tg) = both(piece);
+            let n = a.vertex_count() as u32;
+            let base = a.order().unwrap().unwrap().to_vec();
+            // Vertex n's key falls between base ranks 9 and 10, n + 1's
+            // after every base key, n + 2's before them all.
+            let at = vec![0, 10, n];
+            let added = vec![11, n + 2, 0];
+            let want = grown_ranks(&base, &at, &added);
+            b.order.as_mut().unwrap().grow_keyed(at, added);
+            let o = b.order.as_ref().unwrap();
+            let mut x = vec![0; want.len()];
+            o.ranks_of(0, &mut x).unwrap();
+            assert_eq!(x, want);
+            let mut tail = vec![0; 5];
+            o.ranks_of(n - 2, &mut tail).unwrap();
+            assert_eq!(tail, want[n as usize - 2..]);
+            let mut col = vec![n + 2, u32::MAX, 5, n];
+            o.ranks_in_place(&mut col, u32::MAX).unwrap();
+            assert_eq!(col, [0, u32::MAX, want[5], 11]);
+            let mut v = vec![u32::MAX; 3];
+            o.vertices_at_ranks(10, &mut v).unwrap();
+            for (i, &u) in v.iter().enumerate() {
+                assert_eq!(want[u as usize], 10 + i as u32);
+            }
+            assert!(o.loaded().is_none());
+            assert_eq!(o.load().unwrap(), &want[..]);
+            assert_eq!(o.inverse()[0], n + 2);
+        }
+    }
+
+    #[test]
+    fn a_base_without_an_order_grows_one_for_added_keys() {
+        let mut o = super::Order::identity(std::path::Path::new("g.grotto"), 6);
+        let (at, added) = (vec![2, 2, 6], vec![3, 8, 2]);
+        let want = grown_ranks(&[0, 1, 2, 3, 4, 5], &at, &added);
+        assert_eq!(want, [0, 1, 4, 5, 6, 7, 3, 8, 2]);
+        o.grow_keyed(at, added);
+        let mut x = vec![0; 9];
+        o.ranks_of(0, &mut x).unwrap();
+        assert_eq!(x, want);
+        let mut v = vec![0; 9];
+        o.vertices_at_ranks(0, &mut v).unwrap();
+        assert_eq!(v, [0, 1, 8, 6, 2, 3, 4, 5, 7]);
     }
 }

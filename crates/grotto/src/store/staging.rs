@@ -31,7 +31,8 @@ impl GraphUpdate {
             return Ok(r.filter(|&r| r < self.vertices).map(|r| r as VertexId));
         }
         if g.header().has_id_map() {
-            // The id map grows when the batch is merged.
+            // Ids new to the map take the next internal ids; the commit
+            // carries them (a delta run) or writes them (a merge).
             if let Some(&v) = self.new_id_of.get(&id) {
                 return Ok(Some(v));
             }
@@ -63,8 +64,8 @@ impl GraphUpdate {
     }
 
     /// The internal vertex of the name `name`; when `create`, a name the
-    /// graph lacks adds a vertex (the name table grows when the batch is
-    /// merged). `None`: not a vertex (and not made).
+    /// graph lacks adds a vertex (the commit adds the name to the table).
+    /// `None`: not a vertex (and not made).
     fn vertex_named(&mut self, name: &str, create: bool) -> Result<Option<VertexId>> {
         match self.graph.vertex_named(name) {
             Ok(v) => return Ok(Some(v)),

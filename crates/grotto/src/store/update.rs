@@ -20,8 +20,12 @@
 //!
 //! Staging lives in `store/staging.rs`. A batch can also be *merged* into
 //! fresh blocks instead of appended as a run ([`crate::ingest::merge`],
-//! what `grotto update` does for large batches and new ids in an id map
-//! or new names); [`GraphUpdate::commit`] refuses the last two.
+//! what `grotto update` does for large batches).
+//!
+//! New user ids in a graph with an id map, and new names in a graph with
+//! names, are added vertices after the others, and the run carries their
+//! keys; opening the graph merges them into the id map or name table and
+//! ranks every vertex by the grown table (`super::order`).
 //!
 //! In a weighted graph the run carries the weight of every insert, and a
 //! weight change of an arc that stays is a delete and an insert of it in
@@ -44,7 +48,7 @@
 use super::delta::{key, unkey, NetOps};
 use super::format::*;
 use super::graph::Graph;
-use super::manifest::{Fences, Manifest, Run, RunRef, MAX_RUNS};
+use super::manifest::{Fences, Manifest, NewKeys, Run, RunRef, MAX_RUNS};
 use super::staging::Batch;
 pub use super::staging::Ranked;
 use super::{BlockReader, Direction};
@@ -119,12 +123,12 @@ pub struct GraphUpdate {
     pub(super) del: Vec<(VertexId, VertexId)>,
     pub(super) vertices: u64,
     /// Ids new to a graph with an id map, by internal id from the vertex
-    /// count on (only a merge can add them: the id map grows).
+    /// count on.
     pub(super) new_ids: Vec<u64>,
     /// The internal vertex of each of `new_ids`.
     pub(super) new_id_of: std::collections::HashMap<u64, VertexId>,
-    /// Names new to a graph with names, by internal id after `new_ids`'
-    /// place (only a merge can add them: the name table grows).
+    /// Names new to a graph with names, by internal id from the vertex
+    /// count on.
     pub(super) new_names: Vec<String>,
     /// The internal vertex of each of `new_names`.
     pub(super) new_name_of: std::collections::HashMap<String, VertexId>,
@@ -230,7 +234,8 @@ impl GraphUpdate {
     }
 
     /// Whether the batch adds vertices to a graph with an id map or
-    /// names, which only a merge can do.
+    /// names (their keys go into the run, or into the merged file's
+    /// table).
     pub fn grows_id_map(&self) -> bool {
         !self.new_ids.is_empty() || !self.new_names.is_empty()
     }
@@ -243,22 +248,6 @@ impl GraphUpdate {
     /// Resolves, writes and switches to the staged batch (see the module
     /// comment). Nothing is written when the batch changes nothing.
     pub fn commit(mut self) -> Result<UpdateReport> {
-        if let Some(name) = self.new_names.first() {
-            return Err(Error::Invalid(format!(
-                "vertex {name:?} is not in {}: adding names to a graph with names takes a \
-                 merge (commit with merging allowed: `--merge auto`, the default, or \
-                 `--merge always`)",
-                self.graph.path().display()
-            )));
-        }
-        if let Some(id) = self.new_ids.first() {
-            return Err(Error::Invalid(format!(
-                "vertex {id} is not in {}, whose ids were compacted (an id map): adding \
-                 vertices to it takes a merge (commit with merging allowed: `--merge auto`, \
-                 the default, or `--merge always`)",
-                self.graph.path().display()
-            )));
-        }
         let t0 = Instant::now();
         let b = self.batch();
         let g = &self.graph;
@@ -301,11 +290,19 @@ impl GraphUpdate {
         } else {
             NetOps::default()
         };
+        let keys = if !self.new_names.is_empty() {
+            NewKeys::Names(std::mem::take(&mut self.new_names))
+        } else if !self.new_ids.is_empty() {
+            NewKeys::Ids(std::mem::take(&mut self.new_ids))
+        } else {
+            NewKeys::None
+        };
         let mut run = Run {
             vertices: self.vertices,
             out: resolved.ops,
             inn,
             fences: resolved.fences,
+            keys,
         };
         let entries = (g.header().out_entries as i64 + run.out.entry_change()) as u64;
         let mut runs = point.manifest.runs.clone();
@@ -327,6 +324,10 @@ impl GraphUpdate {
             run.fences.extend(c.fences);
             run.fences.sort_by_key(|f| (f.0, f.1));
             run.fences.dedup_by_key(|f| (f.0, f.1));
+            let mut keys = c.keys;
+            keys.extend(std::mem::take(&mut run.keys))
+                .map_err(|w| g.corrupt_here(w))?;
+            run.keys = keys;
             runs.clear();
             report.folded = true;
         }

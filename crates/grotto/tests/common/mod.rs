@@ -90,6 +90,54 @@ pub fn convert_kind(
     }
 }
 
+/// How a test graph's vertices are called: by their numbers, by
+/// numbers kept in an id map (`--ids compact`), or by names (`v` and the
+/// number: `--ids string`).
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Keys {
+    Dense,
+    Compact,
+    Names,
+}
+
+/// Converts `edges` like [`convert_kind`] (an unweighted kind), with the
+/// vertices called as `keys` says.
+#[allow(dead_code)]
+pub fn convert_keyed(
+    dir: &Path,
+    name: &str,
+    edges: &[(u64, u64)],
+    (packed, reverse, _): (bool, bool, bool),
+    keys: Keys,
+) -> PathBuf {
+    let text = dir.join(format!("{name}.el"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
+    for (u, v) in edges {
+        match keys {
+            Keys::Names => writeln!(f, "v{u} v{v}").unwrap(),
+            _ => writeln!(f, "{u} {v}").unwrap(),
+        }
+    }
+    drop(f);
+    let out = dir.join(format!("{name}.grotto"));
+    let opts = ConvertOptions {
+        reverse,
+        ids: match keys {
+            Keys::Dense => grotto::ingest::IdMode::Auto,
+            Keys::Compact => grotto::ingest::IdMode::Compact,
+            Keys::Names => grotto::ingest::IdMode::String,
+        },
+        layout: LayoutConfig {
+            packed,
+            ..LayoutConfig::default()
+        },
+        ..ConvertOptions::default()
+    };
+    convert(&Input::path(&text), &out, &opts).unwrap();
+    out
+}
+
 /// The weight [`convert_weighted`] gives `u -> v`.
 #[allow(dead_code)]
 pub fn weight_of(u: u64, v: u64) -> f32 {
