@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Update throughput against a full conversion, side by side in one run.
 
-    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS] [MODES] [--weighted]
+    python bench/updates.py EDGELIST WORKDIR [RUNS] [FRACTIONS] [MODES] [--weighted] [--sparse]
 
 Converts EDGELIST (undirected, the default settings) once into base.grotto.
 For each fraction f of the edge list's lines (default 0.001,0.01,0.1) it
@@ -22,6 +22,11 @@ With --weighted, the base gets a random weight per edge (quarters from
 0.25 to 25, converted --weighted), inserts carry weights, each batch also
 gives f x lines sampled edges new weights (--set-weight), and SSSP from
 the same source replaces PageRank.
+
+With --sparse, every id u of the input becomes 2u + 2 and the base is
+converted --ids compact (an id map); a tenth of each batch's inserts
+start at a new odd id, which falls between the old ones, so the batch
+adds vertices to the id map (the fresh conversions are --ids compact too).
 
 Prints medians: update and convert times and their ratio, edges changed
 per second, bytes written per changed edge, and BFS / PageRank on the
@@ -95,19 +100,25 @@ def run(alg, path, source):
 
 
 def main():
-    argv = [a for a in sys.argv if a != "--weighted"]
-    weighted = len(argv) != len(sys.argv)
+    argv = [a for a in sys.argv if a not in ("--weighted", "--sparse")]
+    weighted = "--weighted" in sys.argv
+    sparse = "--sparse" in sys.argv
     src, work = argv[1], argv[2]
     runs = int(argv[3]) if len(argv) > 3 else 3
     fracs = [float(x) for x in (argv[4] if len(argv) > 4 else "0.001,0.01,0.1").split(",")]
     modes = (argv[5] if len(argv) > 5 else "auto").split(",")
     rows = [(f, m) for f in fracs for m in modes]
-    kind = ["--undirected"] + (["--weighted"] if weighted else [])
+    kind = ["--undirected"] + (["--weighted"] if weighted else []) + (["--ids", "compact"] if sparse else [])
     os.makedirs(work, exist_ok=True)
     base = os.path.join(work, "base.grotto")
     u, v = read_edges(src)
+    scale = lambda x: 2 * x.astype(np.uint64) + 2 if sparse else x
     if not os.path.exists(base):
-        if weighted:
+        if sparse:
+            ssrc = os.path.join(work, "sparse.el")
+            write_pairs(ssrc, scale(u), scale(v), weights(np.random.default_rng(3), len(u)) if weighted else None)
+            sh([G, "convert", ssrc, base, *kind, "-q"])
+        elif weighted:
             wsrc = os.path.join(work, "weighted.el")
             write_pairs(wsrc, u, v, weights(np.random.default_rng(3), len(u)))
             sh([G, "convert", wsrc, base, *kind, "-q"])
@@ -116,22 +127,26 @@ def main():
     n = int(max(u.max(), v.max())) + 1
     # BFS from the vertex of highest degree (in the giant component).
     source = int(np.argmax(np.bincount(u, minlength=n) + np.bincount(v, minlength=n)))
+    if sparse:
+        source = 2 * source + 2
     rng = np.random.default_rng(7)
     batches = {}
     for f in fracs:
         m = int(len(u) * f)
         pick = rng.choice(len(u), size=m, replace=False)
-        ins_u = rng.integers(0, n, size=m, dtype=np.uint32)
-        ins_v = rng.integers(0, n, size=m, dtype=np.uint32)
+        ins_u = scale(rng.integers(0, n, size=m, dtype=np.uint32))
+        ins_v = scale(rng.integers(0, n, size=m, dtype=np.uint32))
+        if sparse:
+            ins_u[: m // 10] += 1
         fi = os.path.join(work, f"ins-{f}.el")
         fd = os.path.join(work, f"del-{f}.el")
         write_pairs(fi, ins_u, ins_v, weights(rng, m) if weighted else None)
-        write_pairs(fd, u[pick], v[pick])
+        write_pairs(fd, scale(u[pick]), scale(v[pick]))
         extra = []
         if weighted:
             fs = os.path.join(work, f"set-{f}.el")
             again = rng.choice(len(u), size=m, replace=False)
-            write_pairs(fs, u[again], v[again], weights(rng, m))
+            write_pairs(fs, scale(u[again]), scale(v[again]), weights(rng, m))
             extra = ["--set-weight", fs]
         once = os.path.join(work, "once.grotto")
         shutil.copy(base, once)
@@ -151,6 +166,7 @@ def main():
             t, out = timed([G, "update", work_g, "--insert", fi, "--delete", fd, *extra, "--merge", mode, "--json"])
             r = json.loads(out)
             changed = r["inserted"] + r["deleted"] + r["weights_set"]
+            res[row].setdefault("new", []).append(r["new_vertices"])
             res[row]["update"].append(t)
             res[row]["changed"].append(changed)
             res[row]["written"].append(r["bytes_written"])
@@ -168,7 +184,10 @@ def main():
                     res[row]["rss_u"].append(ru)
                     res[row]["rss_f"].append(rf)
     med = lambda xs: statistics.median(xs)
-    print(f"{len(u)} input lines, {n} vertices, BFS from {source}; medians of {runs} interleaved runs\n")
+    print(f"{len(u)} input lines, {n} vertices, BFS from {source}; medians of {runs} interleaved runs")
+    if sparse:
+        print("ids 2u + 2 in an id map; new vertices per batch: " + ", ".join(f"{row[0] * 100:g}% {row[1]}: {med(res[row]['new']):.0f}" for row in rows))
+    print()
     second = "SSSP" if weighted else "PageRank"
     print(f"| batch | commit | changed edges | update | convert | convert / update | edges/s | bytes written / changed edge | BFS updated / fresh | {second} updated / fresh | BFS peak RSS updated / fresh |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

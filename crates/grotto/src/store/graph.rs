@@ -32,6 +32,8 @@ pub struct Graph {
     out: Adjacency,
     inn: Option<Adjacency>,
     pub(super) id_map: Option<Vec<u64>>,
+    /// Every 64th id of the id map, built on first lookup.
+    pub(super) id_samples: std::sync::OnceLock<Vec<u64>>,
     pub(super) names: Option<std::sync::Arc<Names>>,
     /// Rank in the user's order of each internal vertex (files with an
     /// order section): read from the file in passes, or loaded whole on
@@ -165,6 +167,7 @@ impl Graph {
             out,
             inn: None,
             id_map: None,
+            id_samples: Default::default(),
             names: None,
             order: None,
             updates: None,
@@ -457,6 +460,7 @@ impl Graph {
             index_bytes,
             block_meta_bytes,
             id_map_bytes: self.id_map.as_ref().map_or(0, |m| m.len() as u64 * 8)
+                + self.id_samples.get().map_or(0, |s| s.len() as u64 * 8)
                 + self.names.as_ref().map_or(0, |n| n.bytes())
                 + self.order.as_ref().map_or(0, super::order::Order::bytes),
             delta_bytes: [Some(&self.out), self.inn.as_ref()]

@@ -177,8 +177,20 @@ impl Order {
     /// vertices `lo..`, the first `base` of them base ranks.
     fn shift(&self, lo: usize, out: &mut [u32], base: usize) {
         if !self.inserted_at.is_empty() {
+            // Base ranks that increase (a base without an order) walk the
+            // insertion points; any other step searches them.
+            let at = &self.inserted_at[..];
+            let (mut prev, mut j) = (0u32, 0usize);
             for r in &mut out[..base] {
-                *r += self.inserted_at.partition_point(|&p| p <= *r) as u32;
+                if *r < prev || j == 0 {
+                    j = at.partition_point(|&p| p <= *r);
+                } else {
+                    while j < at.len() && at[j] <= *r {
+                        j += 1;
+                    }
+                }
+                prev = *r;
+                *r += j as u32;
             }
         }
         for (i, r) in out.iter_mut().enumerate().skip(base) {

@@ -25,6 +25,13 @@ impl GraphUpdate {
         if let Ok(v) = g.vertex_of(id) {
             return Ok(Some(v));
         }
+        self.vertex_not_in_graph(id, create)
+    }
+
+    /// [`GraphUpdate::vertex_for`] of an id the graph (before the batch)
+    /// does not have.
+    fn vertex_not_in_graph(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
+        let g = &self.graph;
         if !create && !g.header().has_id_map() {
             // A vertex this batch added (past the graph's last id).
             let r = id.checked_sub(g.header().id_base);
@@ -269,28 +276,42 @@ impl GraphUpdate {
         const UNKNOWN: VertexId = VertexId::MAX;
         const PIECE: usize = 4096;
         let mut out = vec![(UNKNOWN, UNKNOWN); pairs.len()];
-        out.par_chunks_mut(PIECE)
-            .zip(pairs.par_chunks(PIECE))
+        // An id map is walked once for all the ids, sorted; dense ids are
+        // looked up a piece at a time on all threads.
+        let piece = if g.id_map().is_some() {
+            pairs.len().max(1)
+        } else {
+            PIECE
+        };
+        out.par_chunks_mut(piece)
+            .zip(pairs.par_chunks(piece))
             .try_for_each(|(o, p)| -> Result<()> {
                 let ids: Vec<u64> = p.iter().flat_map(|e| [e.0, e.1]).collect();
                 let mut vs = vec![0; ids.len()];
                 g.vertices_of_ids(&ids, &mut vs)?;
                 for (x, v) in o.iter_mut().zip(vs.chunks_exact(2)) {
-                    if v[0] != UNKNOWN && v[1] != UNKNOWN {
-                        *x = (v[0], v[1]);
-                    }
+                    *x = (v[0], v[1]);
                 }
                 Ok(())
             })?;
         let unknown: Vec<usize> = out
             .par_iter()
             .enumerate()
-            .filter(|(_, p)| p.0 == UNKNOWN)
+            .filter(|(_, p)| p.0 == UNKNOWN || p.1 == UNKNOWN)
             .map(|(i, _)| i)
             .collect();
+        // Each end the graph lacks is settled once: an id new to the
+        // batch, or one an earlier pair added.
         for i in unknown {
-            let a = self.vertex_for(pairs[i].0, create)?;
-            let b = self.vertex_for(pairs[i].1, create)?;
+            let (a, b) = out[i];
+            let a = match a {
+                UNKNOWN => self.vertex_not_in_graph(pairs[i].0, create)?,
+                a => Some(a),
+            };
+            let b = match b {
+                UNKNOWN => self.vertex_not_in_graph(pairs[i].1, create)?,
+                b => Some(b),
+            };
             out[i] = match (a, b) {
                 (Some(a), Some(b)) => (a, b),
                 _ => (UNKNOWN, UNKNOWN),
