@@ -13,6 +13,7 @@
 use super::graph::Graph;
 use crate::error::{Error, Result};
 use crate::VertexId;
+use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -172,23 +173,27 @@ type Grown<T> = std::result::Result<(T, Vec<u32>, Vec<u32>), usize>;
 /// The places of `new` keys among `old` ones (both distinct, `old`
 /// sorted): the added keys' indices sorted by key, and each one's
 /// insertion point, or Err(i) for a key that is not new.
-fn places<'a, K: Ord + ?Sized + 'a>(
+fn places<'a, K: Ord + Sync + ?Sized + 'a>(
     old_len: usize,
     old: impl Fn(usize) -> &'a K,
-    new: &[&K],
+    mut pairs: Vec<(&K, u32)>,
 ) -> std::result::Result<(Vec<u32>, Vec<u32>), usize> {
-    let mut by_key: Vec<u32> = (0..new.len() as u32).collect();
-    by_key.sort_unstable_by(|&a, &b| new[a as usize].cmp(new[b as usize]));
-    if let Some(w) = by_key
-        .windows(2)
-        .find(|w| new[w[0] as usize] == new[w[1] as usize])
-    {
-        return Err(w[1] as usize);
+    pairs.par_sort_unstable();
+    if let Some(w) = pairs.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(w[1].1 as usize);
     }
-    let mut at = Vec::with_capacity(new.len());
-    for &i in &by_key {
-        let k = new[i as usize];
-        let (mut lo, mut hi) = (0usize, old_len);
+    let by_key: Vec<u32> = pairs.iter().map(|p| p.1).collect();
+    // The keys in order, each found by galloping forward from the last
+    // one's place: the old table is read once, in order.
+    let mut at = Vec::with_capacity(pairs.len());
+    let mut lo = 0usize;
+    for (j, &i) in by_key.iter().enumerate() {
+        let k = pairs[j].0;
+        let mut step = 1;
+        while lo + step < old_len && old(lo + step) < k {
+            step *= 2;
+        }
+        let mut hi = (lo + step + 1).min(old_len);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match old(mid).cmp(k) {
@@ -213,8 +218,19 @@ fn added_ranks(by_key: &[u32], at: &[u32]) -> Vec<u32> {
 
 /// The sorted id map `old` grown by the ids `new` ([`Grown`]).
 pub(super) fn grown_ids(old: &[u64], new: &[u64]) -> Grown<Vec<u64>> {
-    let refs: Vec<&u64> = new.iter().collect();
-    let (by_key, at) = places(old.len(), |i| &old[i], &refs)?;
+    // Sorted by value first, so that [`places`] finds its pairs in order
+    // and reads the ids they point to in order.
+    let mut sorted: Vec<(u64, u32)> = new
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| (k, i as u32))
+        .collect();
+    sorted.par_sort_unstable();
+    let (by_key, at) = places(
+        old.len(),
+        |i| &old[i],
+        sorted.iter().map(|p| (&p.0, p.1)).collect(),
+    )?;
     let mut map = Vec::with_capacity(old.len() + new.len());
     let mut from = 0;
     for (&i, &p) in by_key.iter().zip(&at) {
@@ -231,7 +247,12 @@ impl Names {
     /// This table grown by the names `new` ([`Grown`]).
     pub(super) fn grown(&self, new: &[String]) -> Grown<Names> {
         let refs: Vec<&[u8]> = new.iter().map(|s| s.as_bytes()).collect();
-        let (by_key, at) = places(self.len() as usize, |i| self.raw(i), &refs)?;
+        let pairs = refs
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, i as u32))
+            .collect();
+        let (by_key, at) = places(self.len() as usize, |i| self.raw(i), pairs)?;
         let extra: usize = new.iter().map(String::len).sum();
         let mut t = Names {
             offsets: Vec::with_capacity(self.offsets.len() + new.len()),

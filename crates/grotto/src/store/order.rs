@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+/// Base ranks per entry of an order's shift index ([`Order::grow_keyed`]).
+const SHIFT_SAMPLE: usize = 64;
+
 /// Entries read from the file at a time in streamed passes (1 MiB).
 const PIECE: usize = 1 << 18;
 
@@ -49,6 +52,10 @@ pub(super) struct Order {
     inserted_at: Vec<u32>,
     /// The rank of each added vertex (empty: its own id).
     added_ranks: Vec<u32>,
+    /// For every [`SHIFT_SAMPLE`]th base rank `b`, how many insertion
+    /// points lie below it: a rank's shift is then a search of the few
+    /// points in its window.
+    shift_index: Vec<u32>,
     table: OnceLock<Vec<u32>>,
     inverse: OnceLock<Vec<u32>>,
     /// Entries read at a time in streamed passes ([`PIECE`]; smaller in
@@ -79,6 +86,7 @@ impl Order {
             count: n as u32,
             inserted_at: Vec::new(),
             added_ranks: Vec::new(),
+            shift_index: Vec::new(),
             table: OnceLock::new(),
             inverse: OnceLock::new(),
             piece: PIECE,
@@ -144,6 +152,7 @@ impl Order {
             count: n,
             inserted_at: Vec::new(),
             added_ranks: Vec::new(),
+            shift_index: Vec::new(),
             table: OnceLock::new(),
             inverse: OnceLock::new(),
             piece: PIECE,
@@ -167,6 +176,16 @@ impl Order {
     pub(super) fn grow_keyed(&mut self, inserted_at: Vec<u32>, added_ranks: Vec<u32>) {
         debug_assert!(self.table.get().is_none() && self.count == self.base);
         self.count = self.base + added_ranks.len() as u32;
+        let windows = self.base as usize / SHIFT_SAMPLE + 2;
+        let mut j = 0;
+        self.shift_index = (0..windows)
+            .map(|b| {
+                while j < inserted_at.len() && (inserted_at[j] as usize) < b * SHIFT_SAMPLE {
+                    j += 1;
+                }
+                j as u32
+            })
+            .collect();
         self.inserted_at = inserted_at;
         self.added_ranks = added_ranks;
         self.inverse = OnceLock::new();
@@ -177,20 +196,11 @@ impl Order {
     /// vertices `lo..`, the first `base` of them base ranks.
     fn shift(&self, lo: usize, out: &mut [u32], base: usize) {
         if !self.inserted_at.is_empty() {
-            // Base ranks that increase (a base without an order) walk the
-            // insertion points; any other step searches them.
-            let at = &self.inserted_at[..];
-            let (mut prev, mut j) = (0u32, 0usize);
+            let (at, idx) = (&self.inserted_at[..], &self.shift_index[..]);
             for r in &mut out[..base] {
-                if *r < prev || j == 0 {
-                    j = at.partition_point(|&p| p <= *r);
-                } else {
-                    while j < at.len() && at[j] <= *r {
-                        j += 1;
-                    }
-                }
-                prev = *r;
-                *r += j as u32;
+                let b = *r as usize / SHIFT_SAMPLE;
+                let (lo, hi) = (idx[b] as usize, idx[b + 1] as usize);
+                *r += (lo + at[lo..hi].partition_point(|&p| p <= *r)) as u32;
             }
         }
         for (i, r) in out.iter_mut().enumerate().skip(base) {
@@ -268,7 +278,8 @@ impl Order {
         (self.table.get().map_or(0, Vec::len)
             + self.inverse.get().map_or(0, Vec::len)
             + self.inserted_at.len()
-            + self.added_ranks.len()) as u64
+            + self.added_ranks.len()
+            + self.shift_index.len()) as u64
             * 4
     }
 
