@@ -79,17 +79,9 @@ impl Order {
             .try_clone()
             .map_err(|e| Error::io(path, "open the order section", e))?;
         let o = Order {
-            path: path.to_path_buf(),
             file: Some(file),
             offset: s.offset,
-            base: n as u32,
-            count: n as u32,
-            inserted_at: Vec::new(),
-            added_ranks: Vec::new(),
-            shift_index: Vec::new(),
-            table: OnceLock::new(),
-            inverse: OnceLock::new(),
-            piece: PIECE,
+            ..Order::identity(path, n as u32)
         };
         // Pieces read and checked on all cores; their checksums are
         // combined in file order.

@@ -25,23 +25,7 @@ pub fn convert_edges(
     packed: bool,
     reverse: bool,
 ) -> PathBuf {
-    let text = dir.join(format!("{name}.el"));
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&text).unwrap());
-    for (u, v) in edges {
-        writeln!(f, "{u} {v}").unwrap();
-    }
-    drop(f);
-    let out = dir.join(format!("{name}.grotto"));
-    let opts = ConvertOptions {
-        reverse,
-        layout: LayoutConfig {
-            packed,
-            ..LayoutConfig::default()
-        },
-        ..ConvertOptions::default()
-    };
-    convert(&Input::path(&text), &out, &opts).unwrap();
-    out
+    convert_keyed(dir, name, edges, (packed, reverse, false), Keys::Dense)
 }
 
 /// Converts `edges` into a weighted, directed graph with reverse edges
