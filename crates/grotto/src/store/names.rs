@@ -216,16 +216,22 @@ fn added_ranks(by_key: &[u32], at: &[u32]) -> Vec<u32> {
     ranks
 }
 
+/// Each of `ids` with its place in `ids`, sorted by id (on all threads).
+fn sorted_with_places(ids: &[u64]) -> Vec<(u64, u32)> {
+    let mut q: Vec<(u64, u32)> = ids
+        .par_iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i as u32))
+        .collect();
+    q.par_sort_unstable();
+    q
+}
+
 /// The sorted id map `old` grown by the ids `new` ([`Grown`]).
 pub(super) fn grown_ids(old: &[u64], new: &[u64]) -> Grown<Vec<u64>> {
     // Sorted by value first, so that [`places`] finds its pairs in order
     // and reads the ids they point to in order.
-    let mut sorted: Vec<(u64, u32)> = new
-        .iter()
-        .enumerate()
-        .map(|(i, &k)| (k, i as u32))
-        .collect();
-    sorted.par_sort_unstable();
+    let sorted = sorted_with_places(new);
     let (by_key, at) = places(
         old.len(),
         |i| &old[i],
@@ -498,13 +504,7 @@ impl Graph {
         let (base, n) = (self.header().id_base, self.vertex_count());
         match &self.id_map {
             Some(m) if ids.len() >= SORTED_LOOKUP => {
-                use rayon::prelude::*;
-                let mut q: Vec<(u64, u32)> = ids
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, &id)| (id, i as u32))
-                    .collect();
-                q.par_sort_unstable();
+                let mut q = sorted_with_places(ids);
                 q.par_chunks_mut(SORTED_LOOKUP)
                     .for_each(|c| ranks_by_walking(m, c));
                 for &(r, i) in &q {

@@ -233,13 +233,6 @@ impl GraphUpdate {
         self.file.file_len()
     }
 
-    /// Whether the batch adds vertices to a graph with an id map or
-    /// names (their keys go into the run, or into the merged file's
-    /// table).
-    pub fn grows_id_map(&self) -> bool {
-        !self.new_ids.is_empty() || !self.new_names.is_empty()
-    }
-
     /// Vertices after the staged batch (new ids add vertices).
     pub fn vertices_after(&self) -> u64 {
         self.vertices
