@@ -224,9 +224,9 @@ impl GraphUpdate {
             self.unweighted_inserts()?;
         }
         let d = self.lookup_ids(del, false)?;
-        self.del.extend(d);
+        append(&mut self.del, d);
         let i = self.lookup_ids(ins, true)?;
-        self.ins.extend(i);
+        append(&mut self.ins, i);
         Ok(())
     }
 
@@ -241,9 +241,9 @@ impl GraphUpdate {
     ) -> Result<()> {
         self.check_weighted_batch(ins, set)?;
         let d = self.lookup_ids(del, false)?;
-        self.del.extend(d);
+        append(&mut self.del, d);
         let i = self.lookup_ids(ins.0, true)?;
-        self.ins.extend(i);
+        append(&mut self.ins, i);
         self.ins_w.extend_from_slice(ins.1);
         let s = self.lookup_ids(set.0, false)?;
         self.set.extend(s);
@@ -275,7 +275,11 @@ impl GraphUpdate {
         // new ids take vertices in the order they first appear.
         const UNKNOWN: VertexId = VertexId::MAX;
         const PIECE: usize = 4096;
-        let mut out = vec![(UNKNOWN, UNKNOWN); pairs.len()];
+        // Every pair is written below: zeroed pages (mapped as they are
+        // first written, by the threads that write them) rather than a
+        // fill on one thread.
+        let mut out = vec![(0, 0); pairs.len()];
+        crate::io::huge::advise(&out);
         // An id map is walked once for all the ids, sorted; dense ids are
         // looked up a piece at a time on all threads.
         let piece = if g.id_map().is_some() {
@@ -465,6 +469,7 @@ impl GraphUpdate {
                 .collect();
             *loops += sizes.iter().map(|s| s.1).sum::<u64>();
             let mut k = vec![0u64; sizes.iter().map(|s| s.0).sum()];
+            crate::io::huge::advise(&k);
             let mut rest = &mut k[..];
             let mut outs = Vec::with_capacity(sizes.len());
             for &(n, _) in &sizes {
@@ -541,6 +546,16 @@ impl GraphUpdate {
             set_w,
             set_missing,
         }
+    }
+}
+
+/// Appends `more` to `to`, moving it when `to` is empty (a whole batch
+/// staged at once: hundreds of MB not copied again).
+fn append<T>(to: &mut Vec<T>, more: Vec<T>) {
+    if to.is_empty() {
+        *to = more;
+    } else {
+        to.extend(more);
     }
 }
 
