@@ -10,6 +10,7 @@ use super::parse::{self, EdgeSink, Ids};
 use super::Format;
 use crate::error::{Error, Result};
 use crate::store::names::Names;
+use rayon::prelude::*;
 use std::path::Path;
 
 /// The edges of one update file.
@@ -189,9 +190,19 @@ pub fn read_batch(
         .iter()
         .map(|n| String::from_utf8_lossy(n).into_owned())
         .collect();
-    let mut edges = Vec::with_capacity(sinks.iter().map(|s| s.edges.len()).sum());
-    let mut weights = Vec::new();
-    for s in sinks {
+    // The sinks' edges joined on all threads, each into its own part of
+    // zeroed pages (a batch of millions of edges is hundreds of MB, and a
+    // copy on one thread cost a tenth of a second per 200 MB).
+    let mut edges = vec![(0u64, 0u64); sinks.iter().map(|s| s.edges.len()).sum()];
+    crate::io::huge::advise(&edges);
+    let mut parts = Vec::with_capacity(sinks.len());
+    let mut rest = &mut edges[..];
+    for s in &sinks {
+        let (here, after) = std::mem::take(&mut rest).split_at_mut(s.edges.len());
+        parts.push(here);
+        rest = after;
+    }
+    sinks.par_iter().zip(parts).for_each(|(s, out)| {
         let at = |x: u64| {
             if x & NEW_NAME == 0 {
                 x
@@ -200,10 +211,15 @@ pub fn read_batch(
             }
         };
         if s.new.is_empty() {
-            edges.extend(s.edges);
+            out.copy_from_slice(&s.edges);
         } else {
-            edges.extend(s.edges.iter().map(|&(u, v)| (at(u), at(v))));
+            for (o, &(u, v)) in out.iter_mut().zip(&s.edges) {
+                *o = (at(u), at(v));
+            }
         }
+    });
+    let mut weights = Vec::new();
+    for s in sinks {
         weights.extend(s.weights);
     }
     Ok(BatchEdges {
