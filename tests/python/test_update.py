@@ -199,3 +199,40 @@ def test_weighted_graphs_take_weights_and_weight_changes(tmp_path):
     assert {v: d for v, d in dist.items() if d != float("inf")} == pytest.approx(want)
     with pytest.raises(grotto.InputError, match="weight"):
         grotto.update(path, set_weight=(np.array([0]), np.array([1])))
+
+
+def test_a_multigraph_update_adds_and_removes_copies(tmp_path):
+    # Parallel edges kept: each insert adds a copy, each delete removes
+    # one while there is one; checked against a networkx MultiGraph.
+    rng = np.random.default_rng(5)
+    n = 60
+    src, dst = rng.integers(0, n, 900), rng.integers(0, n, 900)
+    keep = src != dst
+    h = nx.MultiGraph()
+    h.add_nodes_from(range(n))
+    h.add_edges_from(zip(src[keep].tolist(), dst[keep].tolist()))
+    path = tmp_path / "m.grotto"
+    grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), path,
+                   undirected=True, vertices=n, keep_duplicates=True)
+    edges = [(u, v) for u, v, _ in h.edges(keys=True)]
+    gone = [edges[i] for i in rng.choice(len(edges), 200)] + [(0, 59), (1, 58)]
+    new = [(int(a), int(b)) for a, b in zip(rng.integers(0, n, 300), rng.integers(0, n, 300)) if a != b]
+    new += new[:20]
+    report = grotto.update(path, insert=pd.DataFrame(new, columns=["src", "dst"]),
+                           delete=pd.DataFrame(gone, columns=["src", "dst"]))
+    missing = 0
+    for u, v in gone:
+        try:
+            h.remove_edge(u, v)
+        except nx.NetworkXError:
+            missing += 1
+    h.add_edges_from(new)
+    assert report["merged"]
+    assert report["deleted"] == len(gone) - missing and report["not_present"] == missing
+    assert report["edges"] == h.number_of_edges()
+    g = grotto.open(path)
+    for v in range(n):
+        want = sorted(u for u in h[v] for _ in range(h.number_of_edges(v, u)))
+        assert sorted(np.asarray(g.neighbors(v)).tolist()) == want, v
+    with pytest.raises(grotto.InputError, match="keeps duplicate edges"):
+        grotto.update(path, insert=pd.DataFrame(new, columns=["src", "dst"]), merge="never")

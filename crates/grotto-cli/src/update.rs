@@ -35,7 +35,7 @@ pub(crate) struct UpdateArgs {
     /// Read files with a weight column, ignoring the weights (the graph is unweighted).
     #[arg(long)]
     ignore_weights: bool,
-    /// How the batch is committed: `auto` merges it and the pending delta into fresh blocks (one pass over the edges, a new file renamed over the old) when the delta would change more than --merge-above of the edges, else appends a delta run; `always` merges; `never` appends a run (`grotto compact` folds runs later).
+    /// How the batch is committed: `auto` merges it and the pending delta into fresh blocks (one pass over the edges, a new file renamed over the old) when the delta would change more than --merge-above of the edges, else appends a delta run; `always` merges; `never` appends a run (`grotto compact` folds runs later). A graph converted --keep-duplicates always merges: each inserted line adds a copy of its edge, each deleted line removes one.
     #[arg(long, value_enum, default_value = "auto")]
     merge: MergeArg,
     /// Percentage of the adjacency entries the delta may change before `--merge auto` merges.

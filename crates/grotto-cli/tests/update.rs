@@ -311,13 +311,22 @@ fn what_cannot_be_updated_is_refused_with_the_reason() {
         "{}",
         text(&o.stderr)
     );
+    // Duplicate edges: a delta run cannot hold them, and a weighted
+    // multigraph's parallel edges cannot be told apart.
     let m = conv("m", "0 1\n0 1\n1 2\n", &["--keep-duplicates"]);
-    let o = grotto(&["update", p(&m), "--insert", p(&ins)]);
+    let before = std::fs::read(&m).unwrap();
+    let o = grotto(&["update", p(&m), "--insert", p(&ins), "--merge", "never"]);
+    let e = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(
-        text(&o.stderr).contains("--keep-duplicates"),
-        "{}",
-        text(&o.stderr)
+        e.contains("keeps duplicate edges") && e.contains("--merge never"),
+        "{e}"
     );
+    let wm = conv("wm", "0 1 1\n0 1 2\n", &["--keep-duplicates", "--weighted"]);
+    let o = grotto(&["update", p(&wm), "--delete", p(&ins)]);
+    let e = text(&o.stderr);
+    assert!(e.contains("weighted and keeps duplicate edges"), "{e}");
+    assert_eq!(std::fs::read(&m).unwrap(), before, "a refused batch wrote");
     // A file from before updates: told to convert again, and compact
     // brings it to the current format.
     let old = conv("old", "0 1\n1 2\n2 3\n", &[]);
@@ -556,4 +565,55 @@ fn weighted_graphs_take_weights_with_their_inserts_and_weight_changes() {
         let t = std::fs::read_to_string(&csv).unwrap();
         assert!(t.lines().any(|l| l.starts_with("4,19.5")), "{t}");
     }
+}
+
+/// A graph that keeps duplicate edges, updated as a user would: each
+/// insert line adds a copy, each delete line removes one while there is
+/// one (the rest are reported not present), the batch commits by
+/// merging, and the exported multiset equals the expected one.
+#[test]
+fn a_multigraph_update_adds_and_removes_copies() {
+    let d = tempfile::tempdir().unwrap();
+    let g = text_graph(
+        d.path(),
+        "m",
+        "0 1\n0 1\n0 1\n1 2\n2 3\n2 3\n3 3\n",
+        &["--keep-duplicates", "--keep-self-loops", "--undirected"],
+    );
+    let ins = d.path().join("ins.el");
+    std::fs::write(&ins, "1 2\n1 2\n3 3\n4 0\n").unwrap();
+    let del = d.path().join("del.el");
+    std::fs::write(&del, "1 0\n0 1\n3 2\n3 2\n3 2\n1 4\n").unwrap();
+    let r = report(&["update", p(&g), "--insert", p(&ins), "--delete", p(&del)]);
+    assert_eq!(
+        counts(
+            &r,
+            &[
+                "inserted",
+                "deleted",
+                "already_present",
+                "not_present",
+                "edges"
+            ]
+        ),
+        [4, 4, 0, 2, 7]
+    );
+    assert_eq!(r["merged"], true);
+    let out = ok(&grotto(&["export", p(&g)]));
+    let mut got: Vec<(u64, u64)> = out
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let mut it = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
+            let (a, b) = (it.next().unwrap(), it.next().unwrap());
+            (a.min(b), a.max(b))
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [(0, 1), (0, 4), (1, 2), (1, 2), (1, 2), (3, 3), (3, 3)]
+    );
+    let info = ok(&grotto(&["info", p(&g)]));
+    assert!(info.contains("7") && info.contains("edges"), "{info}");
 }

@@ -31,6 +31,8 @@ pub mod wcc;
 #[cfg(test)]
 mod layouts_tests;
 #[cfg(test)]
+mod multigraph_tests;
+#[cfg(test)]
 mod updates_tests;
 
 use crate::error::{Error, Result};

@@ -99,7 +99,7 @@ impl EdgeGenerator for Listed {
     }
 }
 
-fn xorshift(x: &mut u64) -> u64 {
+pub(super) fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 13;
     *x ^= *x >> 7;
     *x ^= *x << 17;
@@ -282,7 +282,7 @@ fn same_lists(g: &Graph, want_ids: &BTreeSet<(u64, u64)>, c: &Case) {
 /// the two files number vertices differently inside (added keys come
 /// after the base's in an updated file, in key order in a fresh one), so
 /// random walks, which follow the internal numbering, differ too.
-fn columns_agree(
+pub(super) fn columns_agree(
     algo: &str,
     a: Vec<(&'static str, Values)>,
     b: Vec<(&'static str, Values)>,

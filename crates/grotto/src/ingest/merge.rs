@@ -65,7 +65,18 @@ const CHUNK_VERTICES: u64 = 1 << 16;
 /// Commits the staged batch of `up`: as a merge when `policy` says so,
 /// else as a delta run ([`GraphUpdate::commit`]).
 pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
-    if !should_merge(&up, policy) {
+    // A delta run holds distinct arcs: a graph that keeps duplicate edges
+    // commits every batch by merging.
+    let multi = up.graph().header().flags & FLAG_MULTI != 0;
+    if multi && policy == MergePolicy::Never {
+        return Err(Error::Invalid(format!(
+            "{} keeps duplicate edges (--keep-duplicates): its batches commit by merging \
+             into fresh blocks, since a delta run holds distinct edges; leave out \
+             --merge never",
+            up.graph().path().display()
+        )));
+    }
+    if !multi && !should_merge(&up, policy) {
         return up.commit();
     }
     // A merge writes a second copy of the graph beside it: checked before
@@ -73,7 +84,7 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     let need = merge_bytes(&up)?;
     let dir = spill_dir(up.graph().path());
     let free = crate::io::system::free_disk_bytes(&dir);
-    let required = policy == MergePolicy::Always;
+    let required = policy == MergePolicy::Always || multi;
     match room(need, free, required, up.graph().path()) {
         Room::Enough => merge(up),
         Room::DeltaInstead(note) => {
@@ -474,6 +485,9 @@ fn build_chunk(
     let mut r = BlockReader::new(g, dir)?.read_ahead();
     let have = g.vertex_count();
     let weighted = g.weighted();
+    // Only unweighted graphs with duplicates are updated
+    // ([`GraphUpdate::open`] refuses the others).
+    let multi = g.header().flags & FLAG_MULTI != 0;
     let start = key(lo as VertexId, 0);
     let from = |ks: &[u64]| ks.partition_point(|&k| k < start);
     let (mut i, mut j, mut e) = (from(ops.ins), from(ops.del), from(ops.set));
@@ -519,7 +533,9 @@ fn build_chunk(
                 set_w: &ops.set_w[e..e2],
             };
             let count = count.map(|f| (f, &mut tally, &mut changes));
-            if !weighted && mine.set.is_empty() {
+            if multi {
+                merge_multi(v, &list, mine.ins, mine.del, &mut c.targets, count);
+            } else if !weighted && mine.set.is_empty() {
                 merge_plain(v, &list, mine.ins, mine.del, &mut c.targets, count);
             } else {
                 let out = (&mut c.targets, &mut c.weights);
@@ -528,7 +544,9 @@ fn build_chunk(
         }
         // Self loops (kept by the graph) count in the summary's `loops`.
         let from = c.offsets.last().copied().unwrap_or(0) as usize;
-        c.loops += c.targets[from..].binary_search(&v).is_ok() as u64;
+        // (a graph that keeps duplicates may hold a loop several times).
+        let t = &c.targets[from..];
+        c.loops += (t.partition_point(|&x| x <= v) - t.partition_point(|&x| x < v)) as u64;
         c.offsets.push(c.targets.len() as u32);
         (i, j, e) = (i2, j2, e2);
     }

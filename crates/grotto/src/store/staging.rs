@@ -433,12 +433,14 @@ impl GraphUpdate {
         self.set.len() as u64
     }
 
-    /// The staged batch as sorted, distinct arc keys of the out-adjacency
-    /// (an undirected edge is two arcs), self loops dropped unless the
-    /// graph keeps them.
+    /// The staged batch as sorted arc keys of the out-adjacency (an
+    /// undirected edge is two arcs), self loops dropped unless the graph
+    /// keeps them. The keys are distinct unless the graph keeps duplicate
+    /// edges: then an edge staged twice is inserted (or deleted) twice.
     pub(crate) fn batch(&self) -> Batch {
         let g = &self.graph;
         let loops_kept = g.header().flags & FLAG_SELF_LOOPS != 0;
+        let multi = g.header().flags & FLAG_MULTI != 0;
         let undirected = !g.directed();
         // The keys one staged edge gives: none for an unknown id or a
         // dropped loop, both directions of an undirected edge.
@@ -494,7 +496,9 @@ impl GraphUpdate {
                     }
                 });
             k.par_sort_unstable();
-            k.dedup();
+            if !multi {
+                k.dedup();
+            }
             k
         };
         // Arcs with weights: the last weight staged for an arc wins.

@@ -179,10 +179,11 @@ impl GraphUpdate {
                 h.version
             ));
         }
-        if h.flags & FLAG_MULTI != 0 {
+        if h.flags & FLAG_MULTI != 0 && graph.weighted() {
             return refuse(
-                "it keeps duplicate edges (--keep-duplicates), and updating such graphs \
-                 is not supported yet"
+                "it is weighted and keeps duplicate edges (--keep-duplicates): a delete \
+                 or a new weight cannot tell parallel edges apart. Convert the updated \
+                 edge list instead"
                     .into(),
             );
         }
@@ -239,8 +240,18 @@ impl GraphUpdate {
     }
 
     /// Resolves, writes and switches to the staged batch (see the module
-    /// comment). Nothing is written when the batch changes nothing.
+    /// comment). Nothing is written when the batch changes nothing. A
+    /// graph that keeps duplicate edges is refused: its batches commit by
+    /// merging ([`crate::ingest::merge::commit`]).
     pub fn commit(mut self) -> Result<UpdateReport> {
+        if self.graph.header().flags & FLAG_MULTI != 0 {
+            return Err(Error::Invalid(format!(
+                "{} keeps duplicate edges (--keep-duplicates), and a delta run holds \
+                 distinct edges: commit its batches by merging \
+                 (grotto::ingest::merge::commit)",
+                self.graph.path().display()
+            )));
+        }
         let t0 = Instant::now();
         let b = self.batch();
         let g = &self.graph;

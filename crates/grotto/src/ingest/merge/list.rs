@@ -38,7 +38,8 @@ impl Tally {
     }
 }
 
-/// One adjacency's changes as sorted, distinct arc keys: deletes, then
+/// One adjacency's changes as sorted arc keys (distinct unless the graph
+/// keeps duplicate edges): deletes, then
 /// inserts, then weight changes (weights only in weighted graphs).
 #[derive(Clone, Copy, Default)]
 pub(super) struct Ops<'a> {
@@ -205,6 +206,50 @@ pub(super) fn merge_plain(
         i += in_l as usize;
         a += in_i as usize;
         d += in_d as usize;
+    }
+    out.extend_from_slice(&l[i..]);
+}
+
+/// [`merge_plain`] for a graph that keeps duplicate edges: the list, the
+/// inserts and the deletes are multisets. For each id the batch names,
+/// its deletes remove as many of its copies in `l` as there are (the
+/// rest count as not present), then its inserts each add a copy (an
+/// insert is never already present).
+pub(super) fn merge_multi(
+    v: VertexId,
+    l: &[VertexId],
+    ins: &[u64],
+    del: &[u64],
+    out: &mut Vec<VertexId>,
+    mut count: Option<(Counts<'_>, &mut Tally, &mut Changes)>,
+) {
+    let tgt = |ks: &[u64], at: usize| ks.get(at).map(|&k| unkey(k).1);
+    let copies = |ks: &[u64], at: usize, x: VertexId| {
+        ks[at..].iter().take_while(|&&k| unkey(k).1 == x).count()
+    };
+    let (mut i, mut a, mut d) = (0, 0, 0);
+    while let Some(x) = [tgt(ins, a), tgt(del, d)].into_iter().flatten().min() {
+        let k = i + l[i..].partition_point(|&y| y < x);
+        out.extend_from_slice(&l[i..k]);
+        i = k;
+        let in_l = l[i..].iter().take_while(|&&y| y == x).count();
+        let (in_i, in_d) = (copies(ins, a, x), copies(del, d, x));
+        let gone = in_d.min(in_l);
+        out.extend(std::iter::repeat_n(x, in_l - gone + in_i));
+        if let Some((f, t, ch)) = count.as_mut() {
+            let c = (f.once)(v, x) as u64;
+            t.inserted += in_i as u64 * c;
+            t.deleted += gone as u64 * c;
+            t.absent += (in_d - gone) as u64 * c;
+            if f.record {
+                let k = key(v, x);
+                ch.del.extend(std::iter::repeat_n(k, gone));
+                ch.ins.extend(std::iter::repeat_n((k, 0.0), in_i));
+            }
+        }
+        i += in_l;
+        a += in_i;
+        d += in_d;
     }
     out.extend_from_slice(&l[i..]);
 }

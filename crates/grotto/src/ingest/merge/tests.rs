@@ -213,3 +213,57 @@ fn a_merge_without_room_appends_a_run_or_is_refused() {
         r => panic!("{r:?}"),
     }
 }
+
+proptest::proptest! {
+    /// A multigraph's merged list equals the multiset model: each delete
+    /// removes a copy while one is left, then each insert adds one; the
+    /// counts and the recorded changes (copies removed, copies added)
+    /// follow.
+    #[test]
+    fn a_multigraph_merge_matches_the_multiset_model(
+        mut l in proptest::collection::vec(0u32..16, 0..40),
+        mut ins in proptest::collection::vec(0u32..16, 0..12),
+        mut del in proptest::collection::vec(0u32..16, 0..12),
+    ) {
+        l.sort_unstable();
+        ins.sort_unstable();
+        del.sort_unstable();
+        let mut model = std::collections::BTreeMap::<u32, usize>::new();
+        for &x in &l {
+            *model.entry(x).or_default() += 1;
+        }
+        let (mut deleted, mut absent) = (0, 0);
+        let mut gone = Vec::new();
+        for &x in &del {
+            match model.get_mut(&x).filter(|c| **c > 0) {
+                Some(c) => {
+                    *c -= 1;
+                    deleted += 1;
+                    gone.push(key(7, x));
+                }
+                None => absent += 1,
+            }
+        }
+        for &x in &ins {
+            *model.entry(x).or_default() += 1;
+        }
+        let want: Vec<u32> = model
+            .iter()
+            .flat_map(|(&x, &c)| std::iter::repeat_n(x, c))
+            .collect();
+        let (ki, kd) = (k(&ins), k(&del));
+        let mut out = Vec::new();
+        let mut t = Tally::default();
+        let mut ch = Changes::default();
+        let all = Counts { once: &|_: VertexId, _: VertexId| true, record: true };
+        merge_multi(7, &l, &ki, &kd, &mut out, Some((all, &mut t, &mut ch)));
+        proptest::prop_assert_eq!(out, want);
+        proptest::prop_assert_eq!(
+            [t.inserted, t.deleted, t.present, t.absent],
+            [ins.len() as u64, deleted, 0, absent]
+        );
+        proptest::prop_assert_eq!(ch.del, gone);
+        let added: Vec<u64> = ch.ins.iter().map(|c| c.0).collect();
+        proptest::prop_assert_eq!(added, ki);
+    }
+}
