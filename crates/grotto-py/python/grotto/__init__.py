@@ -623,7 +623,10 @@ def update(
     gives existing edges new weights after the deletes and inserts.
     Deletes apply before inserts. A new integer id adds vertices; a graph
     with names takes string ids, and a new name adds a vertex.
-    ``keep_duplicates`` graphs cannot be updated yet. A crash at any
+    In a graph kept with duplicates (``keep_duplicates=True``) each
+    inserted edge adds a copy and each deleted edge removes one; such a
+    batch always merges (``merge="never"`` raises ``InputError``), and a
+    weighted one cannot be updated. A crash at any
     moment leaves the graph before or after the batch (docs/updates.md).
 
     ``merge`` says how the batch is committed: ``"auto"`` (the default)

@@ -7,10 +7,7 @@
 //! edges, raw and packed blocks, and a hub whose list of repeated ids
 //! spans blocks (so runs of one id straddle block boundaries).
 
-use super::registry::Params;
-use super::updates_tests::{columns_agree, xorshift};
-use super::ALGORITHMS;
-use crate::engine::{Engine, EngineConfig, EngineKind};
+use super::updates_tests::{agree_on_every_algorithm, xorshift};
 use crate::ingest::merge::{commit, MergePolicy};
 use crate::ingest::{convert, ConvertOptions, Input};
 use crate::store::layout::LayoutConfig;
@@ -221,38 +218,7 @@ fn multigraphs_update_by_merging_and_match_a_fresh_conversion() {
                 }
                 let fresh = build(dir.path(), &format!("fresh{batch}"), &want, &opts);
                 let fresh = Arc::new(Graph::open(&fresh).unwrap());
-                for algo in ALGORITHMS {
-                    for kind in [EngineKind::Sync, EngineKind::Async] {
-                        let mut outs = Vec::new();
-                        for g in [&updated, &fresh] {
-                            let Ok(plan) = algo.plan(Some(kind), g) else {
-                                continue;
-                            };
-                            let cfg = EngineConfig {
-                                cache: crate::cache::CacheSize::Bytes(8 * 4096),
-                                ..EngineConfig::default()
-                            };
-                            let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
-                            let params = Params::new(algo.params());
-                            let Ok(out) = algo.execute(&engine, &plan, &params, true) else {
-                                continue;
-                            };
-                            assert!(
-                                matches!(out.verdict, Some(Ok(()))),
-                                "{} ({kind:?}) {what}: {:?}",
-                                algo.name(),
-                                out.verdict
-                            );
-                            outs.push(out.table.into_columns().unwrap());
-                        }
-                        if outs.len() == 2 {
-                            let b = outs.pop().unwrap();
-                            let a = outs.pop().unwrap();
-                            columns_agree(algo.name(), a, b, false);
-                            compared += 1;
-                        }
-                    }
-                }
+                compared += agree_on_every_algorithm(&updated, &fresh, &what, false);
             }
         }
     }

@@ -282,7 +282,7 @@ fn same_lists(g: &Graph, want_ids: &BTreeSet<(u64, u64)>, c: &Case) {
 /// the two files number vertices differently inside (added keys come
 /// after the base's in an updated file, in key order in a fresh one), so
 /// random walks, which follow the internal numbering, differ too.
-pub(super) fn columns_agree(
+fn columns_agree(
     algo: &str,
     a: Vec<(&'static str, Values)>,
     b: Vec<(&'static str, Values)>,
@@ -445,43 +445,59 @@ fn every_algorithm_agrees_with_a_fresh_conversion_after_updates() {
                     packed,
                 );
                 let fresh = Arc::new(Graph::open(&fresh_path).unwrap());
-                for algo in ALGORITHMS {
-                    for kind in [EngineKind::Sync, EngineKind::Async] {
-                        let mut outs = Vec::new();
-                        for g in [&updated, &fresh] {
-                            let Ok(plan) = algo.plan(Some(kind), g) else {
-                                continue;
-                            };
-                            let cfg = EngineConfig {
-                                cache: crate::cache::CacheSize::Bytes(8 * 4096),
-                                ..EngineConfig::default()
-                            };
-                            let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
-                            let params = Params::new(algo.params());
-                            let Ok(out) = algo.execute(&engine, &plan, &params, true) else {
-                                continue;
-                            };
-                            assert!(
-                                matches!(out.verdict, Some(Ok(()))),
-                                "{} on {} ({kind:?}, packed {packed}, batch {batch}): {:?}",
-                                algo.name(),
-                                c.name,
-                                out.verdict
-                            );
-                            outs.push(out.table.into_columns().unwrap());
-                        }
-                        if outs.len() == 2 {
-                            let b = outs.pop().unwrap();
-                            let a = outs.pop().unwrap();
-                            columns_agree(algo.name(), a, b, c.keys != Keys::Dense);
-                            compared += 1;
-                        }
-                    }
-                }
+                let what = format!("{} (packed {packed}, batch {batch})", c.name);
+                compared +=
+                    agree_on_every_algorithm(&updated, &fresh, &what, c.keys != Keys::Dense);
             }
         }
     }
     assert!(compared >= 200, "only {compared} runs compared");
+}
+
+/// Runs every registered algorithm on both engines on `updated` and on
+/// `fresh` (a conversion of the same edges): each verifier must pass and
+/// the columns agree ([`columns_agree`]). Returns how many runs were
+/// compared (an algorithm or engine a graph does not take is skipped).
+pub(super) fn agree_on_every_algorithm(
+    updated: &Arc<Graph>,
+    fresh: &Arc<Graph>,
+    what: &str,
+    renumbered: bool,
+) -> usize {
+    let mut compared = 0;
+    for algo in ALGORITHMS {
+        for kind in [EngineKind::Sync, EngineKind::Async] {
+            let mut outs = Vec::new();
+            for g in [updated, fresh] {
+                let Ok(plan) = algo.plan(Some(kind), g) else {
+                    continue;
+                };
+                let cfg = EngineConfig {
+                    cache: crate::cache::CacheSize::Bytes(8 * 4096),
+                    ..EngineConfig::default()
+                };
+                let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
+                let params = Params::new(algo.params());
+                let Ok(out) = algo.execute(&engine, &plan, &params, true) else {
+                    continue;
+                };
+                assert!(
+                    matches!(out.verdict, Some(Ok(()))),
+                    "{} on {what} ({kind:?}): {:?}",
+                    algo.name(),
+                    out.verdict
+                );
+                outs.push(out.table.into_columns().unwrap());
+            }
+            if outs.len() == 2 {
+                let b = outs.pop().unwrap();
+                let a = outs.pop().unwrap();
+                columns_agree(algo.name(), a, b, renumbered);
+                compared += 1;
+            }
+        }
+    }
+    compared
 }
 
 /// Every arc of `g` with its weight, in user ids (undirected: smaller end
