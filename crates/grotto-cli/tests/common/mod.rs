@@ -54,13 +54,22 @@ pub fn counts(r: &serde_json::Value, keys: &[&str]) -> Vec<u64> {
 
 /// The edges `grotto export` gives, each undirected edge once.
 pub fn exported(g: &Path) -> BTreeSet<(u64, u64)> {
+    exported_lines(g).into_iter().collect()
+}
+
+/// Every line `grotto export` gives as an edge (smaller end first),
+/// sorted: repeated edges (a graph that keeps duplicates) repeat.
+pub fn exported_lines(g: &Path) -> Vec<(u64, u64)> {
     let out = ok(&grotto(&["export", p(g)]));
-    out.lines()
+    let mut edges: Vec<(u64, u64)> = out
+        .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let mut it = l.split_whitespace().map(|x| x.parse::<u64>().unwrap());
             let (a, b) = (it.next().unwrap(), it.next().unwrap());
             (a.min(b), a.max(b))
         })
-        .collect()
+        .collect();
+    edges.sort_unstable();
+    edges
 }
