@@ -62,6 +62,7 @@ impl AdjSummary {
 /// The packed codings of one cell's on-disk lists, in vertex order: a
 /// list of at most a block is one coded list, a longer one whole span
 /// blocks (a multiple of 4096 bytes, more than one block).
+#[derive(Default)]
 struct CellCode {
     bytes: Vec<u8>,
     /// `starts[i]..starts[i + 1]` is the coding of source `lo + i`
@@ -70,30 +71,29 @@ struct CellCode {
 }
 
 impl CellCode {
-    fn of(c: &LocalCsr, inline: bool) -> CellCode {
+    /// Codes the lists of `c` into this coding's buffers (kept from the
+    /// cell coded before: fresh memory costs a page fault per 4 KiB).
+    fn code(&mut self, c: &LocalCsr, inline: bool, gaps: &mut Vec<u32>) {
         let n = (c.hi - c.lo) as usize;
-        let mut code = CellCode {
-            bytes: Vec::with_capacity(c.targets.len() * 2),
-            starts: Vec::with_capacity(n + 1),
-        };
-        let (mut gaps, mut one) = (Vec::new(), Vec::new());
-        code.starts.push(0);
+        self.bytes.clear();
+        self.starts.clear();
+        self.bytes.reserve(c.targets.len() * 2);
+        self.starts.reserve(n + 1);
+        self.starts.push(0);
         for i in 0..n {
             let v = c.lo + i as u64;
             let (t, _) = c.list(v);
             let in_index = inline && fits_inline(t);
             if !t.is_empty() && !in_index {
-                one.clear();
-                codec::encode_list(t, v as u32, &mut gaps, &mut one);
-                if one.len() <= BLOCK_BYTES {
-                    code.bytes.extend_from_slice(&one);
-                } else {
-                    codec::encode_span(t, &mut gaps, &mut code.bytes);
+                let at = self.bytes.len();
+                codec::encode_list(t, v as u32, gaps, &mut self.bytes);
+                if self.bytes.len() - at > BLOCK_BYTES {
+                    self.bytes.truncate(at);
+                    codec::encode_span(t, gaps, &mut self.bytes);
                 }
             }
-            code.starts.push(code.bytes.len());
+            self.starts.push(self.bytes.len());
         }
-        code
     }
 
     fn list(&self, i: usize) -> &[u8] {
@@ -134,6 +134,8 @@ pub struct AdjBuilder {
     summary: AdjSummary,
     spill_dir: std::path::PathBuf,
     short: ShortRegion,
+    /// Packed: the codings of the last cells added, kept for their buffers.
+    codes: Vec<CellCode>,
 }
 
 /// The short-list region while it is built: its own packer, the blocks
@@ -296,6 +298,7 @@ impl AdjBuilder {
                 crcs: Vec::new(),
                 spill: None,
             },
+            codes: Vec::new(),
         })
     }
 
@@ -379,7 +382,12 @@ impl AdjBuilder {
     fn add_packed(&mut self, w: &mut GraphWriter, cells: &[LocalCsr]) -> Result<()> {
         let unit = BLOCK_BYTES as u64;
         let inline = self.inline;
-        let codes: Vec<CellCode> = cells.par_iter().map(|c| CellCode::of(c, inline)).collect();
+        let mut codes = std::mem::take(&mut self.codes);
+        codes.resize_with(cells.len().max(codes.len()), CellCode::default);
+        codes
+            .par_iter_mut()
+            .zip(cells.par_iter())
+            .for_each_init(Vec::new, |gaps, (code, c)| code.code(c, inline, gaps));
         // (first byte, cell, source) of the long-region lists, by fill chunk.
         let mut by_chunk: Vec<Vec<(u64, u32, u64)>> = Vec::new();
         for (ci, c) in cells.iter().enumerate() {
@@ -465,7 +473,9 @@ impl AdjBuilder {
                 dst[(s - lo) as usize..(e - lo) as usize].copy_from_slice(&code[a..b]);
             }
         };
-        self.fill_and_write(w, fill)
+        let written = self.fill_and_write(w, fill);
+        self.codes = codes;
+        written
     }
 
     /// Spills the short-list blocks no later list can enter, fills the

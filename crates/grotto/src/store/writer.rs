@@ -11,6 +11,13 @@
 //! the device, the kernel copies nothing into the page cache, and the
 //! final fsync has little left to flush. Where the file system refuses
 //! O_DIRECT the same thread writes through the page cache.
+//!
+//! The writer thread also syncs the data every [`SYNC_EVERY_BYTES`]: an
+//! O_DIRECT write can still sit in a volatile device cache (or, on a
+//! virtual machine, in the host's page cache), and a single fsync at the
+//! end waits for all of it (0.3 s for 270 MiB on the machine we measure
+//! on). Synced as it goes, the flush overlaps the build, and the final
+//! fsync has only the last piece left.
 
 use super::format::{padded, Header, Section, SectionKind, BLOCK_BYTES};
 use crate::error::{Error, Result};
@@ -35,6 +42,8 @@ pub struct GraphWriter {
 const WRITE_BUFFER_BYTES: usize = 8 << 20;
 /// Buffers in rotation: one being filled, the others queued or in flight.
 const WRITE_BUFFERS: usize = 3;
+/// Bytes the writer thread writes between two data syncs of the file.
+const SYNC_EVERY_BYTES: u64 = 32 << 20;
 
 /// A heap buffer whose usable part starts on a 4 KiB boundary (found with
 /// `align_offset`, so no unsafe allocation is needed).
@@ -170,6 +179,7 @@ fn write_jobs(
     mut direct: Option<File>,
     buffered: File,
 ) -> std::io::Result<()> {
+    let mut unsynced = 0u64;
     for job in inbox {
         let bytes = job.buf.bytes(job.len);
         let mut done = false;
@@ -188,6 +198,13 @@ fn write_jobs(
             buffered.write_all_at(bytes, job.offset)?;
         }
         let _ = give_back.send(job.buf);
+        // The builder fills the next buffers meanwhile (it waits only
+        // when all of them are queued).
+        unsynced += job.len as u64;
+        if unsynced >= SYNC_EVERY_BYTES {
+            buffered.sync_data()?;
+            unsynced = 0;
+        }
     }
     Ok(())
 }

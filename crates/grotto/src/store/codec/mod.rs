@@ -94,23 +94,30 @@ fn packed_len(n: usize, w: u32) -> usize {
     (n * w as usize).div_ceil(8)
 }
 
+/// Appends `vals` (at most [`RUN`]) packed at `w` bits each, least
+/// significant bit first. Whole 32-bit words are gathered in a stack
+/// buffer and appended at once: a byte at a time, the vector's length
+/// and capacity checks cost more than the packing.
 fn pack(vals: &[u32], w: u32, out: &mut Vec<u8>) {
+    debug_assert!(vals.len() <= RUN);
     if w == 0 {
         return;
     }
-    let (mut acc, mut n) = (0u64, 0u32);
+    let mut buf = [0u8; 4 * RUN + 4];
+    let (mut acc, mut n, mut at) = (0u64, 0u32, 0usize);
     for &v in vals {
+        // n < 32 before the shift and w <= 32, so nothing is lost.
         acc |= (v as u64) << n;
         n += w;
-        while n >= 8 {
-            out.push(acc as u8);
-            acc >>= 8;
-            n -= 8;
+        if n >= 32 {
+            buf[at..at + 4].copy_from_slice(&(acc as u32).to_le_bytes());
+            at += 4;
+            acc >>= 32;
+            n -= 32;
         }
     }
-    if n > 0 {
-        out.push(acc as u8);
-    }
+    buf[at..at + 4].copy_from_slice(&(acc as u32).to_le_bytes());
+    out.extend_from_slice(&buf[..packed_len(vals.len(), w)]);
 }
 
 /// The width a later run's width byte gives, or `None` for a byte no

@@ -318,3 +318,33 @@ proptest! {
         span_both(&blk);
     }
 }
+
+/// [`pack`] written a bit at a time: the reference for the word-wise one.
+fn pack_bits(vals: &[u32], w: u32) -> Vec<u8> {
+    let mut out = vec![0u8; packed_len(vals.len(), w)];
+    for (i, &v) in vals.iter().enumerate() {
+        for b in 0..w as usize {
+            if (v >> b) & 1 == 1 {
+                let at = i * w as usize + b;
+                out[at / 8] |= 1 << (at % 8);
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn pack_matches_a_bit_by_bit_packing(
+        w in 0u32..=32,
+        raw in proptest::collection::vec(any::<u32>(), 0..=RUN),
+        prefix in proptest::collection::vec(any::<u8>(), 0..3),
+    ) {
+        let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+        let vals: Vec<u32> = raw.iter().map(|&v| v & mask).collect();
+        let mut out = prefix.clone();
+        pack(&vals, w, &mut out);
+        prop_assert_eq!(&out[..prefix.len()], &prefix[..]);
+        prop_assert_eq!(&out[prefix.len()..], &pack_bits(&vals, w)[..]);
+    }
+}
