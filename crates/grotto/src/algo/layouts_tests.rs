@@ -4,9 +4,8 @@
 //! index, short and long packed lists, lists of several span blocks
 //! (a hub reaching ids spread over a million), and reverse edges.
 
-use super::registry::Params;
 use super::ALGORITHMS;
-use crate::engine::{Engine, EngineConfig, EngineKind};
+use crate::engine::EngineKind;
 use crate::store::layout::LayoutConfig;
 use crate::testkit;
 
@@ -72,13 +71,7 @@ fn every_algorithm_agrees_on_packed_and_raw_files() {
                     let Ok(plan) = algo.plan(Some(kind), g) else {
                         continue;
                     };
-                    let cfg = EngineConfig {
-                        cache: crate::cache::CacheSize::Bytes(8 * 4096),
-                        ..EngineConfig::default()
-                    };
-                    let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
-                    let params = Params::new(algo.params());
-                    let out = match algo.execute(&engine, &plan, &params, true) {
+                    let out = match super::run_on_tiny_cache(*algo, &plan, g) {
                         Ok(out) => out,
                         Err(e) => {
                             refusals.push(e.to_string());

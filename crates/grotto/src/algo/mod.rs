@@ -35,6 +35,24 @@ mod multigraph_tests;
 #[cfg(test)]
 mod updates_tests;
 
+/// Runs `algo` on `g` as `plan` says, verified, through a cache of eight
+/// blocks (so lists come off the disk): what the tests that compare two
+/// files of the same graph run on each. An engine that fails to open
+/// fails the test; the algorithm's own refusal is returned.
+#[cfg(test)]
+fn run_on_tiny_cache(
+    algo: &dyn Registered,
+    plan: &registry::Plan,
+    g: &std::sync::Arc<Graph>,
+) -> Result<registry::Outcome> {
+    let cfg = crate::engine::EngineConfig {
+        cache: crate::cache::CacheSize::Bytes(8 * 4096),
+        ..crate::engine::EngineConfig::default()
+    };
+    let engine = crate::engine::Engine::open(plan.engine, g.clone(), cfg).expect("engine opens");
+    algo.execute(&engine, plan, &registry::Params::new(algo.params()), true)
+}
+
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::store::{Direction, Graph};

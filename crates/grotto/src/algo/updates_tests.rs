@@ -472,13 +472,7 @@ pub(super) fn agree_on_every_algorithm(
                 let Ok(plan) = algo.plan(Some(kind), g) else {
                     continue;
                 };
-                let cfg = EngineConfig {
-                    cache: crate::cache::CacheSize::Bytes(8 * 4096),
-                    ..EngineConfig::default()
-                };
-                let engine = Engine::open(plan.engine, g.clone(), cfg).unwrap();
-                let params = Params::new(algo.params());
-                let Ok(out) = algo.execute(&engine, &plan, &params, true) else {
+                let Ok(out) = super::run_on_tiny_cache(*algo, &plan, g) else {
                     continue;
                 };
                 assert!(
