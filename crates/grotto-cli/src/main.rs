@@ -130,10 +130,25 @@ fn install_signal_cleanup() {
     let _ = std::thread::Builder::new()
         .name("grotto-signals".into())
         .spawn(move || {
-            if let Some(sig) = signals.forever().next() {
-                grotto::io::output::exit_removing_temporaries(128 + sig);
+            // During a commit the signal waits: the command finishes and
+            // says so (see `grotto::interrupt`).
+            for sig in signals.forever() {
+                grotto::interrupt::on_signal(128 + sig, |code| {
+                    grotto::io::output::exit_removing_temporaries(code)
+                });
             }
         });
+}
+
+/// Opens a graph for a command, warning on standard error of anything
+/// found on the way that the user should know (a damaged manifest slot
+/// that may hide a commit).
+pub(crate) fn open_graph(file: &Path) -> grotto::Result<Graph> {
+    let g = Graph::open(file)?;
+    for w in g.warnings() {
+        eprintln!("warning: {w} (`grotto check` says more)");
+    }
+    Ok(g)
 }
 
 fn main() {
@@ -177,6 +192,14 @@ fn main() {
         Cmd::Bench(a) => bench::bench(&ctx, a),
         Cmd::Run(a) => run::run_cmd(&ctx, a),
     };
+    if let Some(sig) = grotto::interrupt::deferred() {
+        if result.is_ok() {
+            eprintln!(
+                "grotto: the interrupt (signal {}) came after the point of no return; the command finished and its result stands",
+                sig - 128
+            );
+        }
+    }
     if let Err(e) = result {
         let code = match e.downcast_ref::<grotto::Error>() {
             Some(g) if !g.is_input_error() => 1,
@@ -205,7 +228,7 @@ pub(crate) fn say_to(out: &Output) -> Box<dyn Write> {
 }
 
 fn info(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
-    let g = Graph::open(file)?;
+    let g = open_graph(file)?;
     let i = graph_info(&g);
     if ctx.json {
         let mut v = serde_json::to_value(&i)?;
@@ -334,7 +357,7 @@ fn export_cmd(
     format: ExportFmt,
     output: Option<PathBuf>,
 ) -> anyhow::Result<()> {
-    let g = Graph::open(file)?;
+    let g = open_graph(file)?;
     let f = match format {
         ExportFmt::Edgelist => Some(ExportFormat::EdgeList),
         ExportFmt::Mtx => Some(ExportFormat::MatrixMarket),
@@ -373,13 +396,40 @@ fn export_cmd(
 fn check(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     let g = Graph::open(file)?;
     let n = g.verify_all_blocks()?;
+    let findings = g.slot_findings();
+    // A slot that may hide a commit fails the check; one whose partner
+    // provably holds the latest commit is reported and passes.
+    let ok = !findings.iter().any(|f| f.may_hide_a_commit);
     if ctx.json {
+        let manifest: Vec<_> = findings
+            .iter()
+            .map(|f| json!({"slot": f.slot, "may_hide_a_commit": f.may_hide_a_commit, "finding": f.text}))
+            .collect();
         println!(
             "{}",
-            json!({"schema_version": SCHEMA_VERSION, "command": "check", "file": file, "ok": true, "blocks": n})
+            json!({"schema_version": SCHEMA_VERSION, "command": "check", "file": file, "ok": ok, "blocks": n, "manifest": manifest})
         );
-    } else if !ctx.quiet {
-        println!("{}: ok ({} blocks checked)", file.display(), n);
+    } else {
+        for f in findings {
+            eprintln!(
+                "{}: {}: {}",
+                if f.may_hide_a_commit { "error" } else { "note" },
+                file.display(),
+                f.text
+            );
+        }
+        if ok && !ctx.quiet {
+            println!("{}: ok ({} blocks checked)", file.display(), n);
+        }
+    }
+    if !ok {
+        if !ctx.json {
+            eprintln!(
+                "{}: every block is sound, but a commit may be missing. If the last update finished (exit 0), restore the file from a copy or convert the edge list again and apply the batches since; if it was interrupted, the graph is as it was before it and the next update makes this go away.",
+                file.display()
+            );
+        }
+        std::process::exit(1);
     }
     Ok(())
 }

@@ -12,7 +12,6 @@ use grotto::engine::{Engine, EngineConfig, EngineKind, Mode, RunMetrics};
 use grotto::io::output::{Output, Streams};
 use grotto::io::profile::{ENGINE_MERGE_BYTES, ENGINE_MIN_DEPTH};
 use grotto::io::{BackendChoice, IoOptions};
-use grotto::store::Graph;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -179,7 +178,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             _ => Format::Csv,
         });
     let cfg_mode = c.mode.unwrap_or(Mode::Block);
-    let graph = Arc::new(Graph::open(&c.graph)?);
+    let graph = Arc::new(crate::open_graph(&c.graph)?);
     if graph.names().is_some() && matches!(out_format, Format::Bin | Format::Npy) {
         return Err(grotto::Error::Invalid(format!(
             "{}'s vertices have names, and --format {} holds numbers only; write csv or parquet",

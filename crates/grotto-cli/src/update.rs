@@ -140,6 +140,9 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     // The lock is taken before the graph is read, so the batch is checked
     // against the version it will change.
     let mut up = GraphUpdate::open(&a.graph)?;
+    for w in up.graph().warnings() {
+        eprintln!("warning: {w}; this update commits on top of the commit in force (`grotto check` says more)");
+    }
     let write_depth = match a.write_depth {
         WriteDepth::Fixed(n) => n,
         WriteDepth::Auto => crate::device::profile_for(&a.graph)

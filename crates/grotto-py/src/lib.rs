@@ -7,7 +7,9 @@
 //! interpreter released (other Python threads go on) on a thread of its
 //! own, while the calling thread checks for Ctrl-C every 100 ms: an
 //! interrupt stops the work at its next step ([`grotto::interrupt`]) and
-//! raises `KeyboardInterrupt`, leaving no partial file. Results come back
+//! raises `KeyboardInterrupt`, leaving no partial file; work already past
+//! its commit point (an update's manifest, a finished file's rename)
+//! finishes and returns as usual instead. Results come back
 //! as NumPy arrays that own the result's memory (no copy). The Python
 //! half (`python/grotto/__init__.py`) adds the friendly API.
 
@@ -134,9 +136,17 @@ fn off_thread_with<T: Send>(
             }
             if let Err(e) = py.check_signals().and_then(|()| report()) {
                 grotto::interrupt::request();
-                let _ = py.detach(|| h.join());
+                let r = py.detach(|| h.join());
                 grotto::interrupt::clear();
-                return Err(e);
+                // Work past its commit point finishes, and then what it
+                // did stands: the interrupt is not raised over a batch
+                // that landed (a retry would apply it twice).
+                return match r {
+                    Ok(Ok(v)) => Ok(v),
+                    Ok(Err(grotto::Error::Interrupted)) => Err(e),
+                    Ok(Err(other)) => Err(py_err(other)),
+                    Err(p) => std::panic::resume_unwind(p),
+                };
             }
         }
         let r = match h.join() {
@@ -463,6 +473,13 @@ impl PyGraph {
 #[pyfunction]
 fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
     let g = off_thread(py, || Graph::open(&path))?;
+    // A damaged manifest slot that may hide a commit: a RuntimeWarning.
+    for w in g.warnings() {
+        let msg =
+            std::ffi::CString::new(w.replace('\0', " ")).map_err(|e| invalid(e.to_string()))?;
+        let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
+        PyErr::warn(py, category.as_any(), &msg, 1)?;
+    }
     Ok(PyGraph { graph: Arc::new(g) })
 }
 

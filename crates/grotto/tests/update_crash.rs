@@ -79,10 +79,10 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
             up.commit().unwrap();
             let after = arcs(&clean);
             assert_ne!(before, after);
-            // Write run, sync, write slot, sync: a cut at each, and after,
-            // with the held writes (at most two) lost, whole or torn in
-            // every combination.
-            for at_op in 0..5u64 {
+            // Write run, sync, write slot, sync, write its mirror, sync:
+            // a cut at each, and after, with the held writes (at most
+            // two) lost, whole or torn in every combination.
+            for at_op in 0..7u64 {
                 for outcome in 0..9u64 {
                     let t = dir.path().join("cut.grotto");
                     std::fs::copy(start, &t).unwrap();
@@ -111,7 +111,7 @@ fn a_power_cut_at_any_point_of_a_commit_leaves_the_old_or_the_new_graph() {
             }
         }
     }
-    assert!(trials >= 270, "{trials} trials");
+    assert!(trials >= 378, "{trials} trials");
 }
 
 #[test]

@@ -80,7 +80,7 @@ impl Session {
                 cfg.threads
             )));
         }
-        let io = IoFile::open(graph.path(), &cfg.io)?;
+        let io = IoFile::open_same(graph.file(), graph.path(), &cfg.io)?;
         let file_bytes = io.len();
         Ok(Session {
             graph,

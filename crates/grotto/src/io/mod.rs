@@ -134,6 +134,36 @@ pub fn uring_status() -> &'static Result<(), (i32, String)> {
 impl IoFile {
     /// Opens `path` with `opts`, resolving the backend.
     pub fn open(path: &Path, opts: &IoOptions) -> Result<Arc<IoFile>> {
+        Self::open_via(path, path, None, opts)
+    }
+
+    /// Opens the file that `file` (opened earlier as `path`) is, not
+    /// whatever `path` names now: a merge or `compact` renames a new file
+    /// over the path, and a reader that mixed the old file's index with
+    /// the new file's blocks would see checksum errors that no damage
+    /// caused. The file is reopened through `/proc/self/fd` (a separate
+    /// open, so `O_DIRECT` applies to it alone); without `/proc` the path
+    /// is opened, and refused if it no longer names the same file.
+    pub fn open_same(file: &File, path: &Path, opts: &IoOptions) -> Result<Arc<IoFile>> {
+        let was = file.metadata().map_err(|e| Error::io(path, "stat", e))?;
+        let via = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        let via = if via.exists() {
+            via
+        } else {
+            path.to_path_buf()
+        };
+        Self::open_via(&via, path, Some(&was), opts)
+    }
+
+    /// [`IoFile::open`] of `via`, named `path` in messages; `same`, when
+    /// given, is the file that `via` must still be.
+    fn open_via(
+        via: &Path,
+        path: &Path,
+        same: Option<&std::fs::Metadata>,
+        opts: &IoOptions,
+    ) -> Result<Arc<IoFile>> {
+        use std::os::unix::fs::MetadataExt;
         let mut notes = Vec::new();
         let open = |direct: bool| {
             let mut o = OpenOptions::new();
@@ -141,7 +171,7 @@ impl IoFile {
             if direct {
                 o.custom_flags(libc::O_DIRECT);
             }
-            o.open(path)
+            o.open(via)
         };
         let (file, direct) = match open(opts.direct) {
             Ok(f) => (f, opts.direct),
@@ -162,10 +192,16 @@ impl IoFile {
             // SAFETY: plain syscall on an fd we own.
             unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         }
-        let len = file
-            .metadata()
-            .map_err(|e| Error::io(path, "stat", e))?
-            .len();
+        let meta = file.metadata().map_err(|e| Error::io(path, "stat", e))?;
+        if let Some(was) = same {
+            if (meta.dev(), meta.ino()) != (was.dev(), was.ino()) {
+                return Err(Error::Invalid(format!(
+                    "{}: the file was replaced while it was being opened (an update merged it or `compact` rewrote it); run the command again",
+                    path.display()
+                )));
+            }
+        }
+        let len = meta.len();
         let align = system::dio_alignment(path).unwrap_or(4096).max(512);
         let kind = match (opts.backend, uring_status()) {
             (BackendChoice::Pread, _) => BackendKind::Pread,
@@ -188,7 +224,8 @@ impl IoFile {
                     path.display()
                 )));
             }
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read into memory", e))?;
+            // Through `via`: the same file, without O_DIRECT.
+            let bytes = std::fs::read(via).map_err(|e| Error::io(path, "read into memory", e))?;
             if bytes.len() as u64 != len {
                 return Err(Error::Truncated {
                     path: path.to_path_buf(),

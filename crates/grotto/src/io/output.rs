@@ -73,7 +73,7 @@ pub enum Target {
 const MAX_LINK_HOPS: usize = 40;
 /// Named temporaries younger than this are never swept: their writer may
 /// be between creating the file and locking it.
-const SWEEP_MIN_AGE: Duration = Duration::from_secs(5);
+const SWEEP_MIN_AGE: Duration = Duration::from_secs(2);
 /// The part of a temporary's name that marks it as grotto's.
 const TEMP_MARK: &str = ".grotto-";
 const TEMP_SUFFIX: &str = ".tmp";
@@ -355,6 +355,9 @@ impl Output {
         self.file
             .sync_all()
             .map_err(|e| Error::io(&t.path, "fsync", e))?;
+        // From here a stop waits: the output replaces the target, and the
+        // command reports success.
+        let _committing = crate::interrupt::commit_point()?;
         let mut reg = registry();
         let named = match &t.named {
             Some(n) => n.clone(),
@@ -546,12 +549,36 @@ fn link_unnamed(f: &File, dir: &Path, target: &Path) -> std::io::Result<PathBuf>
 /// whose `flock` is free. A live writer holds its lock, so its file stays.
 /// Best effort: anything unexpected leaves the file alone.
 pub fn sweep_stale(dir: &Path) -> usize {
+    sweep(dir, None)
+}
+
+/// Removes the stale temporaries of one file, `path` (those of a merge or
+/// `compact` killed between linking and renaming its new file): what
+/// [`sweep_stale`] removes, for this name alone. Graphs call it when they
+/// are opened, so litter does not outlive the next command on the file.
+pub fn sweep_stale_of(path: &Path) -> usize {
+    let Some(name) = path.file_name() else {
+        return 0;
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut prefix = b".".to_vec();
+    prefix.extend_from_slice(name.as_bytes());
+    prefix.extend_from_slice(TEMP_MARK.as_bytes());
+    sweep(dir, Some(&prefix))
+}
+
+fn sweep(dir: &Path, prefix: Option<&[u8]>) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
     let mut removed = 0;
     for e in entries.flatten() {
-        if !is_temp_name(e.file_name().as_bytes()) {
+        let name = e.file_name();
+        let name = name.as_bytes();
+        if !is_temp_name(name) || prefix.is_some_and(|p| !name.starts_with(p)) {
             continue;
         }
         let p = e.path();

@@ -43,6 +43,8 @@ pub struct Graph {
     updates: Option<Updates>,
     /// Files with room for updates: where the next commit goes.
     pub(super) commit_point: Option<CommitPoint>,
+    /// Damaged manifest slots found on opening.
+    slot_findings: Vec<super::history::SlotFinding>,
 }
 
 /// Where a file's next commit goes: the manifest in force, its slot, the
@@ -126,6 +128,8 @@ impl Graph {
             });
         }
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+        // The new file of a merge or `compact` killed before its rename.
+        crate::io::output::sweep_stale_of(path);
         let len = file
             .metadata()
             .map_err(|e| Error::io(path, "stat", e))?
@@ -172,6 +176,7 @@ impl Graph {
             order: None,
             updates: None,
             commit_point: None,
+            slot_findings: Vec::new(),
             file,
             header,
         };
@@ -227,6 +232,7 @@ impl Graph {
             )?);
         }
         if let Some(mut c) = committed {
+            g.slot_findings = std::mem::take(&mut c.findings);
             if c.manifest.seq > 0 {
                 g.apply_committed(&mut c, len)?;
             }
@@ -393,9 +399,33 @@ impl Graph {
         self.updates.as_ref()
     }
 
+    /// Damaged manifest slots found on opening, each with what it means
+    /// (`grotto check` lists them all; commands that open the graph warn
+    /// of those that may hide a commit).
+    pub fn slot_findings(&self) -> &[super::history::SlotFinding] {
+        &self.slot_findings
+    }
+
+    /// What the user should be warned of when this graph is opened: the
+    /// damaged manifest slots that may hide a commit.
+    pub fn warnings(&self) -> Vec<String> {
+        self.slot_findings
+            .iter()
+            .filter(|f| f.may_hide_a_commit)
+            .map(|f| format!("{}: {}", self.path.display(), f.text))
+            .collect()
+    }
+
     /// The file this graph was opened from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The open file itself: readers that open it again for their own
+    /// I/O go through this, never the path, which a merge may have
+    /// renamed another file over since.
+    pub(crate) fn file(&self) -> &File {
+        &self.file
     }
     /// The decoded header; with committed updates, its vertex, edge and
     /// entry counts are the updated graph's ([`Graph::updates`] has the

@@ -38,6 +38,20 @@ pub struct Committed {
     /// The keys of the vertices the runs add to a graph with an id map
     /// or names, by internal id from the base's vertex count on.
     pub keys: NewKeys,
+    /// Manifest slots found damaged, and what that means.
+    pub findings: Vec<SlotFinding>,
+}
+
+/// A manifest slot that is neither valid nor unwritten.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotFinding {
+    /// Which slot (0 or 1).
+    pub slot: usize,
+    /// Whether a commit newer than the one in force may be hidden by it
+    /// (else the slot in force is provably the latest commit).
+    pub may_hide_a_commit: bool,
+    /// What was found, for the user.
+    pub text: String,
 }
 
 /// One adjacency's net changes since the base, as read: the keys of the
@@ -175,14 +189,41 @@ pub fn read_committed(
         "the manifest",
     )?;
     let mut best: Option<(Manifest, usize)> = None;
+    // Slots that are neither valid nor never written: (slot, the commit
+    // number its bytes name where its magic survived).
+    let mut damaged: Vec<(usize, Option<u64>)> = Vec::new();
     for (i, slot) in bytes.chunks(BLOCK_BYTES).enumerate() {
         let m = Manifest::decode(slot)
             .map_err(|why| corrupt(path, format!("manifest slot {i}: {why}")))?;
-        if let Some(m) = m.filter(|m| m.header_crc == header_crc) {
-            if best.as_ref().is_none_or(|b| m.seq > b.0.seq) {
-                best = Some((m, i));
+        match m.filter(|m| m.header_crc == header_crc) {
+            Some(m) => {
+                if best.as_ref().is_none_or(|b| m.seq > b.0.seq) {
+                    best = Some((m, i));
+                }
             }
+            None if slot.iter().any(|&b| b != 0) => {
+                // One byte off the other slot: a damaged mirror, which
+                // names what the other slot names (a torn slot differs
+                // from the old one in its commit number and run count
+                // at least).
+                let other = &bytes[(1 - i) * BLOCK_BYTES..(2 - i) * BLOCK_BYTES];
+                let off = slot.iter().zip(other).filter(|(a, b)| a != b).count();
+                let named = if off == 1 {
+                    super::manifest::raw_seq(other)
+                } else {
+                    super::manifest::raw_seq(slot)
+                };
+                damaged.push((i, named));
+            }
+            None => {}
         }
+    }
+    if best.is_none() && damaged.len() == 2 {
+        return Err(corrupt(
+            path,
+            "both manifest slots fail their checksums: the updates committed to this file cannot be found (a copy made before the damage, or the edge list converted again, restores the graph)"
+                .into(),
+        ));
     }
     // Neither slot valid: no update was committed (a file as convert
     // wrote it, or one whose first commit was cut short).
@@ -197,6 +238,10 @@ pub fn read_committed(
         },
         1,
     ));
+    // A commit appends and syncs its run before it writes the slot that
+    // names it, so the file's length now covers every run of the slot
+    // just read; `file_len`, taken before, may predate that commit.
+    let file_len = file.metadata().map_or(file_len, |m| m.len().max(file_len));
     let mut end = sections_end(h);
     let mut out = Ops::default();
     let mut inn = Ops::default();
@@ -288,6 +333,48 @@ pub fn read_committed(
             .map_err(|why| corrupt(path, format!("{what}: {why}")))?;
         end = r.offset + padded(r.length);
     }
+    // A damaged slot: harmless when it names no newer commit than the one
+    // in force and no run lies past the runs in force (slots are
+    // mirrored: a finished commit writes the same manifest into both);
+    // else the last commit was cut short while its manifest was written,
+    // or a slot was damaged after it finished and now hides it.
+    let tail = next_run_at(file, end.max(s.offset + MANIFEST_BYTES), file_len);
+    let findings = damaged
+        .iter()
+        .map(|&(i, named)| {
+            let newer = named.filter(|&n| n > manifest.seq);
+            let hidden = newer.is_some() || tail.is_some();
+            let mut text = format!("manifest slot {i} fails its checksum");
+            if let Some(n) = named {
+                text += &format!(" (it names commit {n})");
+            }
+            if hidden {
+                text += &format!(
+                    "; in force is commit {} from slot {}{}: either the last commit was interrupted while its manifest was written, and the graph is as it was before that commit, or the slot was damaged after the commit finished, which hides it",
+                    manifest.seq,
+                    1 - i,
+                    tail.map(|at| format!(", and an uncommitted delta run lies at byte {at}"))
+                        .unwrap_or_default(),
+                );
+            } else if manifest.seq == 0 {
+                text += &format!(
+                    "; slot {} was never written and no delta run follows: no commit is lost, the graph is as converted",
+                    1 - i
+                );
+            } else {
+                text += &format!(
+                    "; slot {} holds commit {}, the latest, so nothing is lost (the next update rewrites both slots)",
+                    1 - i,
+                    manifest.seq
+                );
+            }
+            SlotFinding {
+                slot: i,
+                may_hide_a_commit: hidden,
+                text,
+            }
+        })
+        .collect();
     if vertices != manifest.vertices {
         return Err(corrupt(
             path,
@@ -310,5 +397,17 @@ pub fn read_committed(
         fences,
         end: end.max(s.offset + MANIFEST_BYTES),
         keys,
+        findings,
     })
+}
+
+/// The offset of a delta run's head at `at`, if one is there (left by a
+/// commit that no valid slot names).
+fn next_run_at(file: &File, at: u64, file_len: u64) -> Option<u64> {
+    if at.checked_add(8).is_none_or(|e| e > file_len) {
+        return None;
+    }
+    let mut m = [0u8; 8];
+    file.read_exact_at(&mut m, at).ok()?;
+    (m[..7] == super::manifest::RUN_MAGIC[..7]).then_some(at)
 }

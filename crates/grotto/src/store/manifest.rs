@@ -73,6 +73,12 @@ pub struct Manifest {
     pub runs: Vec<RunRef>,
 }
 
+/// The commit number a slot's bytes name where its magic is intact,
+/// whether or not its checksum holds (to describe a damaged slot).
+pub fn raw_seq(b: &[u8]) -> Option<u64> {
+    (b.len() == BLOCK_BYTES && b[..8] == SLOT_MAGIC).then(|| get_u64(b, 8))
+}
+
 impl Manifest {
     /// The slot's 4096 bytes.
     pub fn encode(&self) -> Vec<u8> {

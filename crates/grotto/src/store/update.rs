@@ -354,25 +354,40 @@ impl GraphUpdate {
         };
         let slot_bytes = manifest.encode();
         let original_len = self.file.file_len()?;
-        let r = (|| -> Result<()> {
+        let staged = (|| -> Result<crate::interrupt::Committing> {
             self.file.write_at(&bytes, at, "a delta run")?;
             self.file.sync()?;
-            crate::interrupt::check()?;
-            let slot = 1 - point.slot.min(1);
+            // A stop requested until here applies nothing; from here on
+            // it waits for the commit to finish.
+            crate::interrupt::commit_point()
+        })();
+        let _committing = match staged {
+            Ok(c) => c,
+            Err(e) => {
+                // The old slot is in force; drop what this commit appended
+                // (best effort: the next commit writes over it anyway).
+                if !self.file.was_cut() {
+                    let _ = self.file.truncate(original_len.max(point.end));
+                }
+                return Err(e);
+            }
+        };
+        // The slot not in force first: the commit lands when that write is
+        // synced. Then its mirror into the other slot, so that a finished
+        // commit is named twice and one damaged slot hides nothing. A
+        // failure from here on leaves the run where it is: a slot may
+        // already name it.
+        let first = 1 - point.slot.min(1);
+        for (slot, what) in [
+            (first, "a manifest slot"),
+            (1 - first, "the manifest slot's mirror"),
+        ] {
             self.file.write_at(
                 &slot_bytes,
                 point.manifest_at + (slot * BLOCK_BYTES) as u64,
-                "a manifest slot",
+                what,
             )?;
-            self.file.sync()
-        })();
-        if let Err(e) = r {
-            // The old slot is in force; drop what this commit appended
-            // (best effort: the next commit writes over it anyway).
-            if !self.file.was_cut() {
-                let _ = self.file.truncate(original_len.max(point.end));
-            }
-            return Err(e);
+            self.file.sync()?;
         }
         at += bytes.len() as u64;
         // Bytes past the new end are left from an interrupted commit.
@@ -381,7 +396,7 @@ impl GraphUpdate {
             self.file.sync()?;
         }
         report.written = true;
-        report.bytes_written = bytes.len() as u64 + BLOCK_BYTES as u64;
+        report.bytes_written = bytes.len() as u64 + 2 * BLOCK_BYTES as u64;
         report.commit = manifest.seq;
         report.runs = manifest.runs.len() as u64;
         report.write_s = t1.elapsed().as_secs_f64();

@@ -371,7 +371,8 @@ impl GraphWriter {
             .file()
             .write_all_at(&header.encode(), 0)
             .map_err(|e| Error::io(&self.target, "write header", e))?;
-        // An interrupted conversion never replaces the target.
+        // An interrupted conversion never replaces the target; the commit
+        // itself passes the commit point (`Output::commit`).
         crate::interrupt::check()?;
         self.tmp.commit()
     }
