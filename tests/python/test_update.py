@@ -236,3 +236,66 @@ def test_a_multigraph_update_adds_and_removes_copies(tmp_path):
         assert sorted(np.asarray(g.neighbors(v)).tolist()) == want, v
     with pytest.raises(grotto.InputError, match="keeps duplicate edges"):
         grotto.update(path, insert=pd.DataFrame(new, columns=["src", "dst"]), merge="never")
+
+
+def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_path):
+    """KeyboardInterrupt at random moments of delta commits and merges:
+    raised means nothing was applied; a normal return means the batch is
+    in (a retry after the exception never applies a batch twice)."""
+    import _thread
+    import shutil
+    import threading
+    import time
+
+    rng = np.random.default_rng(5)
+    n = 20000
+    src, dst = rng.integers(0, n, 80000), rng.integers(0, n, 80000)
+    keep = src != dst
+    base = tmp_path / "base.grotto"
+    grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), base,
+                   undirected=True, vertices=n)
+    before = grotto.open(base).num_edges
+    ins = pd.DataFrame({"src": rng.integers(0, n, 40000), "dst": rng.integers(0, n, 40000)})
+    ins = ins[ins.src != ins.dst]
+    g = tmp_path / "g.grotto"
+    took = {}
+    for mode in ("never", "always"):
+        shutil.copy(base, g)
+        t = time.perf_counter()
+        after = grotto.update(g, insert=ins, merge=mode)["edges"]
+        took[mode] = time.perf_counter() - t
+    assert after > before
+    seen = {(m, landed): 0 for m in took for landed in (False, True)}
+    for trial in range(60):
+        mode = ("never", "always")[trial % 2]
+        shutil.copy(base, g)
+        lock = threading.Lock()
+        running = [True]
+
+        def fire():
+            with lock:
+                if running[0]:
+                    _thread.interrupt_main()
+
+        timer = threading.Timer(took[mode] * rng.uniform(0.2, 1.3), fire)
+        timer.start()
+        report = None
+        try:
+            try:
+                report = grotto.update(g, insert=ins, merge=mode)
+            finally:
+                with lock:
+                    running[0] = False
+            # An interrupt that came as the call returned is raised here,
+            # after the report was kept: it is not the update's.
+            time.sleep(0.01)
+        except KeyboardInterrupt:
+            pass
+        timer.cancel()
+        now = grotto.open(g).num_edges
+        assert now in (before, after), f"trial {trial}: a mix"
+        landed = now == after
+        raised = report is None
+        assert raised != landed, f"trial {trial} ({mode}): raised={raised}, landed={landed}"
+        seen[(mode, landed)] += 1
+    assert all(v > 0 for v in seen.values()), seen
