@@ -123,9 +123,12 @@ pub(crate) struct ConvertArgs {
     /// Input format (default: detected from the first MiB, which the report explains; a file that reads two ways is refused and needs this).
     #[arg(long, value_enum)]
     pub(crate) format: Option<FormatArg>,
-    /// The graph has the vertices 0..N, isolated ones included (default: a leading "# vertices N" comment, as grotto writes, else the ids seen).
+    /// The graph has the vertices 0..N, isolated ones included, as GAP and igraph read edge lists (default: a leading "# vertices N" comment, as grotto writes, else the ids that occur: an id in no edge and no --vertex-file is no vertex).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) vertices: Option<u64>,
+    /// More vertices, isolated ones included: a file of vertex ids, one a line (Graphalytics' NAME.v; # and % comments; gzip or zstd).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) vertex_file: Option<PathBuf>,
     /// Skip malformed lines with a counted warning instead of failing.
     #[arg(long)]
     pub(crate) skip_invalid: bool,
@@ -331,6 +334,23 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
     let mut opts = a.build.options(ctx.threads);
     opts.skip_invalid = a.skip_invalid;
     opts.vertices = a.vertices;
+    if let Some(v) = &a.vertex_file {
+        use std::os::unix::fs::MetadataExt;
+        let same = |x: &std::path::Path, y: &std::path::Path| {
+            matches!((std::fs::metadata(x), std::fs::metadata(y)),
+                (Ok(m), Ok(n)) if (m.dev(), m.ino()) == (n.dev(), n.ino()))
+        };
+        if same(v, &a.output) {
+            return Err(grotto::Error::Invalid(format!(
+                "{}: the output is the vertex file, an input; choose another output path",
+                a.output.display()
+            ))
+            .into());
+        }
+        opts.vertex_ids = Some(std::sync::Arc::new(
+            grotto::ingest::vertices::read_vertex_file(v)?,
+        ));
+    }
     let parquet = match a.format {
         Some(FormatArg::Parquet) => true,
         Some(_) => false,

@@ -268,6 +268,15 @@ fn print_info(file: &Path, i: &GraphInfo) {
         }
     );
     println!(
+        "  vertex set       {}",
+        match i.vertex_set {
+            "names" => "the names in the file".to_string(),
+            "ids" =>
+                "the ids in the id map (those that occur in an edge or were listed)".to_string(),
+            _ => format!("every id in 0..{} (dense)", i.vertices),
+        }
+    );
+    println!(
         "  vertex order     {}",
         if i.ordered {
             "renumbered inside; ids shown are yours"
@@ -493,6 +502,7 @@ fn demo(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
             output: gf.clone(),
             format: None,
             vertices: None,
+            vertex_file: None,
             skip_invalid: false,
             columns: None,
             build,

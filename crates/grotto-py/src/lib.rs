@@ -554,7 +554,7 @@ fn vertex_order(order: &str) -> PyResult<VertexOrder> {
 /// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, format=None, columns=None, progress=None, order="auto"))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, format=None, columns=None, progress=None, order="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -569,6 +569,7 @@ fn convert_file(
     keep_duplicates: bool,
     ids: &str,
     vertices: Option<u64>,
+    vertex_ids: Option<Vec<u64>>,
     format: Option<&str>,
     columns: Option<(String, String, String)>,
     progress: Option<Bound<'_, PyAny>>,
@@ -586,6 +587,7 @@ fn convert_file(
         vertices,
     )?;
     opts.order = vertex_order(order)?;
+    opts.vertex_ids = vertex_ids.map(Arc::new);
     opts.format = format.map(text_format).transpose()?;
     let columns = columns.map_or_else(EdgeColumns::default, |(src, dst, weight)| EdgeColumns {
         src,
@@ -608,7 +610,7 @@ fn convert_file(
 /// into a graph file; `what` names the columns in reports and errors.
 /// Returns the report as JSON text.
 #[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, progress=None, names=None, order="auto"))]
+#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, progress=None, names=None, order="auto"))]
 #[allow(clippy::too_many_arguments)]
 fn convert_arrays(
     py: Python<'_>,
@@ -625,6 +627,7 @@ fn convert_arrays(
     keep_duplicates: bool,
     ids: &str,
     vertices: Option<u64>,
+    vertex_ids: Option<Vec<u64>>,
     progress: Option<Bound<'_, PyAny>>,
     names: Option<Vec<String>>,
     order: &str,
@@ -641,6 +644,7 @@ fn convert_arrays(
         vertices,
     )?;
     opts.order = vertex_order(order)?;
+    opts.vertex_ids = vertex_ids.map(Arc::new);
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
     let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let mut arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;

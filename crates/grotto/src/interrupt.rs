@@ -105,28 +105,3 @@ pub fn on_signal(code: i32, stop: impl FnOnce(i32)) {
 pub fn deferred() -> Option<i32> {
     gate().deferred
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// One test: the gate is process-wide state.
-    #[test]
-    fn a_stop_before_the_commit_point_stops_and_one_after_waits() {
-        clear();
-        let mut stopped = false;
-        on_signal(143, |_| stopped = true);
-        assert!(stopped, "before any commit a signal stops at once");
-        request();
-        assert!(matches!(commit_point(), Err(Error::Interrupted)));
-        clear();
-        let c = commit_point().expect("no stop requested");
-        let mut stopped = false;
-        on_signal(130, |_| stopped = true);
-        assert!(!stopped, "a signal after the commit point must wait");
-        assert_eq!(deferred(), Some(130));
-        assert!(requested(), "later work stops at its next check");
-        drop(c);
-        clear();
-    }
-}

@@ -11,8 +11,12 @@ use grotto::store::Graph;
 use grotto::Error;
 use std::sync::Arc;
 
+/// The tests of this binary one at a time: the stop flag is shared.
+static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_stop_request_ends_runs_and_conversions_without_output() {
+    let _one = ONE.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grid.grotto");
     let grid = Grid { rows: 60, cols: 60 };
@@ -69,4 +73,27 @@ fn a_stop_request_ends_runs_and_conversions_without_output() {
         &NoProgress,
     )
     .unwrap();
+}
+
+/// The commit point: a stop asked for before it applies nothing; a
+/// signal after it waits, and becomes a stop request for later work.
+/// (In this binary: the gate is process-wide state.)
+#[test]
+fn a_stop_before_the_commit_point_stops_and_one_after_waits() {
+    use grotto::interrupt::{clear, commit_point, deferred, on_signal, request, requested};
+    let _one = ONE.lock().unwrap_or_else(|p| p.into_inner());
+    // (Before any commit point a signal stops at once; the other test of
+    // this binary may have passed one already, so the CLI tests check it.)
+    clear();
+    request();
+    assert!(matches!(commit_point(), Err(Error::Interrupted)));
+    clear();
+    let c = commit_point().expect("no stop requested");
+    let mut stopped = false;
+    on_signal(130, |_| stopped = true);
+    assert!(!stopped, "a signal after the commit point must wait");
+    assert_eq!(deferred(), Some(130));
+    assert!(requested(), "later work stops at its next check");
+    drop(c);
+    clear();
 }

@@ -20,6 +20,7 @@ grotto's message.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
@@ -507,7 +508,7 @@ def convert(
     keep_self_loops: bool = False,
     keep_duplicates: bool = False,
     ids: str = "auto",
-    vertices: Optional[int] = None,
+    vertices: Any = None,
     format: Optional[str] = None,
     columns: Tuple[str, str, str] = ("src", "dst", "weight"),
     progress: Any = None,
@@ -532,8 +533,13 @@ def convert(
     in-edges of a directed graph; ``weighted``: read the weight column of
     a text file (default: detected); ``memory``: memory budget ("4GiB",
     default half the available memory); ``ids``: "auto", "dense",
-    "compact" (integers) or "string" (names); ``vertices``: the vertex count, isolated trailing vertices
-    included; ``order``: how vertices are numbered inside the file,
+    "compact" (integers) or "string" (names). The vertices are the ids
+    that occur in an edge, as in networkx, pandas and Spark: an id that
+    occurs nowhere is no vertex (it counts nowhere and appears in no
+    result). ``vertices`` adds more: a list or array of ids (isolated
+    vertices included, as a Graphalytics ``.v`` file or a networkx node
+    list does), or an int N for the dense range 0..N (every id below N a
+    vertex, as GAP and igraph read edge lists); ``order``: how vertices are numbered inside the file,
     "degree" (by out-degree, largest first: smaller and about 2x faster
     to run on skewed graphs), "none" (your order), or "auto" (degree when
     the top 1% of vertices hold a tenth of the edges, else none); ids in
@@ -555,12 +561,36 @@ def convert(
             report_to.close()
 
 
+def _vertex_args(vertices):
+    """``vertices=`` as (a count, a sorted array of ids)."""
+    if vertices is None:
+        return None, None
+    if isinstance(vertices, bool):
+        raise InputError("vertices= takes a vertex count or a list of vertex ids, not a bool")
+    if isinstance(vertices, numbers.Integral):
+        return int(vertices), None
+    if isinstance(vertices, (str, bytes)):
+        raise InputError("vertices= takes a vertex count or a list of vertex ids, not a string")
+    arr = np.asarray(list(vertices) if not hasattr(vertices, "__array__") else vertices)
+    if arr.size == 0:
+        return None, None
+    if arr.dtype.kind not in "iu":
+        raise InputError(
+            f"vertices=: expected integer vertex ids, got {arr.dtype} values "
+            "(vertex lists of names are not supported yet)"
+        )
+    if arr.dtype.kind == "i" and (arr < 0).any():
+        raise InputError(f"vertices=: vertex ids are non-negative; found {int(arr.min())}")
+    return None, np.unique(arr.astype(np.uint64)).tolist()
+
+
 def _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
              keep_self_loops, keep_duplicates, ids, vertices, format, columns, order):
+    count, listed = _vertex_args(vertices)
     common = dict(
         undirected=undirected, reverse=reverse, memory=memory, threads=threads,
         keep_self_loops=keep_self_loops, keep_duplicates=keep_duplicates,
-        ids=ids, vertices=vertices, progress=report_to, order=order,
+        ids=ids, vertices=count, vertex_ids=listed, progress=report_to, order=order,
     )
     if isinstance(source, (str, os.PathLike)):
         report = _grotto.convert_file(

@@ -25,7 +25,7 @@ impl BuildCtx<'_> {
             seen.union(&s.seen);
         }
         drop(sinks);
-        let (n, compact) = self.decide_ids(&seen)?;
+        let (n, compact) = self.decide_ids(&mut seen)?;
         drop(seen);
         let mapper = match &compact {
             Some(m) => IdMapper::Compact(m.clone()),

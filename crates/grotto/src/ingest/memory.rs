@@ -35,7 +35,7 @@ impl BuildCtx<'_> {
         }
         let (n, compact) = match &mapper {
             IdMapper::Compact(m) => (m.len(), Some(m.clone())),
-            IdMapper::Dense { .. } => self.decide_ids(&seen)?,
+            IdMapper::Dense { .. } => self.decide_ids(&mut seen)?,
             IdMapper::Ordered { .. } => {
                 return Err(Error::Invalid(
                     "the memory build takes ids in the user's order and orders them itself".into(),

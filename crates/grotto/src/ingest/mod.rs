@@ -39,6 +39,7 @@ mod plan;
 pub mod records;
 pub mod sniff;
 pub mod source;
+pub mod vertices;
 
 pub use options::*;
 pub use parse::Format;
@@ -277,7 +278,13 @@ pub fn convert_from(
                 g.describe()
             )));
         }
-    } else if opts.ids == IdMode::String {
+    }
+    if opts.vertex_ids.is_some() && (opts.ids == IdMode::String || plan.names.is_some()) {
+        return Err(Error::Invalid(
+            "listed vertices (--vertex-file, vertices=) are integer ids; a graph of names takes its vertices from the names in its edges (lists of names are not supported yet)".into(),
+        ));
+    }
+    if !matches!(source, Source::Generated(_)) && opts.ids == IdMode::String {
         if format == Some(Format::MatrixMarket) {
             return Err(Error::Invalid(
                 "--ids string: Matrix Market entries are row and column numbers, not names".into(),
@@ -443,8 +450,14 @@ impl BuildCtx<'_> {
         Ok(())
     }
 
-    /// Vertex count and optional compaction from the ids seen.
-    fn decide_ids(&self, seen: &SeenIds) -> Result<(u64, Option<Arc<CompactMap>>)> {
+    /// Vertex count and optional compaction from the ids seen (and those
+    /// of a vertex file, which join them here).
+    fn decide_ids(&self, seen: &mut SeenIds) -> Result<(u64, Option<Arc<CompactMap>>)> {
+        if let Some(ids) = &self.opts.vertex_ids {
+            for &id in ids.iter() {
+                seen.insert(id);
+            }
+        }
         let distinct = seen.count();
         let range = match self.plan.fixed_n {
             Some(n) => {
@@ -463,10 +476,8 @@ impl BuildCtx<'_> {
         let compact = match self.opts.ids {
             IdMode::Compact => self.plan.names.is_none(),
             IdMode::Dense | IdMode::String => false,
-            IdMode::Auto => {
-                self.plan.fixed_n.is_none()
-                    && (range > MAX_VERTICES || range > distinct.saturating_mul(4))
-            }
+            // An id that never occurs is no vertex: any gap compacts.
+            IdMode::Auto => self.plan.fixed_n.is_none() && range > distinct,
         };
         if compact {
             check_vertex_memory(
@@ -498,7 +509,7 @@ impl BuildCtx<'_> {
                     range,
                     self.plan.rules.reverse,
                     &format!(
-                        "dense vertex ids up to {} ({} distinct; --ids compact stores only those)",
+                        "dense vertex ids up to {} ({} distinct)",
                         range.saturating_sub(1),
                         distinct
                     ),

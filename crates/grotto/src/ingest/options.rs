@@ -11,8 +11,12 @@ use std::path::PathBuf;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IdMode {
-    /// Dense unless ids exceed the u32 range or more than 3/4 of the id
-    /// range is unused; then compacted with an id map.
+    /// The vertices are the ids that occur (in an edge or a vertex
+    /// file), as networkx, pandas, Spark and Graphalytics mean it: dense
+    /// (internal id = user id) when they are exactly `0..n`, else
+    /// compacted with an id map, so an id that never occurs is no vertex.
+    /// A vertex count given (`vertices`, `# vertices N`, a Matrix Market
+    /// size line) makes every id below it a vertex instead.
     #[default]
     Auto,
     /// Internal id = user id (fails for ids at or above 2^32 - 1).
@@ -85,6 +89,10 @@ pub struct ConvertOptions {
     /// comment before the first data line (grotto writes one), else the
     /// ids seen.
     pub vertices: Option<u64>,
+    /// More vertices by id, isolated or not, besides those the edges name
+    /// (`--vertex-file`; default none). With `vertices` each must be
+    /// below it; not with names (`--ids string`).
+    pub vertex_ids: Option<std::sync::Arc<Vec<u64>>>,
     /// Write a graph without vertices when the input holds no edge
     /// (default: refuse, since an empty input is more often a mistake).
     pub allow_empty: bool,
@@ -111,6 +119,7 @@ impl Default for ConvertOptions {
             force_external: false,
             allow_empty: false,
             vertices: None,
+            vertex_ids: None,
         }
     }
 }

@@ -411,3 +411,29 @@ fn next_run_at(file: &File, at: u64, file_len: u64) -> Option<u64> {
     file.read_exact_at(&mut m, at).ok()?;
     (m[..7] == super::manifest::RUN_MAGIC[..7]).then_some(at)
 }
+
+/// What the committed updates of a file amount to (`grotto info`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Updates {
+    /// Commits since the base, counted by the manifest's sequence number.
+    pub commits: u64,
+    /// Delta runs in force.
+    pub runs: u64,
+    /// Bytes of those runs.
+    pub run_bytes: u64,
+    /// Net inserted and deleted arcs, all adjacencies.
+    pub inserted: u64,
+    /// See `inserted`.
+    pub deleted: u64,
+    /// Vertices whose lists differ from the base's, all adjacencies.
+    pub changed_lists: u64,
+    /// Vertices and edges of the base, before updates.
+    pub base_vertices: u64,
+    /// See `base_vertices`.
+    pub base_edges: u64,
+    /// Bytes after the last run that no manifest names (left by an
+    /// interrupted commit; the next commit writes over them).
+    pub unreferenced_tail: u64,
+    /// Bytes of runs no longer in force (before a fold).
+    pub dead_bytes: u64,
+}

@@ -116,6 +116,12 @@ pub struct GraphInfo {
     pub reverse: bool,
     /// Ids compacted with an id map.
     pub id_map: bool,
+    /// Which ids are the vertices: `"dense"` (every id in 0..vertices,
+    /// the rule of files with dense ids, of `--vertices N` and of files
+    /// written by builds before session 34 whatever their gaps), `"ids"`
+    /// (the ids in the id map: those that occur in an edge or were
+    /// listed), or `"names"`.
+    pub vertex_set: &'static str,
     /// Vertices are renumbered inside (an order section).
     pub ordered: bool,
     /// Vertices have names: bytes of the names section, when they do.
@@ -157,6 +163,13 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         weighted: h.weighted(),
         reverse: h.has_reverse(),
         id_map: h.has_id_map(),
+        vertex_set: if h.has_names() {
+            "names"
+        } else if h.has_id_map() {
+            "ids"
+        } else {
+            "dense"
+        },
         ordered: h.has_order(),
         names_bytes: h
             .section(super::format::SectionKind::Names)
