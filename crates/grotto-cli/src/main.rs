@@ -5,6 +5,7 @@ mod bench;
 mod bench_ace;
 mod convert;
 mod device;
+mod graphalytics;
 mod plot;
 mod progress;
 mod run;
@@ -49,6 +50,8 @@ enum Cmd {
     Convert(ConvertArgs),
     /// Run an algorithm on a .grotto file (`grotto run --help` lists them).
     Run(run::RunArgs),
+    /// Run an LDBC Graphalytics dataset (NAME.properties): convert it, run its kernels with Graphalytics' semantics, write NAME-ALGO outputs, optionally validate them against reference outputs.
+    Graphalytics(graphalytics::GraphalyticsArgs),
     /// Change a .grotto file in place: insert and delete edges given in files, without a rebuild.
     Update(update::UpdateArgs),
     /// Rewrite a .grotto file with its committed updates folded into fresh blocks (also brings older files to the current format).
@@ -191,6 +194,7 @@ fn main() {
         Cmd::Doctor(a) => device::doctor(&ctx, a),
         Cmd::Bench(a) => bench::bench(&ctx, a),
         Cmd::Run(a) => run::run_cmd(&ctx, a),
+        Cmd::Graphalytics(a) => graphalytics::graphalytics_cmd(&ctx, a),
     };
     if let Some(sig) = grotto::interrupt::deferred() {
         if result.is_ok() {

@@ -143,7 +143,7 @@ struct Common {
     /// Write per-vertex results here, in your vertex ids (checked before the run; - for standard output, which moves the report to stderr).
     #[arg(long, short)]
     out: Option<PathBuf>,
-    /// Format of --out: csv (default), bin (packed little-endian 8-byte fields), npy, or parquet (the default for a name ending in .parquet; the vertex column is `id`).
+    /// Format of --out: csv (default), bin (packed little-endian 8-byte fields), npy, parquet (the default for a name ending in .parquet; the vertex column is `id`), or graphalytics (`id value` lines as LDBC Graphalytics writes them: unreached 9223372036854775807, infinite distance Infinity).
     #[arg(long)]
     format: Option<Format>,
     /// Check the result with a serial verifier (holds the graph in memory); exit 3 if wrong.

@@ -249,6 +249,11 @@ pub enum Format {
     /// Apache Parquet (snappy-compressed row groups of 1M rows); the
     /// vertex column is named `id`, as GraphFrames names it.
     Parquet,
+    /// LDBC Graphalytics' output: `id value` lines, no header, the value
+    /// the table's first column after the vertex; an unreached vertex's
+    /// integer is 9223372036854775807 and an infinite distance
+    /// `Infinity`, as Graphalytics spells them.
+    Graphalytics,
 }
 
 impl Format {
@@ -272,7 +277,10 @@ impl std::str::FromStr for Format {
             "bin" => Ok(Format::Bin),
             "npy" => Ok(Format::Npy),
             "parquet" => Ok(Format::Parquet),
-            _ => Err(format!("format \"{s}\": expected csv, bin, npy or parquet")),
+            "graphalytics" => Ok(Format::Graphalytics),
+            _ => Err(format!(
+                "format \"{s}\": expected csv, bin, npy, parquet or graphalytics"
+            )),
         }
     }
 }
@@ -482,6 +490,7 @@ impl Table {
         let werr = |e| Error::io(&path, "write", e);
         match format {
             Format::Csv => self.write_csv(&mut w, &path)?,
+            Format::Graphalytics => self.write_graphalytics(&mut w, &path)?,
             Format::Bin => self.write_records(&mut w, &path)?,
             Format::Npy => {
                 w.write_all(&self.npy_header()).map_err(werr)?;
@@ -585,6 +594,30 @@ impl Table {
                     line.push(b',');
                 }
                 c.values.cell(i, r, g).text(&mut line);
+            }
+            line.push(b'\n');
+            w.write_all(&line)
+        })
+    }
+
+    fn write_graphalytics(&self, w: &mut impl Write, path: &Path) -> Result<()> {
+        let Some(value) = self.columns.get(1) else {
+            return Err(Error::Invalid(format!(
+                "{}: this result has no value column to write in Graphalytics' form",
+                path.display()
+            )));
+        };
+        let id = &self.columns[0];
+        let mut line = Vec::with_capacity(64);
+        let g = self.graph();
+        self.each_index(path, |i, r| {
+            line.clear();
+            id.values.cell(i, r, g).text(&mut line);
+            line.push(b' ');
+            match value.values.cell(i, r, g) {
+                Cell::I(x) if x < 0 => line.extend_from_slice(b"9223372036854775807"),
+                Cell::F(x) if x.is_infinite() && x > 0.0 => line.extend_from_slice(b"Infinity"),
+                c => c.text(&mut line),
             }
             line.push(b'\n');
             w.write_all(&line)
