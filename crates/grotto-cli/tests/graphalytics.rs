@@ -87,6 +87,20 @@ fn same(rule: Rule, got: &Path, want: &Path) {
     }
 }
 
+/// `grotto graphalytics PROPS --out OUT --validate REF --algorithms ALGOS`.
+fn runner(props: &Path, out: &Path, reference: &Path, algos: &str) -> std::process::Output {
+    grotto(&[
+        "graphalytics",
+        p(props),
+        "--out",
+        p(out),
+        "--validate",
+        p(reference),
+        "--algorithms",
+        algos,
+    ])
+}
+
 #[test]
 fn the_runner_validates_the_example_datasets() {
     let Some(v) = data() else { return };
@@ -94,16 +108,7 @@ fn the_runner_validates_the_example_datasets() {
     let ex = v.join("example");
     for ds in ["example-directed", "example-undirected"] {
         let props = ex.join(format!("{ds}.properties"));
-        let o = grotto(&[
-            "graphalytics",
-            p(&props),
-            "--out",
-            p(d.path()),
-            "--validate",
-            p(&ex),
-            "--algorithms",
-            "bfs,pr,sssp,wcc",
-        ]);
+        let o = runner(&props, d.path(), &ex, "bfs,pr,sssp,wcc");
         let out = text(&o.stdout);
         assert!(o.status.success(), "{ds}: {out}{}", text(&o.stderr));
         for k in ["bfs", "pr", "sssp", "wcc"] {
@@ -120,16 +125,7 @@ fn the_runner_validates_the_example_datasets() {
             &ex.join(format!("{ds}-BFS")),
         );
         // A kernel grotto lacks is a failure that says so, not a pass.
-        let o = grotto(&[
-            "graphalytics",
-            p(&props),
-            "--out",
-            p(d.path()),
-            "--validate",
-            p(&ex),
-            "--algorithms",
-            "bfs,lcc",
-        ]);
+        let o = runner(&props, d.path(), &ex, "bfs,lcc");
         assert_eq!(o.status.code(), Some(1));
         assert!(text(&o.stdout).contains("FAIL"), "{}", text(&o.stdout));
     }
@@ -141,16 +137,7 @@ fn the_runner_validates_the_example_datasets() {
         .unwrap()
         .replace("3 1", "3 2");
     std::fs::write(bad.join(format!("{ds}-BFS")), wrong).unwrap();
-    let o = grotto(&[
-        "graphalytics",
-        p(&ex.join(format!("{ds}.properties"))),
-        "--out",
-        p(d.path()),
-        "--validate",
-        p(&bad),
-        "--algorithms",
-        "bfs",
-    ]);
+    let o = runner(&ex.join(format!("{ds}.properties")), d.path(), &bad, "bfs");
     assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o.stdout).contains("vertex 3: 1, the reference says 2"),
