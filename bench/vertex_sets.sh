@@ -4,7 +4,7 @@
 # converted twice by the same binary: as the ids that occur (the default:
 # an id map) and as the dense range 0..max (`--vertices`, what builds
 # before session 34 did with such gaps). Reported per file: vertices,
-# index and id-map bytes per vertex, open time (`grotto info`), and BFS
+# in-memory index and id-table bytes per vertex, open time (`grotto info`), and BFS
 # and PageRank times at --cache 3%, page cache dropped before each
 # command, RUNS interleaved rounds, medians.
 #
@@ -39,13 +39,13 @@ for r in $(seq "$RUNS"); do
   done
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-printf "%-6s %10s %9s %9s %8s %8s %8s\n" file vertices "index B/v" "idmap B/v" "open s" "bfs s" "pr s"
+printf "%-6s %10s %9s %9s %8s %8s %8s\n" file vertices "index B/v" "ids B/v" "open s" "bfs s" "pr s"
 for kind in ids dense; do
   f="$W/$kind.grotto"
   j=$("$G" info "$f" --json)
   n=$(echo "$j" | python3 -c 'import json,sys; print(json.load(sys.stdin)["vertices"])')
   ix=$(echo "$j" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["index_bytes_per_vertex"], 2))')
-  im=$(echo "$j" | python3 -c 'import json,sys; i=json.load(sys.stdin); print(8.0 if i["id_map"] else 0.0)')
+  im=$(echo "$j" | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["id_table_bytes_per_vertex"], 2))')
   printf "%-6s %10s %9s %9s %8s %8s %8s\n" "$kind" "$n" "$ix" "$im" \
     "$(echo "${T[$kind,open]}" | median)" "$(echo "${T[$kind,bfs]}" | median)" "$(echo "${T[$kind,pr]}" | median)"
 done

@@ -132,6 +132,9 @@ pub struct GraphInfo {
     pub file_bytes: u64,
     /// In-memory index bytes per vertex (all adjacencies).
     pub index_bytes_per_vertex: f64,
+    /// In-memory bytes per vertex of the tables of user ids (id map,
+    /// names, vertex order) once loaded.
+    pub id_table_bytes_per_vertex: f64,
     /// Whether the file stores its block map (files written before it
     /// existed have it built by each block-mode run).
     pub block_map_stored: bool,
@@ -180,6 +183,11 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
             0.0
         } else {
             mem.index_bytes as f64 / n as f64
+        },
+        id_table_bytes_per_vertex: if n == 0 {
+            0.0
+        } else {
+            mem.id_map_bytes as f64 / n as f64
         },
         block_map_stored: h.section(SectionKind::OutBlockMap).is_some(),
         self_loops_dropped: h.self_loops_dropped,
