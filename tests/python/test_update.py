@@ -248,14 +248,14 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
     import time
 
     rng = np.random.default_rng(5)
-    n = 20000
-    src, dst = rng.integers(0, n, 80000), rng.integers(0, n, 80000)
+    n = 200000
+    src, dst = rng.integers(0, n, 600000), rng.integers(0, n, 600000)
     keep = src != dst
     base = tmp_path / "base.grotto"
     grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), base,
                    undirected=True, vertices=n)
     before = grotto.open(base).num_edges
-    ins = pd.DataFrame({"src": rng.integers(0, n, 40000), "dst": rng.integers(0, n, 40000)})
+    ins = pd.DataFrame({"src": rng.integers(0, n, 600000), "dst": rng.integers(0, n, 600000)})
     ins = ins[ins.src != ins.dst]
     g = tmp_path / "g.grotto"
     took = {}
@@ -264,6 +264,8 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
         t = time.perf_counter()
         after = grotto.update(g, insert=ins, merge=mode)["edges"]
         took[mode] = time.perf_counter() - t
+    # Long enough for interrupts to land before and after the commit.
+    assert min(took.values()) > 0.2, took
     assert after > before
     seen = {(m, landed): 0 for m in took for landed in (False, True)}
     for trial in range(60):

@@ -153,10 +153,50 @@ fn off_thread_with<T: Send>(
             Ok(r) => r.map_err(py_err),
             Err(p) => std::panic::resume_unwind(p),
         };
+        // Ctrl-C in the last moments of finished work: the work stands,
+        // so the interrupt is not raised over it.
+        if r.is_ok() {
+            if let Err(e) = py.check_signals() {
+                if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                    return Err(e);
+                }
+            }
+        }
         if r.is_ok() {
             report()?;
         }
         r
+    })
+}
+
+/// A JSON value as Python objects (dict, list, str, int, float, bool,
+/// None), built through the C API alone: no Python code runs, so no
+/// pending signal is raised while the value is built.
+pub(crate) fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None(),
+        J::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        J::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.into_pyobject(py)?.into_any().unbind(),
+            (_, Some(i), _) => i.into_pyobject(py)?.into_any().unbind(),
+            (_, _, f) => f.unwrap_or(f64::NAN).into_pyobject(py)?.into_any().unbind(),
+        },
+        J::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        J::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(json_to_py(py, x)?)?;
+            }
+            l.into_any().unbind()
+        }
+        J::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
     })
 }
 

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 /// Commits a batch of edge changes to the graph file `path`: deletes then
 /// inserts, each given as integer id columns, name columns (a graph with
 /// names), or an edge file read as `grotto update` reads it. Returns the
-/// report as JSON text.
+/// report as a dict, built without running Python code: an interrupt
+/// that arrives after the commit is not raised over a batch that landed.
 #[pyfunction]
 #[pyo3(signature = (path, ins_src=None, ins_dst=None, del_src=None, del_dst=None, ins_names=None, del_names=None, ins_file=None, del_file=None, format=None, columns=None, threads=None, merge="auto", merge_above=None, ins_w=None, set_src=None, set_dst=None, set_w=None, set_file=None))]
 #[allow(clippy::too_many_arguments)]
@@ -35,7 +36,7 @@ pub(crate) fn update(
     set_dst: Option<PyReadonlyArray1<'_, u64>>,
     set_w: Option<PyReadonlyArray1<'_, f32>>,
     set_file: Option<PathBuf>,
-) -> PyResult<String> {
+) -> PyResult<Py<PyAny>> {
     use grotto::ingest::merge::{MergePolicy, DEFAULT_MERGE_ABOVE};
     let above = merge_above.unwrap_or(100.0 * DEFAULT_MERGE_ABOVE);
     if !(0.0..=100.0).contains(&above) {
@@ -183,5 +184,6 @@ pub(crate) fn update(
         }
         grotto::ingest::merge::commit(up, policy)
     })?;
-    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
+    let v = serde_json::to_value(&report).map_err(|e| invalid(e.to_string()))?;
+    crate::json_to_py(py, &v)
 }

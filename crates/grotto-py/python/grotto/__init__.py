@@ -692,7 +692,10 @@ def update(
             if len(w) != len(s_ids):
                 raise InputError(f"{what}: {len(s_ids)} edges but {len(w)} weights")
             kw[key + "_w"] = w
-    return json.loads(_grotto.update(os.fspath(path), **kw))
+    # The native call returns the report as a dict and nothing runs after
+    # it here: an interrupt that comes once the batch has landed is not
+    # raised inside this call (a retry would apply the batch twice).
+    return _grotto.update(os.fspath(path), **kw)
 
 
 class _Ranked:
