@@ -155,7 +155,7 @@ fn readers_see_one_whole_version_while_updates_commit() {
                 let mut seen = Vec::new();
                 let mut x = 99 + r;
                 while !done.load(Ordering::SeqCst) {
-                    let kind = if xorshift(&mut x) % 2 == 0 {
+                    let kind = if xorshift(&mut x).is_multiple_of(2) {
                         EngineKind::Sync
                     } else {
                         EngineKind::Async
@@ -166,7 +166,7 @@ fn readers_see_one_whole_version_while_updates_commit() {
                     };
                     // Every third run starts late: opened before commits
                     // that land while it waits.
-                    if xorshift(&mut x) % 3 == 0 {
+                    if xorshift(&mut x).is_multiple_of(3) {
                         let at = committed.load(Ordering::SeqCst);
                         while committed.load(Ordering::SeqCst) < at + 2
                             && !done.load(Ordering::SeqCst)

@@ -196,11 +196,8 @@ pub fn read_committed(
         let m = Manifest::decode(slot)
             .map_err(|why| corrupt(path, format!("manifest slot {i}: {why}")))?;
         match m.filter(|m| m.header_crc == header_crc) {
-            Some(m) => {
-                if best.as_ref().is_none_or(|b| m.seq > b.0.seq) {
-                    best = Some((m, i));
-                }
-            }
+            Some(m) if best.as_ref().is_none_or(|b| m.seq > b.0.seq) => best = Some((m, i)),
+            Some(_) => {}
             None if slot.iter().any(|&b| b != 0) => {
                 // One byte off the other slot: a damaged mirror, which
                 // names what the other slot names (a torn slot differs

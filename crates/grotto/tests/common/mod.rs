@@ -131,6 +131,7 @@ pub fn weight_of(u: u64, v: u64) -> f32 {
 /// Every arc of the graph at `path` as (adjacency, source, target, the
 /// bits of its weight; 0 in an unweighted graph), after opening it and
 /// checking every block.
+#[allow(dead_code)]
 pub fn read_arcs(path: &Path) -> grotto::Result<BTreeSet<(u8, u64, u64, u32)>> {
     let g = Graph::open(path)?;
     g.verify_all_blocks()?;
