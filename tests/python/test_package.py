@@ -181,10 +181,13 @@ def test_other_column_names_and_unweighted(tmp_path):
     p = tmp_path / "c.grotto"
     grotto.convert(df, p, columns=("a", "b", "w"))
     g = grotto.open(p)
-    # Small ids stay dense, as for a text file: ids 0..7, five isolated.
-    assert (g.num_vertices, g.num_edges, g.directed, g.weighted) == (8, 3, True, False)
+    # The vertices are the ids that occur: 5, 6 and 7 (as networkx has
+    # it); a vertex count asks for the dense range 0..7 instead.
+    assert (g.num_vertices, g.num_edges, g.directed, g.weighted) == (3, 3, True, False)
     grotto.convert(df, p, columns=("a", "b", "w"), ids="compact")
     assert grotto.open(p).num_vertices == 3
+    grotto.convert(df, p, columns=("a", "b", "w"), vertices=8)
+    assert grotto.open(p).num_vertices == 8
 
 
 @pytest.mark.parametrize(
