@@ -97,6 +97,41 @@ def test_wcc_pagerank_coreness_sssp_eccentricity_match_networkx(graph):
     assert ecc["eccentricity"] == nx.eccentricity(reach, v=src)
 
 
+def cdlp_reference(h, rounds):
+    """LDBC Graphalytics' CDLP on a networkx graph: synchronous rounds,
+    the most frequent neighbour label (smallest on a tie), in- and
+    out-neighbours of a directed graph together."""
+    label = {v: v for v in h}
+    for _ in range(rounds):
+        new = {}
+        for v in h:
+            if h.is_directed():
+                nbrs = list(h.successors(v)) + list(h.predecessors(v))
+            else:
+                nbrs = list(h.neighbors(v))
+            counts = {}
+            for u in nbrs:
+                counts[label[u]] = counts.get(label[u], 0) + 1
+            top = max(counts.values(), default=0)
+            new[v] = min((l for l, c in counts.items() if c == top), default=label[v])
+        label = new
+    return label
+
+
+def test_cdlp_follows_ldbc_rules(graph, tmp_path):
+    g, h, df = graph
+    assert as_dict(g.cdlp(iterations=5, verify=True), "label") == cdlp_reference(h, 5)
+    # Directed: some edges both ways, counted twice.
+    arcs = pd.concat([df[["src", "dst"]], df[["dst", "src"]].iloc[::5].set_axis(["src", "dst"], axis=1)])
+    d = nx.DiGraph(zip(arcs.src.tolist(), arcs.dst.tolist()))
+    grotto.convert(arcs, tmp_path / "d.grotto", reverse=True)
+    got = grotto.open(tmp_path / "d.grotto").cdlp(iterations=3, verify=True)
+    assert as_dict(got, "label") == cdlp_reference(d, 3)
+    grotto.convert(arcs, tmp_path / "plain.grotto")
+    with pytest.raises(grotto.InputError, match="--reverse"):
+        grotto.open(tmp_path / "plain.grotto").cdlp()
+
+
 def test_every_algorithm_runs_verified(graph):
     g, h, _ = graph
     src = max(h.nodes, key=h.degree)
@@ -112,6 +147,7 @@ def test_every_algorithm_runs_verified(graph):
         "sssp": lambda: g.sssp(src, verify=True),
         "randomwalk": lambda: g.random_walks(walkers=500, steps=5, verify=True),
         "eccentricity": lambda: g.eccentricity(src, verify=True),
+        "cdlp": lambda: g.cdlp(verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():

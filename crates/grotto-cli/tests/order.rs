@@ -205,6 +205,8 @@ fn a_degree_ordered_file_answers_in_the_users_ids_and_order() {
         run(d, &plain, "coreness", &e),
         run(d, &ordered, "coreness", &e)
     );
+    // Labels are ranks in the user's order: the same labels.
+    assert_eq!(run(d, &plain, "cdlp", &[]), run(d, &ordered, "cdlp", &[]));
     // MIS ranks hash the user's order: the same set for the same seed.
     assert_eq!(run(d, &plain, "mis", &e), run(d, &ordered, "mis", &e));
     // A seeded source is drawn in the user's order: the same source.
@@ -291,6 +293,9 @@ fn order_works_with_an_id_map_names_weights_and_reverse_edges() {
         run(d, &ordered, "pagerank", &[]),
     );
     close(&a, &b, 1e-6);
+    // Directed: in- and out-neighbours, an id map, ties to the smallest id.
+    let it = ["--iterations", "4"];
+    assert_eq!(run(d, &plain, "cdlp", &it), run(d, &ordered, "cdlp", &it));
     let (ea, eb) = (d.join("wa.el"), d.join("wb.el"));
     ok(&["export", p(&plain), "-o", p(&ea), "-q"]);
     ok(&["export", p(&ordered), "-o", p(&eb), "-q"]);

@@ -358,6 +358,15 @@ class Graph:
         lower bound on the diameter (summary ``diameter_lower_bound``)."""
         return self.run("eccentricity", source=source, sweeps=sweeps, seed=seed, **options)
 
+    def cdlp(self, *, iterations: int = 10, **options: Any) -> Result:
+        """Communities by label propagation, LDBC Graphalytics' CDLP
+        (sync engine): column ``label``, a vertex id; each of
+        ``iterations`` rounds every vertex takes its neighbours' most
+        frequent label, the smallest on a tie. A directed graph counts
+        in- and out-neighbours together and needs its reverse edges
+        (``convert(..., reverse=True)``)."""
+        return self.run("cdlp", iterations=iterations, **options)
+
 
 def open(path: PathLike) -> Graph:
     """Opens a ``.grotto`` file; a file that is not one, is truncated or

@@ -1,6 +1,6 @@
 //! Graph algorithms, one file each, written against an engine's
 //! interface: the synchronous engine's [`crate::engine::Run`] (BFS, DFS,
-//! WCC, PageRank, random walks), the asynchronous engine's
+//! WCC, PageRank, random walks, CDLP), the asynchronous engine's
 //! [`crate::engine::AsyncRun`] (BFS, WCC, k-core and core numbers, PPR,
 //! PageRank, MIS, SSSP), or both; each with a serial verifier that uses
 //! nothing but an in-memory copy of the graph ([`reference::Csr`]).
@@ -15,6 +15,7 @@
 //! that list and runs them all through one generic path.
 
 pub mod bfs;
+pub mod cdlp;
 pub mod dfs;
 pub mod eccentricity;
 pub mod kcore;
@@ -75,6 +76,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<sssp::Sssp>::NEW,
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
+    &Entry::<cdlp::Cdlp>::NEW,
 ];
 
 /// "No vertex" in parent and position arrays.

@@ -1,0 +1,485 @@
+//! Community detection by label propagation (CDLP), with the semantics
+//! of LDBC Graphalytics' CDLP kernel.
+//!
+//! Every vertex starts with its own id as its label. In each of
+//! `iterations` synchronous rounds every vertex takes the label that is
+//! most frequent among its neighbours' labels of the previous round, the
+//! smallest such label on a tie; a vertex without neighbours keeps its
+//! own. The neighbours of a vertex of an undirected graph are its list;
+//! those of a directed graph are its out- and in-neighbours together, so
+//! a neighbour linked both ways counts twice (this needs the reverse
+//! edges, `convert --reverse`). Each list entry counts once: a graph
+//! converted with `--keep-duplicates` counts parallel edges, with
+//! `--keep-self-loops` a vertex's own label. A round in which no label
+//! changes is a fixed point, so the run stops there with the result of
+//! all `iterations`.
+//!
+//! Labels are kept as ranks (places in the user's order), whose order is
+//! that of the user's ids (of names, byte by byte), so ties go to the
+//! smallest id and results are written in the user's ids.
+//!
+//! An undirected round is one sweep over the blocks: a vertex's labels
+//! are gathered from its list and counted in a small table kept per
+//! thread and reused ([`Tally`]), so a round allocates nothing per
+//! vertex. A directed round cuts the vertices into ranges whose
+//! out-neighbour labels fit a buffer (`label_buffer`, by default one
+//! label per vertex); per range one step over the out-edges gathers them
+//! and one over the in-edges completes each vertex, so every block is
+//! still read once per round. Memory: two labels a vertex, plus the
+//! directed buffer (4 bytes a label, 8 a range vertex for its offset).
+//!
+//! The verifier runs the rounds serially on the lists in memory, in the
+//! user's ids, counting with a map, and compares every label.
+
+use super::output::{Table, Values};
+use super::reference::Csr;
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
+use super::{fail, Verdict};
+use crate::engine::{Edges, Frontier, Run};
+use crate::error::{Error, Result};
+use crate::store::{Direction, Graph};
+use crate::VertexId;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// Settings of CDLP.
+#[derive(Clone, Debug)]
+pub struct CdlpConfig {
+    /// Rounds (default 10; Graphalytics' `max-iterations`).
+    pub iterations: u32,
+    /// Directed graphs: 4-byte slots of the buffer that holds a range's
+    /// out-neighbour labels until its in-edges are read; each vertex of a
+    /// range also takes two for its offset (default 0: one slot per
+    /// vertex). A vertex whose own out-list is longer gets a range of its
+    /// own and a buffer that fits it.
+    pub label_buffer: u64,
+}
+
+impl Default for CdlpConfig {
+    fn default() -> CdlpConfig {
+        CdlpConfig {
+            iterations: 10,
+            label_buffer: 0,
+        }
+    }
+}
+
+/// Labels, in internal ids.
+#[derive(Clone, Debug)]
+pub struct CdlpResult {
+    /// Per vertex: the rank of its label's vertex in the user's order
+    /// ([`Graph::original_id_of_rank`] gives the id).
+    pub label: Vec<u32>,
+    /// Rounds run (fewer than asked only when labels stopped changing).
+    pub iterations: u32,
+    /// Vertices whose label changed in the last round run.
+    pub changed: u64,
+    /// Ranges a directed round is cut into (1 for an undirected graph).
+    pub ranges: usize,
+}
+
+/// Label counts of one vertex: an open-addressing table of `(label,
+/// count)` slots at most half full, kept per thread and reused, so that
+/// finding a vertex's most frequent label allocates nothing.
+#[derive(Default)]
+struct Tally {
+    slots: Vec<(u32, u32)>,
+    /// Slots in use, to find the winner and clear them.
+    used: Vec<u32>,
+}
+
+/// A free slot of a [`Tally`] (no rank reaches it: ranks are below the
+/// vertex count, which is below `u32::MAX`).
+const FREE: u32 = u32::MAX;
+
+impl Tally {
+    /// The most frequent of the `len` labels of `labels`, the smallest
+    /// among equals; `None` when there are none.
+    fn mode(&mut self, labels: impl Iterator<Item = u32>, len: usize) -> Option<u32> {
+        let bits = (2 * len).max(16).next_power_of_two().trailing_zeros();
+        let size = 1usize << bits;
+        if self.slots.len() < size {
+            self.slots.resize(size, (FREE, 0));
+        }
+        let mask = size - 1;
+        let mut seen = 0;
+        for l in labels {
+            // At most half full, so every probe below finds a free slot.
+            seen += 1;
+            assert!(seen <= len, "more than the {len} labels announced");
+            // Fibonacci hashing: the top bits of the product.
+            let mut i = ((l as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+            loop {
+                let s = &mut self.slots[i];
+                if s.0 == l {
+                    s.1 += 1;
+                    break;
+                }
+                if s.0 == FREE {
+                    *s = (l, 1);
+                    self.used.push(i as u32);
+                    break;
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        let mut best: Option<(u32, u32)> = None;
+        for &i in &self.used {
+            let (l, c) = std::mem::replace(&mut self.slots[i as usize], (FREE, 0));
+            if best.is_none_or(|(bl, bc)| c > bc || (c == bc && l < bl)) {
+                best = Some((l, c));
+            }
+        }
+        self.used.clear();
+        best.map(|b| b.0)
+    }
+}
+
+thread_local! {
+    static TALLY: RefCell<Tally> = RefCell::new(Tally::default());
+}
+
+/// One round's state and how a vertex's new label is found.
+struct Round<'a> {
+    old: &'a [AtomicU32],
+    new: &'a [AtomicU32],
+    /// Labels gathered so far of vertices whose lists arrive in pieces
+    /// (longer than a block), until the last piece.
+    pieces: Mutex<HashMap<VertexId, Vec<u32>>>,
+}
+
+impl Round<'_> {
+    /// Sets `v`'s new label from the labels of `edges`' neighbours and
+    /// the labels `held` (its out-neighbours', gathered by an earlier
+    /// step), once every piece of its list has arrived.
+    fn settle(&self, v: VertexId, edges: Edges<'_>, held: &[AtomicU32]) {
+        let old = self.old;
+        let gathered = edges.ids.iter().map(|&u| old[u as usize].load(Relaxed));
+        let held_labels = held.iter().map(|l| l.load(Relaxed));
+        let label = if edges.is_whole() {
+            let len = edges.ids.len() + held.len();
+            TALLY.with_borrow_mut(|t| t.mode(gathered.chain(held_labels), len))
+        } else {
+            let mut m = self.pieces.lock().unwrap_or_else(|p| p.into_inner());
+            let total = edges.degree as usize + held.len();
+            let got = m.entry(v).or_insert_with(|| {
+                let mut g = Vec::with_capacity(total);
+                g.extend(held_labels);
+                g
+            });
+            got.extend(gathered);
+            if got.len() < total {
+                return;
+            }
+            let all = m.remove(&v).unwrap_or_default();
+            drop(m);
+            TALLY.with_borrow_mut(|t| t.mode(all.iter().copied(), all.len()))
+        };
+        if let Some(l) = label {
+            self.new[v as usize].store(l, Relaxed);
+        }
+    }
+}
+
+/// Consecutive vertex ranges `lo..hi` of a directed graph whose held
+/// out-labels and offsets fit `budget` slots (a range of one vertex may
+/// exceed it), and the buffer size the largest needs.
+fn plan_ranges(g: &Graph, budget: u64) -> Result<(Vec<(VertexId, VertexId)>, u64)> {
+    let (out, inn) = (g.out(), adjacency_in(g)?);
+    let n = g.vertex_count();
+    let (mut ranges, mut lo, mut used, mut held_max, mut held) = (Vec::new(), 0, 0u64, 0, 0);
+    for v in 0..n {
+        let h = if inn.degree(v as VertexId) > 0 {
+            out.degree(v as VertexId)
+        } else {
+            0
+        };
+        if v > lo && used + h + 2 > budget {
+            ranges.push((lo as VertexId, v as VertexId));
+            (lo, used, held) = (v, 0, 0);
+        }
+        used += h + 2;
+        held += h;
+        held_max = held_max.max(held);
+    }
+    if n > lo {
+        ranges.push((lo as VertexId, n as VertexId));
+    }
+    Ok((ranges, held_max))
+}
+
+/// The in-edges of a directed graph, or an error naming the fix.
+fn adjacency_in(g: &Graph) -> Result<&crate::store::Adjacency> {
+    g.inn().ok_or_else(|| {
+        Error::Invalid(
+            "cdlp counts the in- and out-neighbours of a directed graph, and this file has no \
+             reverse edges: convert it again with --reverse (or --undirected)"
+                .into(),
+        )
+    })
+}
+
+/// Runs CDLP on the synchronous engine.
+pub fn run(r: &mut Run<'_>, cfg: &CdlpConfig) -> Result<CdlpResult> {
+    let g = r.graph();
+    let n = r.vertex_count();
+    let directed = g.directed();
+    let budget = match cfg.label_buffer {
+        0 => n.max(1),
+        b => b,
+    };
+    let (ranges, held_max) = if directed {
+        plan_ranges(g, budget)?
+    } else {
+        (vec![(0, n as VertexId)], 0)
+    };
+    // Labels start as the vertices' own ranks, read a range at a time.
+    let mut rank: Vec<u32> = r.zeroed()?;
+    r.for_ranges(&mut rank, |lo, part| g.ranks_of(lo as VertexId, part))
+        .into_iter()
+        .collect::<Result<Vec<()>>>()?;
+    let mut old: Vec<AtomicU32> = rank.into_iter().map(AtomicU32::new).collect();
+    let mut new: Vec<AtomicU32> = r.collect(|v| AtomicU32::new(old[v as usize].load(Relaxed)));
+    let held: Vec<AtomicU32> = (0..held_max).map(|_| AtomicU32::new(0)).collect();
+    let (mut iterations, mut changed) = (0, 0);
+    while iterations < cfg.iterations {
+        iterations += 1;
+        let round = Round {
+            old: &old,
+            new: &new,
+            pieces: Mutex::new(HashMap::new()),
+        };
+        if directed {
+            for &(lo, hi) in &ranges {
+                directed_range(r, &round, lo, hi, &held)?;
+            }
+        } else {
+            r.step(&Frontier::all(n), Direction::Out, |v, e, _| {
+                round.settle(v, e, &[])
+            })?;
+        }
+        // Vertices without neighbours were not visited: both arrays hold
+        // their own label from the start.
+        changed = r.sum_f64(|v| {
+            f64::from(u8::from(
+                old[v as usize].load(Relaxed) != new[v as usize].load(Relaxed),
+            ))
+        }) as u64;
+        std::mem::swap(&mut old, &mut new);
+        if changed == 0 {
+            break;
+        }
+    }
+    drop(new);
+    Ok(CdlpResult {
+        label: old.into_iter().map(AtomicU32::into_inner).collect(),
+        iterations,
+        changed,
+        ranges: ranges.len(),
+    })
+}
+
+/// One directed round over the vertices `lo..hi`: the out-edges of
+/// those with in-edges put their out-neighbours' labels in `held` (at
+/// offsets in range order); those without in-edges are settled from
+/// their out-edges alone; then each vertex with in-edges is settled from
+/// its in-edges and its held labels.
+fn directed_range(
+    r: &mut Run<'_>,
+    round: &Round<'_>,
+    lo: VertexId,
+    hi: VertexId,
+    held: &[AtomicU32],
+) -> Result<()> {
+    let g = r.graph();
+    let (n, out, inn) = (r.vertex_count(), g.out(), adjacency_in(g)?);
+    let mut at = Vec::with_capacity((hi - lo) as usize + 1);
+    let mut sum = 0u64;
+    for v in lo..hi {
+        at.push(sum as usize);
+        if inn.degree(v) > 0 {
+            sum += out.degree(v);
+        }
+    }
+    at.push(sum as usize);
+    let held_of = |v: VertexId| {
+        let i = (v - lo) as usize;
+        &held[at[i]..at[i + 1]]
+    };
+    // The vertices of the range with a list in one direction.
+    let with_list = |deg: &dyn Fn(VertexId) -> u64| {
+        Frontier::from_sorted((lo..hi).filter(|&v| deg(v) > 0).collect(), n)
+    };
+    let old = round.old;
+    r.step(&with_list(&|v| out.degree(v)), Direction::Out, |v, e, _| {
+        let slots = held_of(v);
+        if slots.is_empty() {
+            return round.settle(v, e, &[]);
+        }
+        for (s, &u) in slots[e.first as usize..].iter().zip(e.ids) {
+            s.store(old[u as usize].load(Relaxed), Relaxed);
+        }
+    })?;
+    r.step(&with_list(&|v| inn.degree(v)), Direction::In, |v, e, _| {
+        round.settle(v, e, held_of(v))
+    })?;
+    Ok(())
+}
+
+/// The labels after `iterations` serial rounds on the out-lists `csr` of
+/// `g` (and, directed, the same edges reversed), in the user's ids: the
+/// reference.
+pub fn serial(g: &Graph, csr: &Csr, iterations: u32) -> Vec<u64> {
+    let n = csr.vertex_count() as usize;
+    let reversed = g.directed().then(|| {
+        let mut lists = vec![Vec::new(); n];
+        for v in 0..n {
+            for &u in csr.neighbors(v as VertexId) {
+                lists[u as usize].push(v as VertexId);
+            }
+        }
+        Csr::from_lists(&lists)
+    });
+    let mut label: Vec<u64> = (0..n as VertexId).map(|v| g.original_id(v)).collect();
+    for _ in 0..iterations {
+        let next = (0..n as VertexId)
+            .map(|v| {
+                let mut count: BTreeMap<u64, u64> = BTreeMap::new();
+                let ins = reversed.as_ref().map_or(&[][..], |t| t.neighbors(v));
+                for &u in csr.neighbors(v).iter().chain(ins) {
+                    *count.entry(label[u as usize]).or_default() += 1;
+                }
+                // Ascending labels: the first of the largest count wins.
+                let mut best = (label[v as usize], 0);
+                for (l, c) in count {
+                    if c > best.1 {
+                        best = (l, c);
+                    }
+                }
+                best.0
+            })
+            .collect();
+        label = next;
+    }
+    label
+}
+
+/// Checks `res` against [`serial`], label by label, in the user's ids.
+pub fn verify(g: &Graph, csr: &Csr, cfg: &CdlpConfig, res: &CdlpResult) -> Verdict {
+    if res.iterations > cfg.iterations || (res.iterations < cfg.iterations && res.changed > 0) {
+        fail!(
+            "{} rounds ran of {} asked, the last changing {} labels",
+            res.iterations,
+            cfg.iterations,
+            res.changed
+        );
+    }
+    let want = serial(g, csr, cfg.iterations);
+    for (v, (&got, &want)) in res.label.iter().zip(&want).enumerate() {
+        let got = g.original_id_of_rank(got);
+        if got != want {
+            fail!(
+                "vertex {} has label {got}, the serial rounds give {want}",
+                g.original_id(v as VertexId)
+            );
+        }
+    }
+    if res.label.len() != want.len() {
+        fail!("{} labels for {} vertices", res.label.len(), want.len());
+    }
+    Ok(())
+}
+
+/// A label (a rank) as the user's id or name, for summaries.
+fn label_json(g: &Graph, rank: u32) -> serde_json::Value {
+    match g.names() {
+        Some(t) => t.get(rank).into(),
+        None => g.original_id_of_rank(rank).into(),
+    }
+}
+
+/// CDLP as a registered algorithm (`grotto run cdlp`).
+pub struct Cdlp;
+
+impl Algorithm for Cdlp {
+    const NAME: &'static str = "cdlp";
+    const ABOUT: &'static str = "Community detection by label propagation (LDBC Graphalytics): \
+         each round every vertex takes its neighbours' most frequent label, the smallest on a tie.";
+    const PARAMS: &'static [Param] = &[
+        Param::with_default("iterations", Kind::Int, "10", "Rounds of propagation."),
+        Param::with_default(
+            "label-buffer",
+            Kind::Int,
+            "0",
+            "Directed graphs: 4-byte slots holding out-neighbour labels between a range's \
+             out- and in-edge steps (0: one per vertex); smaller cuts a round into more ranges.",
+        ),
+    ];
+    const SYNC: OnSync = OnSync::Native;
+    const ASYNC: bool = false;
+    type Config = CdlpConfig;
+    type Output = CdlpResult;
+
+    /// Rounds are whole-graph sweeps (the synchronous engine's block mode).
+    fn preferred(_: &Graph) -> EngineKind {
+        EngineKind::Sync
+    }
+    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<CdlpConfig> {
+        if g.directed() {
+            adjacency_in(g)?;
+        }
+        Ok(CdlpConfig {
+            iterations: p.u32("iterations")?,
+            label_buffer: p.u64("label-buffer")?,
+        })
+    }
+    fn config_json(_: &Graph, _: &Params, c: &CdlpConfig) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({"iterations": c.iterations, "label_buffer": c.label_buffer}))
+    }
+    fn run_sync(r: &mut Run<'_>, c: &CdlpConfig) -> Result<CdlpResult> {
+        run(r, c)
+    }
+    fn verify(g: &Graph, csr: &Csr, c: &CdlpConfig, out: &CdlpResult) -> Verdict {
+        // Every vertex's id is looked up: the order in memory.
+        g.load_order().map_err(|e| super::Mismatch(e.to_string()))?;
+        verify(g, csr, c, out)
+    }
+    fn table(g: &Arc<Graph>, out: CdlpResult) -> Table {
+        let mut t = Table::for_graph(g.clone());
+        t.push(
+            "label",
+            match g.names() {
+                Some(names) => Values::Name(names.clone(), out.label),
+                None => Values::Rank(out.label),
+            },
+        );
+        t
+    }
+
+    /// Rounds run, labels changed in the last, communities and the
+    /// largest five with their labels.
+    fn summary(g: &Graph, out: &CdlpResult) -> serde_json::Value {
+        let mut size = vec![0u32; out.label.len()];
+        for &l in &out.label {
+            size[l as usize] += 1;
+        }
+        let communities = size.iter().filter(|&&s| s > 0).count();
+        let largest: Vec<serde_json::Value> = super::top_k(size.len(), 5, |l| size[l] as f64)
+            .into_iter()
+            .filter(|&l| size[l] > 0)
+            .map(|l| serde_json::json!([label_json(g, l as u32), size[l]]))
+            .collect();
+        serde_json::json!({
+            "iterations": out.iterations,
+            "changed_last": out.changed,
+            "communities": communities,
+            "largest": largest,
+            "ranges": out.ranges,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
