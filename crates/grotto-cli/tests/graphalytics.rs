@@ -108,10 +108,10 @@ fn the_runner_validates_the_example_datasets() {
     let ex = v.join("example");
     for ds in ["example-directed", "example-undirected"] {
         let props = ex.join(format!("{ds}.properties"));
-        let o = runner(&props, d.path(), &ex, "bfs,pr,sssp,wcc");
+        let o = runner(&props, d.path(), &ex, "bfs,cdlp,pr,sssp,wcc");
         let out = text(&o.stdout);
         assert!(o.status.success(), "{ds}: {out}{}", text(&o.stderr));
-        for k in ["bfs", "pr", "sssp", "wcc"] {
+        for k in ["bfs", "cdlp", "pr", "sssp", "wcc"] {
             assert!(
                 out.lines()
                     .any(|l| l.trim_start().starts_with(k) && l.ends_with("pass")),
@@ -158,8 +158,9 @@ fn every_per_kernel_validation_graph_passes_through_run() {
             "--undirected"
         };
         let iterations = if dir == "dir" { "14" } else { "26" };
-        let kernels: [(&str, &str, Vec<&str>, Rule); 3] = [
+        let kernels: [(&str, &str, Vec<&str>, Rule); 4] = [
             ("bfs", "bfs", vec!["--source", "1"], Rule::Exact),
+            ("cdlp", "cdlp", vec!["--iterations", "5"], Rule::Exact),
             ("wcc", "wcc", vec![], Rule::Relabelled),
             (
                 "pr",
@@ -186,9 +187,14 @@ fn every_per_kernel_validation_graph_passes_through_run() {
                 a.extend(&args);
                 a.extend(["--out", p(&out), "--format", "graphalytics"]);
                 let o = grotto(&a);
-                // WCC on the asynchronous engine needs an undirected graph.
-                if (k, dir, engine) == ("wcc", "dir", "async") {
-                    assert!(text(&o.stderr).contains("use --engine sync"));
+                // WCC on the asynchronous engine needs an undirected graph;
+                // CDLP runs on the synchronous engine only.
+                if (k, dir, engine) == ("wcc", "dir", "async") || (k, engine) == ("cdlp", "async") {
+                    assert!(
+                        !o.status.success() && text(&o.stderr).contains("sync"),
+                        "{}",
+                        text(&o.stderr)
+                    );
                     continue;
                 }
                 assert!(
