@@ -255,17 +255,21 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
     grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), base,
                    undirected=True, vertices=n)
     before = grotto.open(base).num_edges
-    ins = pd.DataFrame({"src": rng.integers(0, n, 600000), "dst": rng.integers(0, n, 600000)})
-    ins = ins[ins.src != ins.dst]
     g = tmp_path / "g.grotto"
-    took = {}
-    for mode in ("never", "always"):
-        shutil.copy(base, g)
-        t = time.perf_counter()
-        after = grotto.update(g, insert=ins, merge=mode)["edges"]
-        took[mode] = time.perf_counter() - t
-    # Long enough for interrupts to land before and after the commit.
-    assert min(took.values()) > 0.2, took
+    # A batch large enough that an update lasts well past the 100 ms
+    # between interrupt checks, so interrupts land before and after the
+    # commit: grown until it does on this machine.
+    for size in (600000, 1500000, 4000000):
+        ins = pd.DataFrame({"src": rng.integers(0, n, size), "dst": rng.integers(0, n, size)})
+        ins = ins[ins.src != ins.dst]
+        took = {}
+        for mode in ("never", "always"):
+            shutil.copy(base, g)
+            t = time.perf_counter()
+            after = grotto.update(g, insert=ins, merge=mode)["edges"]
+            took[mode] = time.perf_counter() - t
+        if min(took.values()) > 0.4:
+            break
     assert after > before
     seen = {(m, landed): 0 for m in took for landed in (False, True)}
     for trial in range(60):
