@@ -168,6 +168,11 @@ pub fn read_batch(
         },
         &|_| {},
     )?;
+    // A Matrix Market file holds the entries its size line declares, as
+    // `convert` requires (the parser refuses rows past the size line).
+    if let Some(h) = &spec.mtx {
+        super::checks::check_mtx_entries(path, h, &counts)?;
+    }
     // New names, numbered after the table's in their sorted order.
     let mut new_names: Vec<&[u8]> = sinks
         .iter()

@@ -4,6 +4,7 @@
 //! floor of a bounded build, and how a parse error says which way the
 //! input was read.
 
+use super::parse::{MtxHeader, ParseCounts};
 use super::{ConvertOptions, Format};
 use crate::error::{Error, Result};
 use crate::store::format::MAX_VERTICES;
@@ -31,6 +32,24 @@ pub(crate) fn check_input(path: &Path) -> Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// Refuses a Matrix Market file whose entries (data lines read, and
+/// malformed ones skipped) are not the count its size line declares:
+/// a file cut short, or a size line that is wrong. `convert` and the
+/// batches of `update` both read through this check.
+pub(crate) fn check_mtx_entries(path: &Path, h: &MtxHeader, counts: &ParseCounts) -> Result<()> {
+    let held = counts.data_lines + counts.skipped;
+    if held == h.nnz {
+        return Ok(());
+    }
+    Err(Error::BadInput {
+        path: path.to_path_buf(),
+        what: format!(
+            "line {}: the size line declares {} entries but the file holds {held}",
+            h.size_line, h.nnz
+        ),
+    })
 }
 
 /// Memory every external build holds whatever its budget: the writer's

@@ -428,17 +428,7 @@ impl BuildCtx<'_> {
 
     fn mtx_check(&self, counts: &ParseCounts) -> Result<()> {
         if let (Some(h), Source::File(input)) = (&self.plan.spec.mtx, self.plan.source) {
-            if counts.data_lines + counts.skipped != h.nnz {
-                return Err(Error::BadInput {
-                    path: input.path.clone(),
-                    what: format!(
-                        "line {}: the size line declares {} entries but the file holds {}",
-                        h.size_line,
-                        h.nnz,
-                        counts.data_lines + counts.skipped
-                    ),
-                });
-            }
+            checks::check_mtx_entries(&input.path, h, counts)?;
         }
         Ok(())
     }
