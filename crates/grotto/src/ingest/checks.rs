@@ -96,6 +96,21 @@ pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<(
     )
 }
 
+/// Refuses a batch that would grow the graph at `path` to `n` vertices
+/// (`grows`: what in the batch does, in words) when a conversion of
+/// that many would be refused ([`check_vertex_memory`]): the graph
+/// would then be one this machine could no longer merge, compact or
+/// perhaps even open. Checked before anything is written.
+pub(crate) fn check_growth(path: &Path, n: u64, reverse: bool, grows: &str) -> Result<()> {
+    check_vertex_memory(n, reverse, &format!("{n} vertices")).map_err(|e| Error::Limit {
+        what: format!(
+            "cannot update {}: {grows} in the batch would make {n} vertices, and {e}; \
+             nothing was written (sparse ids stay compact in a graph converted with --ids compact)",
+            path.display()
+        ),
+    })
+}
+
 /// Adds how the format was detected to a parse error, so that a user whose
 /// file was read the wrong way sees why and what to pass.
 pub(crate) fn with_detection(

@@ -63,8 +63,19 @@ const CHUNK_ENTRIES: u64 = 1 << 22;
 const CHUNK_VERTICES: u64 = 1 << 16;
 
 /// Commits the staged batch of `up`: as a merge when `policy` says so,
-/// else as a delta run ([`GraphUpdate::commit`]).
+/// else as a delta run ([`GraphUpdate::commit`]). A batch that grows the
+/// graph to more vertices than this machine could build is refused
+/// before anything is written ([`super::checks::check_growth`]).
 pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
+    if let Some(grows) = up.growth() {
+        let g = up.graph();
+        super::checks::check_growth(
+            g.path(),
+            up.vertices_after(),
+            g.header().has_reverse(),
+            &grows,
+        )?;
+    }
     // A delta run holds distinct arcs: a graph that keeps duplicate edges
     // commits every batch by merging.
     let multi = up.graph().header().flags & FLAG_MULTI != 0;

@@ -66,7 +66,10 @@ impl GraphUpdate {
             });
         }
         // Ranks past the base's are their own internal ids.
-        self.vertices = self.vertices.max(r + 1);
+        if r + 1 > self.vertices {
+            self.vertices = r + 1;
+            self.widest_id = Some(id);
+        }
         Ok(Some(r as VertexId))
     }
 

@@ -122,6 +122,9 @@ pub struct GraphUpdate {
     pub(super) ins: Vec<(VertexId, VertexId)>,
     pub(super) del: Vec<(VertexId, VertexId)>,
     pub(super) vertices: u64,
+    /// The user id that set `vertices`, when a new id past the last of
+    /// dense ids grew the graph to it (for messages).
+    pub(super) widest_id: Option<u64>,
     /// Ids new to a graph with an id map, by internal id from the vertex
     /// count on.
     pub(super) new_ids: Vec<u64>,
@@ -189,6 +192,7 @@ impl GraphUpdate {
         }
         Ok(GraphUpdate {
             vertices: graph.vertex_count(),
+            widest_id: None,
             file,
             graph,
             ins: Vec::new(),
@@ -237,6 +241,21 @@ impl GraphUpdate {
     /// Vertices after the staged batch (new ids add vertices).
     pub fn vertices_after(&self) -> u64 {
         self.vertices
+    }
+
+    /// What grows the graph, in words, when the staged batch adds
+    /// vertices: the id past the last of dense ids that sets the new
+    /// count, or the number of new ids or names. `None` when it adds none.
+    pub fn growth(&self) -> Option<String> {
+        let added = self.vertices.checked_sub(self.graph.vertex_count())?;
+        if added == 0 {
+            return None;
+        }
+        Some(match self.widest_id {
+            Some(id) => format!("vertex id {id}"),
+            None if !self.new_names.is_empty() => format!("{added} new vertex names"),
+            None => format!("{added} new vertex ids"),
+        })
     }
 
     /// Resolves, writes and switches to the staged batch (see the module
