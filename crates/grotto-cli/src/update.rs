@@ -222,6 +222,11 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     };
     let r = grotto::ingest::merge::commit(up, policy)?;
     let total_s = t0.elapsed().as_secs_f64();
+    if !ctx.quiet {
+        for w in &r.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     if ctx.json {
         let mut v = serde_json::to_value(&r)?;
         v["schema_version"] = json!(SCHEMA_VERSION);

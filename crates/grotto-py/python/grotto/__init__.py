@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
@@ -662,7 +663,12 @@ def update(
             if len(w) != len(s_ids):
                 raise InputError(f"{what}: {len(s_ids)} edges but {len(w)} weights")
             kw[key + "_w"] = w
-    return json.loads(_grotto.update(os.fspath(path), **kw))
+    report = json.loads(_grotto.update(os.fspath(path), **kw))
+    # What the batch will break (weights sssp refuses), as the command
+    # line warns on standard error.
+    for w in report.get("warnings", []):
+        warnings.warn(w, stacklevel=2)
+    return report
 
 
 class _Ranked:

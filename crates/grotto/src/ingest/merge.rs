@@ -67,7 +67,8 @@ const CHUNK_VERTICES: u64 = 1 << 16;
 /// ([`GraphUpdate::commit`]). Refused before anything is written: a
 /// batch that grows the graph to more vertices than this machine could
 /// build ([`super::checks::check_growth`]), and a merge that nothing but
-/// a merge will do without the room for it.
+/// a merge will do without the room for it. The report carries
+/// [`GraphUpdate::weight_warnings`].
 pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     if let Some(grows) = up.growth() {
         let g = up.graph();
@@ -78,6 +79,14 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
             &grows,
         )?;
     }
+    let warnings = up.weight_warnings();
+    let mut r = commit_checked(up, policy)?;
+    r.warnings = warnings;
+    Ok(r)
+}
+
+/// [`commit`] once the batch's size is checked.
+fn commit_checked(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     // A delta run holds distinct arcs: a graph that keeps duplicate edges
     // commits every batch by merging.
     let multi = up.graph().header().flags & FLAG_MULTI != 0;
