@@ -442,12 +442,45 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
             if c not in source:
                 raise InputError(f"the dict has no column {c!r} (it has {list(source)})")
         return source[s], source[d], source.get(w), f"a dict of arrays ({s}, {d})"
+    if _is_rows(source):
+        return _rows(source)
     if isinstance(source, (tuple, list)) and len(source) in (2, 3):
         return source[0], source[1], (source[2] if len(source) == 3 else None), "arrays (src, dst)"
     raise InputError(
         f"cannot convert a {type(source).__name__}: give a file path, a pandas DataFrame, "
-        "a pyarrow Table or RecordBatchReader, a dict of columns, or a (src, dst[, weight]) tuple of arrays"
+        "a pyarrow Table or RecordBatchReader, a dict of columns, a (src, dst[, weight]) tuple of arrays, "
+        "or a list of (src, dst[, weight]) edges"
     )
+
+
+def _is_rows(source: Any) -> bool:
+    """Whether ``source`` is a sequence of edges, one ``(src, dst[,
+    weight])`` row each, rather than a tuple of columns: a list whose
+    items are tuples or lists, or a tuple whose items are tuples. So
+    ``[(1, 2), (3, 4), (5, 6)]`` is three edges, and ``([1, 3], [2, 4])``
+    or ``(np.array(...), np.array(...))`` two columns."""
+    if isinstance(source, list):
+        row = (tuple, list)
+    elif isinstance(source, tuple):
+        row = tuple
+    else:
+        return False
+    return len(source) > 0 and all(isinstance(r, row) for r in source)
+
+
+def _rows(source: Any) -> Tuple[Any, Any, Any, str]:
+    """(src, dst, weight or None, description) of a sequence of edge
+    rows, each ``(src, dst)`` or ``(src, dst, weight)``, all alike."""
+    width = len(source[0])
+    for i, r in enumerate(source):
+        if len(r) not in (2, 3) or len(r) != width:
+            raise InputError(
+                f"edge {i} is {tuple(r)!r}: each edge of a list must be (src, dst) or "
+                f"(src, dst, weight), all alike (edge 0 has {width} values)"
+            )
+    cols = list(zip(*source))
+    what = f"a list of {len(source)} edges"
+    return list(cols[0]), list(cols[1]), (list(cols[2]) if width == 3 else None), what
 
 
 class _Bars:
@@ -521,7 +554,8 @@ def convert(
     Spark and pyarrow write), a text file (edge list, adjacency list or
     Matrix Market, optionally .gz or .zst: every format ``grotto convert``
     reads), a pandas DataFrame, a pyarrow Table or RecordBatchReader, a
-    dict of columns, or a ``(src, dst[, weight])`` tuple of arrays. Table
+    dict of columns, a ``(src, dst[, weight])`` tuple of arrays, or a list
+    of edges, one ``(src, dst[, weight])`` tuple each. Table
     columns are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
     optional ``weight`` by default). Ids are non-negative integers, kept
     as yours (sparse or large ones are mapped internally), or strings:
@@ -617,8 +651,9 @@ def update(
 
     ``insert`` and ``delete`` are edges in your ids, each a file (any
     format ``convert`` reads, Parquet included; ``format`` forces a text
-    format), a pandas DataFrame, a pyarrow Table, a dict of columns, or a
-    ``(src, dst)`` tuple of arrays (``columns`` names the table columns).
+    format), a pandas DataFrame, a pyarrow Table, a dict of columns, a
+    ``(src, dst)`` tuple of arrays, or a list of ``(src, dst[, weight])``
+    edges (``columns`` names the table columns).
     In a weighted graph, inserts carry weights (a ``weight`` column, or a
     third array), and ``set_weight`` (same kinds of sources, with weights)
     gives existing edges new weights after the deletes and inserts.
