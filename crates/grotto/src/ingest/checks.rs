@@ -52,6 +52,41 @@ pub(crate) fn check_mtx_entries(path: &Path, h: &MtxHeader, counts: &ParseCounts
     })
 }
 
+/// Refuses a bounded build of `output` whose spilled records (`bytes`
+/// for about `edges` edges: a generator's count is exact, a text file's
+/// estimated) cannot fit in the free space of `dir`, the temporary
+/// directory (`given`: named by --temp-dir, else the output's).
+pub(crate) fn check_spill_room(
+    output: &Path,
+    edges: u64,
+    bytes: u64,
+    dir: &Path,
+    given: bool,
+) -> Result<()> {
+    let Some(free) = crate::io::system::free_disk_bytes(dir) else {
+        return Ok(());
+    };
+    if bytes <= free {
+        return Ok(());
+    }
+    Err(Error::Limit {
+        what: format!(
+            "{}: about {edges} edges do not fit the memory budget (--memory), so the build \
+             spills them to {} first: about {} of records, and {} are free there; give {}, \
+             or fewer edges",
+            output.display(),
+            dir.display(),
+            crate::metrics::human(bytes),
+            crate::metrics::human(free),
+            if given {
+                "a --temp-dir with more room"
+            } else {
+                "a --temp-dir with more room (default: the output's directory)"
+            }
+        ),
+    })
+}
+
 /// Memory every external build holds whatever its budget: the writer's
 /// three 8 MiB buffers and the process itself.
 const FLOOR_FIXED_BYTES: u64 = 32 << 20;

@@ -377,6 +377,11 @@ pub fn convert_from(
             budget >> 20
         );
     }
+    // The bounded build spills every record to the temporary directory
+    // before it writes a block: refused now, not when the disk is full
+    // (a generator's count is exact, a text file's estimated).
+    let given = opts.temp_dir.is_some();
+    checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given)?;
     let r = ctx
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
