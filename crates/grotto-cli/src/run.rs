@@ -273,13 +273,18 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             eprintln!("  note: {note}");
         }
     }
+    // Progress while it runs (a terminal only): a long run shows how far
+    // it is; Ctrl-C ends the command (main's signal handler).
+    let bar = crate::progress::RunBar::new(!ctx.quiet && !ctx.json, name, engine.progress());
+    let outcome = a.algo.execute(&engine, &plan, &a.params, c.verify);
+    drop(bar);
     let Outcome {
         mut table,
         summary,
         config,
         verdict: verified,
         mut metrics,
-    } = a.algo.execute(&engine, &plan, &a.params, c.verify)?;
+    } = outcome?;
     let rows = table.rows();
     let layout = table.layout();
     if let Some(o) = out {

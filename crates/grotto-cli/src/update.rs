@@ -166,6 +166,10 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
         columns: a.columns.clone(),
         ..ConvertOptions::default()
     };
+    // Parquet as `convert` decides it: --format parquet reads Parquet
+    // whatever the name, another --format reads text, and without one a
+    // .parquet file or a directory of them is Parquet.
+    let parquet = a.format.map(|f| matches!(f, FormatArg::Parquet));
     let columns = a.columns.clone().unwrap_or_default();
     let names = up.graph().names().cloned();
     let weighted = up.graph().weighted();
@@ -188,7 +192,7 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     };
     let read = |f: &Option<PathBuf>, o: &ConvertOptions| -> anyhow::Result<BatchEdges> {
         match f {
-            Some(p) => Ok(read_batch(p, o, &columns, names.as_deref())?),
+            Some(p) => Ok(read_batch(p, o, &columns, names.as_deref(), parquet)?),
             None => Ok(BatchEdges::default()),
         }
     };
@@ -221,6 +225,11 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     };
     let r = grotto::ingest::merge::commit(up, policy)?;
     let total_s = t0.elapsed().as_secs_f64();
+    if !ctx.quiet {
+        for w in &r.warnings {
+            eprintln!("warning: {w}");
+        }
+    }
     if ctx.json {
         let mut v = serde_json::to_value(&r)?;
         v["schema_version"] = json!(SCHEMA_VERSION);

@@ -123,7 +123,9 @@ pub(crate) fn update(
                 (2, _) | (0, true) => &with_w,
                 _ => &opts,
             };
-            let b = read_batch(f, o, &cols, names.as_deref())?;
+            // A text format given reads text; else Parquet is detected.
+            let parquet = o.format.map(|_| false);
+            let b = read_batch(f, o, &cols, names.as_deref(), parquet)?;
             if b.ranks {
                 ranked[k] = Some(b);
                 continue;

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import warnings
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
@@ -451,12 +452,45 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
             if c not in source:
                 raise InputError(f"the dict has no column {c!r} (it has {list(source)})")
         return source[s], source[d], source.get(w), f"a dict of arrays ({s}, {d})"
+    if _is_rows(source):
+        return _rows(source)
     if isinstance(source, (tuple, list)) and len(source) in (2, 3):
         return source[0], source[1], (source[2] if len(source) == 3 else None), "arrays (src, dst)"
     raise InputError(
         f"cannot convert a {type(source).__name__}: give a file path, a pandas DataFrame, "
-        "a pyarrow Table or RecordBatchReader, a dict of columns, or a (src, dst[, weight]) tuple of arrays"
+        "a pyarrow Table or RecordBatchReader, a dict of columns, a (src, dst[, weight]) tuple of arrays, "
+        "or a list of (src, dst[, weight]) edges"
     )
+
+
+def _is_rows(source: Any) -> bool:
+    """Whether ``source`` is a sequence of edges, one ``(src, dst[,
+    weight])`` row each, rather than a tuple of columns: a list whose
+    items are tuples or lists, or a tuple whose items are tuples. So
+    ``[(1, 2), (3, 4), (5, 6)]`` is three edges, and ``([1, 3], [2, 4])``
+    or ``(np.array(...), np.array(...))`` two columns."""
+    if isinstance(source, list):
+        row = (tuple, list)
+    elif isinstance(source, tuple):
+        row = tuple
+    else:
+        return False
+    return len(source) > 0 and all(isinstance(r, row) for r in source)
+
+
+def _rows(source: Any) -> Tuple[Any, Any, Any, str]:
+    """(src, dst, weight or None, description) of a sequence of edge
+    rows, each ``(src, dst)`` or ``(src, dst, weight)``, all alike."""
+    width = len(source[0])
+    for i, r in enumerate(source):
+        if len(r) not in (2, 3) or len(r) != width:
+            raise InputError(
+                f"edge {i} is {tuple(r)!r}: each edge of a list must be (src, dst) or "
+                f"(src, dst, weight), all alike (edge 0 has {width} values)"
+            )
+    cols = list(zip(*source))
+    what = f"a list of {len(source)} edges"
+    return list(cols[0]), list(cols[1]), (list(cols[2]) if width == 3 else None), what
 
 
 class _Bars:
@@ -530,7 +564,8 @@ def convert(
     Spark and pyarrow write), a text file (edge list, adjacency list or
     Matrix Market, optionally .gz or .zst: every format ``grotto convert``
     reads), a pandas DataFrame, a pyarrow Table or RecordBatchReader, a
-    dict of columns, or a ``(src, dst[, weight])`` tuple of arrays. Table
+    dict of columns, a ``(src, dst[, weight])`` tuple of arrays, or a list
+    of edges, one ``(src, dst[, weight])`` tuple each. Table
     columns are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
     optional ``weight`` by default). Ids are non-negative integers, kept
     as yours (sparse or large ones are mapped internally), or strings:
@@ -655,8 +690,9 @@ def update(
 
     ``insert`` and ``delete`` are edges in your ids, each a file (any
     format ``convert`` reads, Parquet included; ``format`` forces a text
-    format), a pandas DataFrame, a pyarrow Table, a dict of columns, or a
-    ``(src, dst)`` tuple of arrays (``columns`` names the table columns).
+    format), a pandas DataFrame, a pyarrow Table, a dict of columns, a
+    ``(src, dst)`` tuple of arrays, or a list of ``(src, dst[, weight])``
+    edges (``columns`` names the table columns).
     In a weighted graph, inserts carry weights (a ``weight`` column, or a
     third array), and ``set_weight`` (same kinds of sources, with weights)
     gives existing edges new weights after the deletes and inserts.
@@ -701,10 +737,15 @@ def update(
             if len(w) != len(s_ids):
                 raise InputError(f"{what}: {len(s_ids)} edges but {len(w)} weights")
             kw[key + "_w"] = w
-    # The native call returns the report as a dict and nothing runs after
-    # it here: an interrupt that comes once the batch has landed is not
-    # raised inside this call (a retry would apply the batch twice).
-    return _grotto.update(os.fspath(path), **kw)
+    # The native call returns the report as a dict: an interrupt that comes
+    # once the batch has landed is not raised inside this call (a retry
+    # would apply the batch twice).
+    report = _grotto.update(os.fspath(path), **kw)
+    # What the batch will break (weights sssp refuses), as the command
+    # line warns on standard error.
+    for w in report.get("warnings", []):
+        warnings.warn(w, stacklevel=2)
+    return report
 
 
 class _Ranked:

@@ -95,9 +95,20 @@ fn sweeps(
     }
     let first = bfs(&BfsConfig { source: cfg.source })?;
     let mut found = vec![sweep_of(&first)];
+    // A sweep's start decides it, and its farthest vertex the next
+    // start: once a start comes round again, the sweeps from it repeat
+    // those from its first time, and are copied rather than run.
+    let mut ran: std::collections::HashMap<VertexId, usize> = [(cfg.source, 0)].into();
     for _ in 1..cfg.sweeps {
         let from = found[found.len() - 1].farthest;
-        found.push(sweep_of(&bfs(&BfsConfig { source: from })?));
+        let next = match ran.get(&from) {
+            Some(&i) => found[i],
+            None => {
+                ran.insert(from, found.len());
+                sweep_of(&bfs(&BfsConfig { source: from })?)
+            }
+        };
+        found.push(next);
     }
     Ok(EccentricityResult {
         reached: first.reached,
@@ -131,10 +142,22 @@ impl Algorithm for Eccentricity {
     fn preferred(g: &Graph) -> EngineKind {
         bfs::Bfs::preferred(g)
     }
+    /// Refuses more sweeps than vertices: by then some start has come
+    /// round again, and every later sweep repeats an earlier one.
     fn config(g: &Graph, p: &Params, _: &Setting) -> Result<EccentricityConfig> {
+        let sweeps = p.u32("sweeps")?;
+        let n = g.vertex_count();
+        if sweeps as u64 > n.max(1) {
+            return Err(Error::Invalid(format!(
+                "--sweeps {sweeps} is more than the graph's {n} vertices: each sweep starts at \
+                 the farthest vertex of the one before, so after {n} sweeps a start comes round \
+                 again and no sweep finds anything new; give at most {n} (2 is the double sweep)",
+                n = n.max(1)
+            )));
+        }
         Ok(EccentricityConfig {
             source: p.source(g)?,
-            sweeps: p.u32("sweeps")?,
+            sweeps,
         })
     }
     fn config_json(g: &Graph, p: &Params, c: &EccentricityConfig) -> Result<serde_json::Value> {

@@ -68,9 +68,20 @@ fn threshold(eps: f64, deg: u64) -> f64 {
     eps * deg.max(1) as f64
 }
 
-/// Runs forward push on the asynchronous engine.
-pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
-    let (alpha, eps, s) = (cfg.alpha, cfg.epsilon, cfg.source);
+/// The smallest epsilon a run on `g` takes: `f64::EPSILON / (entries +
+/// n)`. Below it the error bound, `epsilon * sum(max(outdeg, 1))`, is
+/// under one rounding step of the total score 1.0, so no push could
+/// make the result measurably better, and the residuals left are
+/// rounding noise that a push keeps moving without end (at 5e-324 a run
+/// never finishes). The mean score is 1/n, so this also keeps epsilon
+/// within f64's resolution of the scores.
+pub fn min_epsilon(g: &Graph) -> f64 {
+    let mass = g.header().out_entries.saturating_add(g.vertex_count());
+    f64::EPSILON / mass.max(1) as f64
+}
+
+/// Refuses an `alpha` or `epsilon` the push cannot finish with on `g`.
+fn check_config(g: &Graph, alpha: f64, eps: f64) -> Result<()> {
     if !(alpha > 0.0 && alpha < 1.0) {
         return Err(Error::Invalid(format!(
             "--alpha {alpha} must lie strictly between 0 and 1"
@@ -81,6 +92,28 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
             "--epsilon {eps} must lie strictly between 0 and 1"
         )));
     }
+    let least = min_epsilon(g);
+    if eps < least {
+        // Two digits, rounded up: the value shown is accepted.
+        let exp = least.log10().floor();
+        let mantissa = (least / 10f64.powf(exp) * 10.0).ceil() / 10.0;
+        return Err(Error::Invalid(format!(
+            "--epsilon {eps:e} is finer than f64 can resolve on this graph ({} vertices, {} \
+             out-entries): the error bound epsilon x (entries + vertices) would be below the \
+             rounding step of the total score 1.0 ({:.1e}), and the push would chase rounding \
+             noise without end; give at least {mantissa}e{exp} (default 1e-9)",
+            g.vertex_count(),
+            g.header().out_entries,
+            f64::EPSILON
+        )));
+    }
+    Ok(())
+}
+
+/// Runs forward push on the asynchronous engine.
+pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PprConfig) -> Result<PprResult> {
+    let (alpha, eps, s) = (cfg.alpha, cfg.epsilon, cfg.source);
+    check_config(r.graph(), alpha, eps)?;
     let out = r.graph().out();
     // Scores, and residuals beside their thresholds so that a push along
     // an edge touches one cache line: 24 bytes a vertex, allocated
@@ -312,11 +345,14 @@ impl Algorithm for Ppr {
     fn preferred(_: &Graph) -> EngineKind {
         EngineKind::Async
     }
+    /// Refuses, before the run, settings it could not finish with.
     fn config(g: &Graph, p: &Params, _: &Setting) -> Result<PprConfig> {
+        let (alpha, epsilon) = (p.f64("alpha")?, p.f64("epsilon")?);
+        check_config(g, alpha, epsilon)?;
         Ok(PprConfig {
             source: p.source(g)?,
-            alpha: p.f64("alpha")?,
-            epsilon: p.f64("epsilon")?,
+            alpha,
+            epsilon,
         })
     }
     fn config_json(g: &Graph, p: &Params, c: &PprConfig) -> Result<serde_json::Value> {

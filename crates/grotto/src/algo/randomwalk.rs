@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::rng::{splitmix64, Rng};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
+use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
@@ -103,8 +104,14 @@ pub fn run(r: &mut Run<'_>, cfg: &WalkConfig) -> Result<WalkResult> {
     }
     // Positions, the sorted (vertex, walker) pairs, and their sort.
     crate::metrics::check_memory(k * 20, &format!("{k} walkers (--walkers)"))?;
+    // Many walkers times many steps is legitimately long: the front end
+    // shows the steps done of all, and a stop request ends the run at
+    // the next step.
+    r.expect_steps(cfg.steps as u64);
+    let g = r.graph();
     let mut pos: Vec<VertexId> = (0..k)
-        .map(|w| start(r.graph(), cfg.seed, w))
+        .into_par_iter()
+        .map(|w| start(g, cfg.seed, w))
         .collect::<Result<_>>()?;
     let visits: Vec<std::sync::atomic::AtomicU64> = (0..n).map(|_| Default::default()).collect();
     let (mut steps_taken, mut stopped) = (0u64, 0u64);
@@ -118,13 +125,16 @@ pub fn run(r: &mut Run<'_>, cfg: &WalkConfig) -> Result<WalkResult> {
                 .filter(|p| *p.1 != NONE)
                 .map(|(w, &v)| (v, w as u32)),
         );
-        at.sort_unstable();
-        for &(v, _) in &at {
+        // Sorted and counted on all threads: a hundred million walkers
+        // took seconds a step on one.
+        at.par_sort_unstable();
+        at.par_iter().for_each(|&(v, _)| {
             visits[v as usize].fetch_add(1, Relaxed);
-        }
+        });
         if t == cfg.steps || at.is_empty() {
             break;
         }
+        crate::interrupt::check()?;
         let mut active: Vec<VertexId> = at.iter().map(|p| p.0).collect();
         active.dedup();
         let next = atomics_u32(k, NONE);

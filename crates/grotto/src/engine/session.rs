@@ -63,6 +63,9 @@ pub struct RunProgress {
     pub steps: std::sync::atomic::AtomicU64,
     /// Edges handed to the algorithm.
     pub edges: std::sync::atomic::AtomicU64,
+    /// Steps the run will take in all, when the algorithm knows them
+    /// ([`RunBase::expect_steps`]: a random walk its length); 0 when not.
+    pub total: std::sync::atomic::AtomicU64,
 }
 
 impl Session {
@@ -140,6 +143,9 @@ impl Session {
             .store(0, std::sync::atomic::Ordering::Relaxed);
         self.live
             .edges
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        self.live
+            .total
             .store(0, std::sync::atomic::Ordering::Relaxed);
         let conc = self.cfg.concurrency;
         let count = readers.max(1);
@@ -269,6 +275,15 @@ impl<'c> RunBase<'c> {
     /// I/O). `In` on a graph without reverse edges is an error.
     pub fn degree(&self, dir: Direction, v: VertexId) -> Result<u64> {
         Ok(self.graph.adjacency(dir)?.degree(v))
+    }
+
+    /// Tells progress readers ([`RunProgress`]) how many steps (levels
+    /// or passes) the run will take in all, for an algorithm that knows
+    /// ahead: a long run then shows how far it is, not only that it goes.
+    pub fn expect_steps(&self, steps: u64) {
+        self.live
+            .total
+            .store(steps, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Runs `f` on every vertex, in parallel.

@@ -67,7 +67,12 @@ impl EdgeSink for Collect {
 }
 
 /// Reads the edges of `path`: text in any format `convert` reads (format
-/// and header options from `opts`), or Parquet (edge columns `columns`).
+/// and header options from `opts`), or Parquet, a file or a directory of
+/// files (edge columns `columns`). `parquet` says which, as `convert
+/// --format` does: `Some(true)` reads Parquet whatever the name (a text
+/// file is refused as unreadable Parquet), `Some(false)` reads text, and
+/// `None` takes Parquet for a `.parquet` name or a directory holding such
+/// files.
 /// With `names`, vertex tokens are names resolved in that table; a name
 /// the table lacks is an error that names the line. With
 /// `opts.weighted == Some(true)` (a weighted graph) every edge must carry
@@ -78,10 +83,10 @@ pub fn read_batch(
     opts: &ConvertOptions,
     columns: &EdgeColumns,
     names: Option<&Names>,
+    parquet: Option<bool>,
 ) -> Result<BatchEdges> {
-    super::checks::check_input(path)?;
     let want_w = opts.weighted == Some(true) && !opts.ignore_weights;
-    if super::parquet::is_parquet(path) {
+    if parquet.unwrap_or_else(|| super::parquet::is_parquet(path)) {
         if names.is_some() {
             return Err(Error::Invalid(format!(
                 "{}: Parquet update files for a graph with vertex names are not supported yet; \
@@ -120,6 +125,7 @@ pub fn read_batch(
             new_names: Vec::new(),
         });
     }
+    super::checks::check_input(path)?;
     let (spec, sn, _) = super::text_spec(path, opts)?;
     // A weighted graph's batch without weights is refused with the
     // reason, not at its first line.
@@ -168,6 +174,11 @@ pub fn read_batch(
         },
         &|_| {},
     )?;
+    // A Matrix Market file holds the entries its size line declares, as
+    // `convert` requires (the parser refuses rows past the size line).
+    if let Some(h) = &spec.mtx {
+        super::checks::check_mtx_entries(path, h, &counts)?;
+    }
     // New names, numbered after the table's in their sorted order.
     let mut new_names: Vec<&[u8]> = sinks
         .iter()

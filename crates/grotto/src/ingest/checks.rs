@@ -4,6 +4,7 @@
 //! floor of a bounded build, and how a parse error says which way the
 //! input was read.
 
+use super::parse::{MtxHeader, ParseCounts};
 use super::{ConvertOptions, Format};
 use crate::error::{Error, Result};
 use crate::store::format::MAX_VERTICES;
@@ -31,6 +32,59 @@ pub(crate) fn check_input(path: &Path) -> Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// Refuses a Matrix Market file whose entries (data lines read, and
+/// malformed ones skipped) are not the count its size line declares:
+/// a file cut short, or a size line that is wrong. `convert` and the
+/// batches of `update` both read through this check.
+pub(crate) fn check_mtx_entries(path: &Path, h: &MtxHeader, counts: &ParseCounts) -> Result<()> {
+    let held = counts.data_lines + counts.skipped;
+    if held == h.nnz {
+        return Ok(());
+    }
+    Err(Error::BadInput {
+        path: path.to_path_buf(),
+        what: format!(
+            "line {}: the size line declares {} entries but the file holds {held}",
+            h.size_line, h.nnz
+        ),
+    })
+}
+
+/// Refuses a bounded build of `output` whose spilled records (`bytes`
+/// for about `edges` edges: a generator's count is exact, a text file's
+/// estimated) cannot fit in the free space of `dir`, the temporary
+/// directory (`given`: named by --temp-dir, else the output's).
+pub(crate) fn check_spill_room(
+    output: &Path,
+    edges: u64,
+    bytes: u64,
+    dir: &Path,
+    given: bool,
+) -> Result<()> {
+    let Some(free) = crate::io::system::free_disk_bytes(dir) else {
+        return Ok(());
+    };
+    if bytes <= free {
+        return Ok(());
+    }
+    Err(Error::Limit {
+        what: format!(
+            "{}: about {edges} edges do not fit the memory budget (--memory), so the build \
+             spills them to {} first: about {} of records, and {} are free there; give {}, \
+             or fewer edges",
+            output.display(),
+            dir.display(),
+            crate::metrics::human(bytes),
+            crate::metrics::human(free),
+            if given {
+                "a --temp-dir with more room"
+            } else {
+                "a --temp-dir with more room (default: the output's directory)"
+            }
+        ),
+    })
 }
 
 /// Memory every external build holds whatever its budget: the writer's
@@ -75,6 +129,21 @@ pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<(
         n.saturating_mul(FLOOR_VERTEX_BYTES * dirs),
         &format!("the vertex index and build state of {what}"),
     )
+}
+
+/// Refuses a batch that would grow the graph at `path` to `n` vertices
+/// (`grows`: what in the batch does, in words) when a conversion of
+/// that many would be refused ([`check_vertex_memory`]): the graph
+/// would then be one this machine could no longer merge, compact or
+/// perhaps even open. Checked before anything is written.
+pub(crate) fn check_growth(path: &Path, n: u64, reverse: bool, grows: &str) -> Result<()> {
+    check_vertex_memory(n, reverse, &format!("{n} vertices")).map_err(|e| Error::Limit {
+        what: format!(
+            "cannot update {}: {grows} in the batch would make {n} vertices, and {e}; \
+             nothing was written (sparse ids stay compact in a graph converted with --ids compact)",
+            path.display()
+        ),
+    })
 }
 
 /// Adds how the format was detected to a parse error, so that a user whose

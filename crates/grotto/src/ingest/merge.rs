@@ -62,9 +62,31 @@ const CHUNK_ENTRIES: u64 = 1 << 22;
 /// Most vertices of one chunk.
 const CHUNK_VERTICES: u64 = 1 << 16;
 
-/// Commits the staged batch of `up`: as a merge when `policy` says so,
-/// else as a delta run ([`GraphUpdate::commit`]).
+/// Commits the staged batch of `up`: as a merge when `policy` says so
+/// and the disk has room for one, else as a delta run
+/// ([`GraphUpdate::commit`]). Refused before anything is written: a
+/// batch that grows the graph to more vertices than this machine could
+/// build ([`super::checks::check_growth`]), and a merge that nothing but
+/// a merge will do without the room for it. The report carries
+/// [`GraphUpdate::weight_warnings`].
 pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
+    if let Some(grows) = up.growth() {
+        let g = up.graph();
+        super::checks::check_growth(
+            g.path(),
+            up.vertices_after(),
+            g.header().has_reverse(),
+            &grows,
+        )?;
+    }
+    let warnings = up.weight_warnings();
+    let mut r = commit_checked(up, policy)?;
+    r.warnings = warnings;
+    Ok(r)
+}
+
+/// [`commit`] once the batch's size is checked.
+fn commit_checked(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     // A delta run holds distinct arcs: a graph that keeps duplicate edges
     // commits every batch by merging.
     let multi = up.graph().header().flags & FLAG_MULTI != 0;
@@ -84,7 +106,13 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     let need = merge_bytes(&up)?;
     let dir = spill_dir(up.graph().path());
     let free = crate::io::system::free_disk_bytes(&dir);
-    let required = policy == MergePolicy::Always || multi;
+    let required = if multi {
+        Some("a graph that keeps duplicate edges commits only by merging")
+    } else if policy == MergePolicy::Always {
+        Some("or leave out --merge always: a delta run needs only the batch's bytes")
+    } else {
+        None
+    };
     match room(need, free, required, up.graph().path()) {
         Room::Enough => merge(up),
         Room::DeltaInstead(note) => {
@@ -96,8 +124,11 @@ pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
     }
 }
 
-/// About how many bytes a merge of `up` writes: the graph as it is, grown
-/// by the batch's inserts at the file's bytes per entry.
+/// About how many bytes a merge of `up` writes: the base file (without
+/// its delta runs), grown by the edges the pending delta and the batch
+/// insert, at the file's bytes per entry (at most twice a raw entry's),
+/// and by the vertices they add (see [`vertex_bytes`]), with a block of
+/// alignment per section.
 fn merge_bytes(up: &GraphUpdate) -> Result<u64> {
     let g = up.graph();
     let len = up.file_len()?;
@@ -105,10 +136,57 @@ fn merge_bytes(up: &GraphUpdate) -> Result<u64> {
         .updates()
         .map_or(0, |u| u.run_bytes + u.dead_bytes + u.unreferenced_tail);
     let base = len.saturating_sub(runs);
+    let sides = if g.header().has_reverse() { 2 } else { 1 };
+    let per_edge = if g.directed() { 1 } else { 2 };
     let entries = g.header().out_entries.max(1);
     let (ins, _) = up.staged();
-    let per_edge = if g.directed() { 1 } else { 2 };
-    Ok(base + (base as u128 * (ins * per_edge) as u128 / entries as u128) as u64)
+    // In out-entries: the base's bytes per out-entry cover its
+    // in-entries too.
+    let pending = g.updates().map_or(0, |u| u.inserted / sides);
+    let grown = pending + ins * per_edge;
+    // The file's bytes per entry, but no more than twice a raw entry's
+    // (id and weight in each adjacency): in a small file the fixed
+    // sections outweigh the edges, and a large batch is not charged for
+    // them again.
+    let raw: u64 = if g.weighted() { 8 } else { 4 } * sides;
+    let measured = base as u128 * grown as u128 / entries as u128;
+    let edges = measured.min(2 * raw as u128 * grown as u128) as u64;
+    let base_vertices = g.updates().map_or(g.vertex_count(), |u| u.base_vertices);
+    let added = up.vertices_after().saturating_sub(base_vertices);
+    let slack = (SectionKind::ALL.len() * BLOCK_BYTES) as u64;
+    Ok(base + edges + vertex_bytes(g, added, up.vertices_after()) + slack)
+}
+
+/// The bytes a merged file of `g` spends on `added` vertices more than
+/// its base holds (`n` after them): an index entry in each adjacency,
+/// and their part of the id map, names and vertex order where the file
+/// has them. A graph with an id map or names that gains vertices gains
+/// a vertex order of all `n` (see [`write_tables`]). A batch adding
+/// millions of vertices writes mostly these: 1.8M new vertices of a
+/// graph with an order are 21 MB of index and order.
+fn vertex_bytes(g: &Graph, added: u64, n: u64) -> u64 {
+    if added == 0 {
+        return 0;
+    }
+    let h = g.header();
+    let sides = if h.has_reverse() { 2 } else { 1 };
+    let mut per = 8 * sides;
+    if h.has_id_map() {
+        per += 8;
+    }
+    if let Some(t) = g.names() {
+        // An offset and a name of the table's mean length each.
+        per += t.bytes().div_ceil(t.len().max(1));
+    }
+    let ordered = h.flags & FLAG_ORDER != 0;
+    let order = if ordered {
+        4 * added
+    } else if h.has_id_map() || g.names().is_some() {
+        4 * n
+    } else {
+        0
+    };
+    added.saturating_mul(per) + order
 }
 
 /// What a commit does about the space a merge needs.
@@ -125,8 +203,9 @@ enum Room {
 /// Decides between merging, a delta run and a refusal when a merge needs
 /// `need` bytes and the file system has `free` (unknown: merge, and let a
 /// full disk fail the write as `convert`'s would). `required`: nothing
-/// but a merge will do.
-fn room(need: u64, free: Option<u64>, required: bool, path: &Path) -> Room {
+/// but a merge will do, and what a refusal adds to say why or what else
+/// to do.
+fn room(need: u64, free: Option<u64>, required: Option<&str>, path: &Path) -> Room {
     let Some(free) = free.filter(|&f| f < need) else {
         return Room::Enough;
     };
@@ -137,12 +216,11 @@ fn room(need: u64, free: Option<u64>, required: bool, path: &Path) -> Room {
         mib(need),
         mib(free)
     );
-    if required {
-        Room::Refuse(Error::Invalid(format!(
-            "{what}; free some space and try again"
-        )))
-    } else {
-        Room::DeltaInstead(format!("appended as a delta run instead of merged: {what}"))
+    match required {
+        Some(why) => Room::Refuse(Error::Invalid(format!(
+            "{what}; nothing was written: free some space and try again ({why})"
+        ))),
+        None => Room::DeltaInstead(format!("appended as a delta run instead of merged: {what}")),
     }
 }
 

@@ -384,6 +384,11 @@ pub fn convert_from(
             budget >> 20
         );
     }
+    // The bounded build spills every record to the temporary directory
+    // before it writes a block: refused now, not when the disk is full
+    // (a generator's count is exact, a text file's estimated).
+    let given = opts.temp_dir.is_some();
+    checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given)?;
     let r = ctx
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
@@ -435,17 +440,7 @@ impl BuildCtx<'_> {
 
     fn mtx_check(&self, counts: &ParseCounts) -> Result<()> {
         if let (Some(h), Source::File(input)) = (&self.plan.spec.mtx, self.plan.source) {
-            if counts.data_lines + counts.skipped != h.nnz {
-                return Err(Error::BadInput {
-                    path: input.path.clone(),
-                    what: format!(
-                        "line {}: the size line declares {} entries but the file holds {}",
-                        h.size_line,
-                        h.nnz,
-                        counts.data_lines + counts.skipped
-                    ),
-                });
-            }
+            checks::check_mtx_entries(&input.path, h, counts)?;
         }
         Ok(())
     }

@@ -148,8 +148,17 @@ pub fn address_space_left() -> Option<u64> {
 }
 
 /// Bytes free for an unprivileged user on the file system holding `path`
-/// (statvfs), or `None` when it cannot be asked.
+/// (statvfs), or `None` when it cannot be asked. Tests of what a nearly
+/// full disk makes a command do set `GROTTO_SIMULATE_FREE_BYTES=N`: every
+/// file system then has `N` bytes free (what is written still needs
+/// the real space).
 pub fn free_disk_bytes(path: &Path) -> Option<u64> {
+    if let Some(n) = std::env::var("GROTTO_SIMULATE_FREE_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(n);
+    }
     let c = CString::new(path.as_os_str().as_bytes()).ok()?;
     // SAFETY: statvfs is plain data; an all-zero value is valid.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

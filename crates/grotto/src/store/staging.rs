@@ -66,7 +66,10 @@ impl GraphUpdate {
             });
         }
         // Ranks past the base's are their own internal ids.
-        self.vertices = self.vertices.max(r + 1);
+        if r + 1 > self.vertices {
+            self.vertices = r + 1;
+            self.widest_id = Some(id);
+        }
         Ok(Some(r as VertexId))
     }
 
@@ -127,6 +130,7 @@ impl GraphUpdate {
     /// is counted): [`GraphUpdate::set_weight`] changes weights.
     pub fn insert_weighted(&mut self, u: u64, v: u64, w: f32) -> Result<()> {
         self.weighted_only("inserted edges carry no weight")?;
+        self.note_weights(0, &[w], |_| (u.to_string(), v.to_string()));
         let a = self.vertex_for(u, true)?;
         let b = self.vertex_for(v, true)?;
         if let (Some(a), Some(b)) = (a, b) {
@@ -141,12 +145,32 @@ impl GraphUpdate {
     /// that is not there then is counted, not an error.
     pub fn set_weight(&mut self, u: u64, v: u64, w: f32) -> Result<()> {
         self.weighted_only("there are no weights to set")?;
+        self.note_weights(1, &[w], |_| (u.to_string(), v.to_string()));
         match (self.vertex_for(u, false)?, self.vertex_for(v, false)?) {
             (Some(a), Some(b)) => self.set.push((a, b)),
             _ => self.set.push((VertexId::MAX, VertexId::MAX)),
         }
         self.set_w.push(w);
         Ok(())
+    }
+
+    /// Counts the weights of `ws` that shortest paths refuse (negative or
+    /// NaN) under `kind` (0: inserted edges, 1: new weights), keeping the
+    /// first with its ends as the user named them (`ends(i)`).
+    fn note_weights(&mut self, kind: usize, ws: &[f32], ends: impl Fn(usize) -> (String, String)) {
+        let bad = |w: &f32| w.is_nan() || *w < 0.0;
+        let count = ws.par_iter().filter(|w| bad(w)).count() as u64;
+        if count == 0 {
+            return;
+        }
+        let slot = &mut self.bad_weights[kind];
+        if slot.1.is_none() {
+            if let Some(i) = ws.iter().position(bad) {
+                let (u, v) = ends(i);
+                slot.1 = Some((u, v, ws[i]));
+            }
+        }
+        slot.0 += count;
     }
 
     /// Refuses weighted staging on an unweighted graph.
@@ -240,6 +264,9 @@ impl GraphUpdate {
         set: (&[(u64, u64)], &[f32]),
     ) -> Result<()> {
         self.check_weighted_batch(ins, set)?;
+        let id = |e: (u64, u64)| (e.0.to_string(), e.1.to_string());
+        self.note_weights(0, ins.1, |i| id(ins.0[i]));
+        self.note_weights(1, set.1, |i| id(set.0[i]));
         let d = self.lookup_ids(del, false)?;
         append(&mut self.del, d);
         let i = self.lookup_ids(ins.0, true)?;
@@ -360,6 +387,17 @@ impl GraphUpdate {
                      {} more",
                     r.new_names.len()
                 )));
+            }
+        }
+        if let Some(t) = self.graph.names().cloned() {
+            for (k, r) in [(0, &ins), (1, &set)] {
+                let name = |x: u64| match x.checked_sub(n) {
+                    Some(i) => r.new_names[i as usize].clone(),
+                    None if x < t.len() => t.get(x as VertexId).to_string(),
+                    None => format!("the vertex of rank {x}"),
+                };
+                let (edges, ws) = (r.edges, r.weights);
+                self.note_weights(k, ws, |i| (name(edges[i].0), name(edges[i].1)));
             }
         }
         if self.graph.vertex_count() > 0 {

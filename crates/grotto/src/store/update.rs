@@ -107,6 +107,10 @@ pub struct UpdateReport {
     /// without the disk space for it appends a delta run); empty
     /// otherwise.
     pub note: String,
+    /// What the batch will break, said before it is used: weights that
+    /// `grotto run sssp` refuses (negative or NaN ones), as
+    /// "N inserted edges have negative or NaN weights (the first: ...)".
+    pub warnings: Vec<String>,
     /// Seconds reading the touched lists and working out the net change.
     pub resolve_s: f64,
     /// Seconds writing and syncing the run and the manifest (for a merge:
@@ -122,6 +126,9 @@ pub struct GraphUpdate {
     pub(super) ins: Vec<(VertexId, VertexId)>,
     pub(super) del: Vec<(VertexId, VertexId)>,
     pub(super) vertices: u64,
+    /// The user id that set `vertices`, when a new id past the last of
+    /// dense ids grew the graph to it (for messages).
+    pub(super) widest_id: Option<u64>,
     /// Ids new to a graph with an id map, by internal id from the vertex
     /// count on.
     pub(super) new_ids: Vec<u64>,
@@ -137,7 +144,14 @@ pub struct GraphUpdate {
     /// Weight changes of existing edges (weighted graphs), and the weights.
     pub(super) set: Vec<(VertexId, VertexId)>,
     pub(super) set_w: Vec<f32>,
+    /// Weights staged that shortest paths refuse, by kind: inserted
+    /// edges, new weights.
+    pub(super) bad_weights: [BadWeights; 2],
 }
+
+/// Staged weights that shortest paths refuse (negative or NaN): how
+/// many, and the first as the user gave it (its ends and weight).
+pub(super) type BadWeights = (u64, Option<(String, String, f32)>);
 
 impl GraphUpdate {
     /// Opens `path` for an update: takes the update lock, then opens and
@@ -189,6 +203,7 @@ impl GraphUpdate {
         }
         Ok(GraphUpdate {
             vertices: graph.vertex_count(),
+            widest_id: None,
             file,
             graph,
             ins: Vec::new(),
@@ -200,6 +215,7 @@ impl GraphUpdate {
             ins_w: Vec::new(),
             set: Vec::new(),
             set_w: Vec::new(),
+            bad_weights: Default::default(),
         })
     }
 
@@ -237,6 +253,45 @@ impl GraphUpdate {
     /// Vertices after the staged batch (new ids add vertices).
     pub fn vertices_after(&self) -> u64 {
         self.vertices
+    }
+
+    /// What the staged weights will break, in words: negative and NaN
+    /// weights, which `grotto run sssp` refuses (the other algorithms
+    /// ignore weights). Front ends show these as warnings; the batch is
+    /// committed all the same, as `convert` writes such a graph.
+    pub fn weight_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (k, (count, first)) in self.bad_weights.iter().enumerate() {
+            let Some((u, v, w)) = first else { continue };
+            let plural = *count != 1;
+            let what = match (k, plural) {
+                (0, false) => "inserted edge has a negative or NaN weight",
+                (0, true) => "inserted edges have negative or NaN weights",
+                (_, false) => "new weight is negative or NaN",
+                (_, true) => "new weights are negative or NaN",
+            };
+            out.push(format!(
+                "{count} {what} (the first: {u} -> {v}, weight {w}); `grotto run sssp` will \
+                 refuse this graph (shortest paths need non-negative weights) until {} changed",
+                if plural { "they are" } else { "it is" },
+            ));
+        }
+        out
+    }
+
+    /// What grows the graph, in words, when the staged batch adds
+    /// vertices: the id past the last of dense ids that sets the new
+    /// count, or the number of new ids or names. `None` when it adds none.
+    pub fn growth(&self) -> Option<String> {
+        let added = self.vertices.checked_sub(self.graph.vertex_count())?;
+        if added == 0 {
+            return None;
+        }
+        Some(match self.widest_id {
+            Some(id) => format!("vertex id {id}"),
+            None if !self.new_names.is_empty() => format!("{added} new vertex names"),
+            None => format!("{added} new vertex ids"),
+        })
     }
 
     /// Resolves, writes and switches to the staged batch (see the module
