@@ -97,34 +97,70 @@ const FREE: u32 = u32::MAX;
 impl Tally {
     /// The most frequent of the `len` labels of `labels`, the smallest
     /// among equals; `None` when there are none.
-    fn mode(&mut self, labels: impl Iterator<Item = u32>, len: usize) -> Option<u32> {
+    fn mode(&mut self, mut labels: impl Iterator<Item = u32>, len: usize) -> Option<u32> {
+        if len <= 2 {
+            // One label, or two that tie or agree: the smallest.
+            let a = labels.next()?;
+            let b = labels.next().map_or(a, |b| a.min(b));
+            assert!(
+                labels.next().is_none(),
+                "more than the {len} labels announced"
+            );
+            return Some(b);
+        }
         let bits = (2 * len).max(16).next_power_of_two().trailing_zeros();
         let size = 1usize << bits;
         if self.slots.len() < size {
             self.slots.resize(size, (FREE, 0));
         }
         let mask = size - 1;
+        // Labels are read a run at a time before any is counted, so their
+        // cache misses overlap (a count's branches would hold each load
+        // up until the one before had arrived).
+        let mut run = [0u32; 64];
         let mut seen = 0;
-        for l in labels {
+        // The label before, its slot and its repeats not yet added:
+        // neighbours in one community often follow each other, and a
+        // repeat is counted in a register, without the hash and the probe.
+        let (mut last, mut at, mut repeats) = (FREE, 0, 0);
+        loop {
+            let mut k = 0;
+            for (x, l) in run.iter_mut().zip(&mut labels) {
+                *x = l;
+                k += 1;
+            }
             // At most half full, so every probe below finds a free slot.
-            seen += 1;
+            seen += k;
             assert!(seen <= len, "more than the {len} labels announced");
-            // Fibonacci hashing: the top bits of the product.
-            let mut i = ((l as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
-            loop {
-                let s = &mut self.slots[i];
-                if s.0 == l {
-                    s.1 += 1;
-                    break;
+            for &l in &run[..k] {
+                if l == last {
+                    repeats += 1;
+                    continue;
                 }
-                if s.0 == FREE {
-                    *s = (l, 1);
-                    self.used.push(i as u32);
-                    break;
+                self.slots[at].1 += repeats;
+                // Fibonacci hashing: the top bits of the product.
+                let mut i =
+                    ((l as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize;
+                loop {
+                    let s = &mut self.slots[i];
+                    if s.0 == l {
+                        s.1 += 1;
+                        break;
+                    }
+                    if s.0 == FREE {
+                        *s = (l, 1);
+                        self.used.push(i as u32);
+                        break;
+                    }
+                    i = (i + 1) & mask;
                 }
-                i = (i + 1) & mask;
+                (last, at, repeats) = (l, i, 0);
+            }
+            if k < run.len() {
+                break;
             }
         }
+        self.slots[at].1 += repeats;
         let mut best: Option<(u32, u32)> = None;
         for &i in &self.used {
             let (l, c) = std::mem::replace(&mut self.slots[i as usize], (FREE, 0));

@@ -196,6 +196,11 @@ fn tally_finds_the_smallest_most_frequent_label() {
     assert_eq!(t.mode([].into_iter(), 0), None);
     assert_eq!(t.mode([7].into_iter(), 1), Some(7));
     assert_eq!(t.mode([9, 4, 9, 4, 5].into_iter(), 5), Some(4));
+    assert_eq!(t.mode([5, 3].into_iter(), 2), Some(3));
+    assert_eq!(t.mode([4, 4].into_iter(), 2), Some(4));
+    // Runs of a label (counted without probing) and a tie between two.
+    assert_eq!(t.mode([6, 6, 6, 2, 2, 2, 2, 6].into_iter(), 8), Some(2));
+    assert_eq!(t.mode([6, 6, 6, 2, 2, 2, 6, 6].into_iter(), 8), Some(6));
     // Many distinct labels (a larger table), then a small one again.
     let many: Vec<u32> = (0..5000).map(|i| (i * 7919) % 4093).collect();
     assert_eq!(t.mode(many.iter().copied(), many.len()), Some(0));
