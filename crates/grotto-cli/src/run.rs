@@ -47,6 +47,12 @@ fn flag(p: &'static Param) -> clap::Arg {
         .action(clap::ArgAction::Set);
     a = match p.kind {
         Kind::Choice(words) => a.value_parser(clap::builder::PossibleValuesParser::new(words)),
+        Kind::Flag => {
+            return clap::Arg::new(p.name)
+                .long(p.name)
+                .help(sentence(p.help))
+                .action(clap::ArgAction::SetTrue)
+        }
         _ => a.value_parser(move |s: &str| p.check(s).map(|()| s.to_string())),
     };
     match p.default {
@@ -92,7 +98,11 @@ impl clap::FromArgMatches for RunArgs {
         for p in algo.params() {
             // Only values typed by the user: defaults live in the library.
             if sub.value_source(p.name) == Some(clap::parser::ValueSource::CommandLine) {
-                if let Some(v) = sub.get_one::<String>(p.name) {
+                if p.kind == Kind::Flag {
+                    params.set(p.name, "true").map_err(|e| {
+                        clap::Error::raw(ErrorKind::ValueValidation, format!("{e}\n"))
+                    })?;
+                } else if let Some(v) = sub.get_one::<String>(p.name) {
                     params.set(p.name, v).map_err(|e| {
                         clap::Error::raw(ErrorKind::ValueValidation, format!("{e}\n"))
                     })?;

@@ -725,6 +725,8 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
                 Kind::Vertex => "vertex".to_string(),
                 Kind::Int => "int".to_string(),
                 Kind::Float => "float".to_string(),
+                Kind::Size => "size".to_string(),
+                Kind::Flag => "flag".to_string(),
                 Kind::Choice(w) => format!("choice:{}", w.join("|")),
             };
             ps.append((

@@ -377,7 +377,8 @@ def open(path: PathLike) -> Graph:
 
 def _text(v: Any) -> str:
     if isinstance(v, bool):
-        raise InputError(f"{v!r}: no grotto parameter takes a boolean")
+        # Switches (per_vertex=True); other parameters refuse the words.
+        return "true" if v else "false"
     if isinstance(v, (float, np.floating)):
         return repr(float(v))
     return str(v)

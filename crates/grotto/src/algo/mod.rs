@@ -1,6 +1,6 @@
 //! Graph algorithms, one file each, written against an engine's
 //! interface: the synchronous engine's [`crate::engine::Run`] (BFS, DFS,
-//! WCC, PageRank, random walks, CDLP), the asynchronous engine's
+//! WCC, PageRank, random walks, CDLP, LCC, triangle counting), the asynchronous engine's
 //! [`crate::engine::AsyncRun`] (BFS, WCC, k-core and core numbers, PPR,
 //! PageRank, MIS, SSSP), or both; each with a serial verifier that uses
 //! nothing but an in-memory copy of the graph ([`reference::Csr`]).
@@ -18,7 +18,9 @@ pub mod bfs;
 pub mod cdlp;
 pub mod dfs;
 pub mod eccentricity;
+pub mod intersect;
 pub mod kcore;
+pub mod lcc;
 pub mod mis;
 pub mod output;
 pub mod pagerank;
@@ -27,6 +29,7 @@ pub mod randomwalk;
 pub mod reference;
 pub mod registry;
 pub mod sssp;
+pub mod tc;
 pub mod wcc;
 
 #[cfg(test)]
@@ -77,6 +80,8 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
     &Entry::<cdlp::Cdlp>::NEW,
+    &Entry::<lcc::Lcc>::NEW,
+    &Entry::<tc::Tc>::NEW,
 ];
 
 /// "No vertex" in parent and position arrays.

@@ -59,6 +59,19 @@ impl Csr {
         }
     }
 
+    /// The same edges reversed (no weights): a directed graph's in-lists
+    /// from its out-lists, each sorted.
+    pub fn reversed(&self) -> Csr {
+        let n = self.vertex_count() as usize;
+        let mut lists = vec![Vec::new(); n];
+        for v in 0..n {
+            for &u in self.neighbors(v as VertexId) {
+                lists[u as usize].push(v as VertexId);
+            }
+        }
+        Csr::from_lists(&lists)
+    }
+
     /// The weights of `v`'s edges, in the order of [`Csr::neighbors`]
     /// (empty for an unweighted graph).
     pub fn weights(&self, v: VertexId) -> &[f32] {

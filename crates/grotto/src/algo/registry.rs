@@ -50,6 +50,11 @@ pub enum Kind {
     Float,
     /// One of these words.
     Choice(&'static [&'static str]),
+    /// A size: bytes with an optional unit (`512MiB`), or a share of the
+    /// graph file (`10%`), as `--cache` takes it.
+    Size,
+    /// A switch: `true` or `false` (on the command line, the flag alone).
+    Flag,
 }
 
 /// One parameter of an algorithm, described for front ends.
@@ -115,6 +120,8 @@ impl Param {
             Kind::Int => text.parse::<u64>().is_ok(),
             Kind::Float => text.parse::<f64>().is_ok(),
             Kind::Choice(words) => words.contains(&text),
+            Kind::Size => text.parse::<crate::cache::CacheSize>().is_ok(),
+            Kind::Flag => text == "true" || text == "false",
         };
         if ok {
             Ok(())
@@ -127,6 +134,8 @@ impl Param {
                     Kind::Int => "a non-negative integer".to_string(),
                     Kind::Float => "a number".to_string(),
                     Kind::Choice(words) => format!("one of {}", words.join(", ")),
+                    Kind::Size => "a size like 512MiB or 10% (of the graph file)".to_string(),
+                    Kind::Flag => "true or false".to_string(),
                 }
             )))
         }
@@ -225,6 +234,17 @@ impl Params {
             name,
             "a non-negative integer that fits this machine's usize",
         )
+    }
+
+    /// A size parameter ([`Kind::Size`]), `None` when absent with no
+    /// default.
+    pub fn opt_size(&self, name: &str) -> Result<Option<crate::cache::CacheSize>> {
+        self.text(name)?.map(|t| t.parse()).transpose()
+    }
+
+    /// A switch ([`Kind::Flag`]): false unless set to `true`.
+    pub fn flag(&self, name: &str) -> Result<bool> {
+        Ok(self.text(name)? == Some("true"))
     }
 
     /// A number parameter, `None` when absent with no default.

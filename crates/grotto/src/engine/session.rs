@@ -161,6 +161,7 @@ impl Session {
             cache,
             cfg: &self.cfg,
             readers: rs,
+            file_bytes: self.file_bytes,
             n: self.graph.vertex_count(),
             tally: Tally::default(),
             live: &self.live,
@@ -249,6 +250,8 @@ pub struct RunBase<'c> {
     pub(super) cache: &'c BlockCache,
     pub(super) cfg: &'c EngineConfig,
     pub(super) readers: Vec<CacheReader<'c>>,
+    /// Length of the graph file the run reads.
+    pub(super) file_bytes: u64,
     pub(super) n: u64,
     pub(super) tally: Tally,
     pub(super) live: &'c RunProgress,
@@ -264,6 +267,20 @@ impl<'c> RunBase<'c> {
     /// Number of vertices.
     pub fn vertex_count(&self) -> u64 {
         self.n
+    }
+
+    /// Bytes of the buffer pool this run reads through.
+    pub fn cache_bytes(&self) -> u64 {
+        self.cfg.cache.resolve(self.file_bytes)
+    }
+
+    /// `size` in bytes, a percentage taken of the graph file's length
+    /// (as `--cache` takes it).
+    pub fn resolve_size(&self, size: crate::cache::CacheSize) -> u64 {
+        match size {
+            crate::cache::CacheSize::Bytes(b) => b,
+            crate::cache::CacheSize::Percent(p) => (self.file_bytes as f64 * p / 100.0) as u64,
+        }
     }
 
     /// Worker threads.
