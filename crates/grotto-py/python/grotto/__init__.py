@@ -368,6 +368,23 @@ class Graph:
         (``convert(..., reverse=True)``)."""
         return self.run("cdlp", iterations=iterations, **options)
 
+    def lcc(self, *, memory: Any = None, **options: Any) -> Result:
+        """Local clustering coefficients, LDBC Graphalytics' LCC (sync
+        engine): column ``lcc``; on an undirected graph networkx's
+        ``clustering``, on a directed one (which needs its reverse edges)
+        the arcs between a vertex's in- and out-neighbours over d(d-1).
+        ``memory`` bounds the neighbour lists held at once ("512MiB" or
+        "10%" of the graph file; default half the available memory);
+        summary ``average_clustering`` and ``triangles``."""
+        return self.run("lcc", memory=memory, **options)
+
+    def tc(self, *, per_vertex: bool = False, memory: Any = None, **options: Any) -> Result:
+        """Triangle counting (GAP's ``tc``): summary ``triangles``, the
+        triangles of the underlying undirected simple graph; with
+        ``per_vertex=True`` the column ``triangles`` (networkx's
+        ``triangles``). ``memory`` as for :meth:`lcc`."""
+        return self.run("tc", per_vertex=True if per_vertex else None, memory=memory, **options)
+
 
 def open(path: PathLike) -> Graph:
     """Opens a ``.grotto`` file; a file that is not one, is truncated or

@@ -118,6 +118,13 @@ class GrottoGraph:
         )
         self.graph: Graph = _open(path)
         self.index = None
+        # Distinct neighbours other than itself (an undirected simple
+        # graph lists each edge once), for transitivity's triples.
+        keep = src != dst
+        ends = [src[keep]] if self.directed else [src[keep], dst[keep]]
+        self.neighbour_counts = np.bincount(
+            np.concatenate(ends).astype(np.int64), minlength=n
+        )
 
     def is_directed(self) -> bool:
         return self.directed
@@ -127,6 +134,11 @@ class GrottoGraph:
 
     def node(self, i: int) -> Any:
         return self.nodes[i]
+
+    def index_or_build(self) -> Dict[Any, int]:
+        if self.index is None:
+            self.index = {u: i for i, u in enumerate(self.nodes)}
+        return self.index
 
     def vertex(self, v: Any) -> int:
         if self.index is None:
@@ -183,6 +195,14 @@ class BackendInterface:
             return True
         if name in ("connected_components", "core_number"):
             return True if not directed else f"{name} is for undirected graphs"
+        if name in ("triangles", "clustering", "average_clustering", "transitivity"):
+            if directed:
+                return f"grotto's {name} is for undirected graphs (its lcc follows Graphalytics on directed ones)"
+            if kwargs.get("weight") is not None:
+                return f"grotto's {name} is unweighted"
+            if name == "average_clustering" and not kwargs.get("count_zeros", True):
+                return "grotto's average_clustering counts every vertex (count_zeros=True)"
+            return True
         if name == "bfs_edges":
             if kwargs.get("reverse") or kwargs.get("depth_limit") is not None or kwargs.get("sort_neighbors") is not None:
                 return "grotto's bfs_edges has no reverse, depth_limit or sort_neighbors"
@@ -227,6 +247,39 @@ class BackendInterface:
         return {G.nodes[i]: int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
 
     @staticmethod
+    def triangles(G: GrottoGraph, nodes=None):
+        res = G.graph.tc(per_vertex=True)
+        counts = {G.nodes[i]: int(t) for i, t in zip(res["id"].tolist(), res["triangles"].tolist())}
+        return _pick(G, counts, nodes)
+
+    @staticmethod
+    def clustering(G: GrottoGraph, nodes=None, weight=None):
+        res = G.graph.lcc()
+        c = {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["lcc"].tolist())}
+        return _pick(G, c, nodes)
+
+    @staticmethod
+    def average_clustering(G: GrottoGraph, nodes=None, weight=None, count_zeros=True):
+        c = BackendInterface.clustering(G, nodes)
+        if not isinstance(c, dict):
+            return c
+        if not c:
+            raise ZeroDivisionError("average_clustering of no nodes")
+        return sum(c.values()) / len(c)
+
+    @staticmethod
+    def transitivity(G: GrottoGraph):
+        # Three times the triangles over the connected triples: each
+        # vertex's neighbour pairs, d(d-1)/2, from its coefficient's count.
+        res = G.graph.tc(per_vertex=True)
+        total = int(res.summary["triangles"])
+        if total == 0:
+            return 0
+        deg = G.neighbour_counts
+        triples = int(np.sum(deg.astype(np.float64) * (deg.astype(np.float64) - 1)) // 2)
+        return 3 * total / triples
+
+    @staticmethod
     def bfs_edges(G: GrottoGraph, source, reverse=False, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, Any]]:
         s = G.vertex(source)
         res = G.graph.bfs(s)
@@ -250,6 +303,20 @@ class BackendInterface:
         ids = res["id"]
         order = np.argsort(dist, kind="stable")
         return {G.nodes[int(ids[i])]: float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
+
+
+def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
+    """networkx's ``nodes=`` rule: one node (in G) gives its value, an
+    iterable of nodes the dict of those, None every node's."""
+    if nodes is None:
+        return values
+    try:
+        one = nodes in G.index_or_build()
+    except TypeError:  # a list or set of nodes: not hashable
+        one = False
+    if one:
+        return values[nodes]
+    return {v: values[v] for v in nodes if v in values}
 
 
 def _bound(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Dict[str, Any]:
@@ -283,6 +350,10 @@ def get_info() -> Dict[str, Any]:
         "core_number": {},
         "bfs_edges": {"additional_docs": "A BFS tree with networkx's depths; parents may differ where several qualify."},
         "single_source_dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
+        "triangles": {"additional_docs": "Undirected graphs; degree-ordered intersections within a memory budget."},
+        "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},
+        "average_clustering": {"additional_docs": "Undirected, unweighted, count_zeros=True."},
+        "transitivity": {"additional_docs": "Undirected graphs."},
     }
     return {
         "backend_name": "grotto",

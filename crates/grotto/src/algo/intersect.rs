@@ -155,7 +155,14 @@ pub fn count(r: &mut Run<'_>, cfg: &CountConfig) -> Result<Counts> {
     let directed = g.directed();
     let entry = if directed { 5 } else { 4 };
     let inn = g.inn();
-    let deg_of = |v: VertexId| g.out().degree(v) + if directed { inn.map_or(0, |a| a.degree(v)) } else { 0 };
+    let deg_of = |v: VertexId| {
+        g.out().degree(v)
+            + if directed {
+                inn.map_or(0, |a| a.degree(v))
+            } else {
+                0
+            }
+    };
     let order = Order {
         deg: r.collect(|v| deg_of(v).min(u32::MAX as u64) as u32),
     };
@@ -192,12 +199,18 @@ pub fn count(r: &mut Run<'_>, cfg: &CountConfig) -> Result<Counts> {
         // Count each vertex's oriented entries, then plan the ranges.
         let kept: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(0));
         let everyone = Frontier::from_sorted(
-            (0..n as VertexId).filter(|&v| order.deg[v as usize] > 0).collect(),
+            (0..n as VertexId)
+                .filter(|&v| order.deg[v as usize] > 0)
+                .collect(),
             n,
         );
         for &(dir, _) in dirs {
             r.step(&everyone, dir, |v, e, _| {
-                let k = e.ids.iter().filter(|&&u| u != v && order.before(v, u)).count();
+                let k = e
+                    .ids
+                    .iter()
+                    .filter(|&&u| u != v && order.before(v, u))
+                    .count();
                 kept[v as usize].fetch_add(k as u32, Relaxed);
             })?;
         }
@@ -313,7 +326,8 @@ fn load(
     {
         const CHUNK: usize = 2048;
         let mut work = Vec::new();
-        let (mut rest_ids, mut rest_tags, mut rest_len) = (&mut ids[..], &mut tags[..], &mut len[..]);
+        let (mut rest_ids, mut rest_tags, mut rest_len) =
+            (&mut ids[..], &mut tags[..], &mut len[..]);
         for c in (0..m).step_by(CHUNK) {
             let e = (c + CHUNK).min(m);
             let span = off[e] - off[c];
@@ -333,7 +347,11 @@ fn load(
             let base = off[c];
             for (j, l) in len.iter_mut().enumerate() {
                 let (a, b) = (off[c + j] - base, off[c + j] - base + fill[c + j] as usize);
-                let t = if tags.is_empty() { None } else { Some(&mut tags[a..b]) };
+                let t = if tags.is_empty() {
+                    None
+                } else {
+                    Some(&mut tags[a..b])
+                };
                 *l = tidy(&mut ids[a..b], t) as u32;
             }
         });
@@ -425,13 +443,16 @@ impl Tally<'_> {
         if self.neighbours.is_empty() {
             return;
         }
-        (lists.lo..lists.hi).into_par_iter().with_min_len(1024).for_each(|v| {
-            let (ids, _) = lists.list(v);
-            self.neighbours[v as usize].fetch_add(ids.len() as u32, Relaxed);
-            for &w in ids {
-                self.neighbours[w as usize].fetch_add(1, Relaxed);
-            }
-        });
+        (lists.lo..lists.hi)
+            .into_par_iter()
+            .with_min_len(1024)
+            .for_each(|v| {
+                let (ids, _) = lists.list(v);
+                self.neighbours[v as usize].fetch_add(ids.len() as u32, Relaxed);
+                for &w in ids {
+                    self.neighbours[w as usize].fetch_add(1, Relaxed);
+                }
+            });
     }
 
     /// Triangles `v < u < w` with `v` in `lo..hi` (lists in `p`) and `u`
@@ -451,8 +472,7 @@ impl Tally<'_> {
                 SET.with_borrow_mut(|set| {
                     set.fill(nv, tv);
                     let (mut found, mut at_v) = (0u64, 0u64);
-                    for i in a..b {
-                        let u = nv[i];
+                    for (i, &u) in nv.iter().enumerate().take(b).skip(a) {
                         let (nu, tu) = h.list(u);
                         let mut at_u = 0u64;
                         for (j, &w) in nu.iter().enumerate() {
@@ -463,7 +483,8 @@ impl Tally<'_> {
                                     let t_vu = tv.get(i).copied().unwrap_or(OUT);
                                     at_v += self.weight(t_uw);
                                     at_u += self.weight(t_vw);
-                                    self.per_vertex[w as usize].fetch_add(self.weight(t_vu), Relaxed);
+                                    self.per_vertex[w as usize]
+                                        .fetch_add(self.weight(t_vu), Relaxed);
                                 }
                             }
                         }

@@ -96,7 +96,11 @@ pub fn verify(g: &Graph, csr: &Csr, res: &LccResult) -> Verdict {
     let inn = directed.then(|| csr.reversed());
     let (count, neighbours, _) = intersect::serial(csr, inn.as_ref(), directed);
     if res.lcc.len() != count.len() {
-        fail!("{} coefficients for {} vertices", res.lcc.len(), count.len());
+        fail!(
+            "{} coefficients for {} vertices",
+            res.lcc.len(),
+            count.len()
+        );
     }
     for (v, &got) in res.lcc.iter().enumerate() {
         let want = coefficient(count[v], neighbours[v], directed);

@@ -88,7 +88,11 @@ pub fn verify(g: &Graph, csr: &Csr, res: &TcResult) -> Verdict {
             }
         }
         if res.counts.per_vertex.len() != count.len() {
-            fail!("{} counts for {} vertices", res.counts.per_vertex.len(), count.len());
+            fail!(
+                "{} counts for {} vertices",
+                res.counts.per_vertex.len(),
+                count.len()
+            );
         }
     }
     Ok(())

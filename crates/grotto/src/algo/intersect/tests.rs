@@ -72,7 +72,11 @@ fn graph(edges: &[(u64, u64)], undirected: bool, messy: bool) -> TestGraph {
 
 #[test]
 fn k4_and_a_tail() {
-    let tg = graph(&[(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (3, 4)], true, false);
+    let tg = graph(
+        &[(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (3, 4)],
+        true,
+        false,
+    );
     let want = reference(&tg.graph, false);
     assert_eq!(want.2, 4);
     assert_eq!(want.0, vec![3, 3, 3, 3, 0]);
@@ -82,10 +86,22 @@ fn k4_and_a_tail() {
 /// Self loops and repeated edges change nothing.
 #[test]
 fn self_loops_and_repeats_are_ignored() {
-    let edges = [(0, 1), (1, 0), (0, 1), (1, 2), (2, 0), (2, 2), (0, 0), (2, 3)];
+    let edges = [
+        (0, 1),
+        (1, 0),
+        (0, 1),
+        (1, 2),
+        (2, 0),
+        (2, 2),
+        (0, 0),
+        (2, 3),
+    ];
     let clean = graph(&edges, true, false);
     let messy = graph(&edges, true, true);
-    assert_eq!(reference(&clean.graph, false), reference(&messy.graph, false));
+    assert_eq!(
+        reference(&clean.graph, false),
+        reference(&messy.graph, false)
+    );
     assert_eq!(reference(&messy.graph, false).2, 1);
     agrees(&messy, false);
 }
@@ -137,7 +153,11 @@ fn graphalytics_directed_lcc() {
                 .collect();
             assert_eq!(got.len(), want.len());
             for (id, w) in &want {
-                assert!((got[id] - w).abs() < 1e-12, "vertex {id}: {} != {w}", got[id]);
+                assert!(
+                    (got[id] - w).abs() < 1e-12,
+                    "vertex {id}: {} != {w}",
+                    got[id]
+                );
             }
         }
     }
@@ -163,7 +183,10 @@ fn verifiers_catch_a_wrong_count() {
     res.counts.per_vertex[3] -= 1;
     res.counts.triangles += 1;
     assert!(tc::verify(&tg.graph, &csr, &res).is_err());
-    let mut l = engine.run(|r| lcc::run(r, &LccConfig::default())).unwrap().0;
+    let mut l = engine
+        .run(|r| lcc::run(r, &LccConfig::default()))
+        .unwrap()
+        .0;
     assert_eq!(lcc::verify(&tg.graph, &csr, &l), Ok(()));
     l.lcc[0] *= 1.0 + 1e-9;
     assert!(lcc::verify(&tg.graph, &csr, &l).is_err());
