@@ -13,9 +13,10 @@
 //! in, or both), so LCC can count the arcs between two neighbours.
 //! Self loops and repeated edges are dropped as the lists are loaded.
 //!
-//! **Intersection.** For each `v`, `N+(v)` goes into a small hash set
-//! kept per thread; for each `u` in it, `N+(u)` is scanned against the
-//! set: `|N+(u)|` probes, none of them a merge through a hub's list.
+//! **Intersection.** For each `v`, `N+(v)` is set in a bitmap over all
+//! vertices that the worker holds; for each `u` in it, `N+(u)` is
+//! scanned against the bitmap: `|N+(u)|` probes of one load each, none of
+//! them a merge through a hub's list.
 //!
 //! **Out of core.** The oriented lists are loaded into memory a range of
 //! vertices at a time, within `memory` bytes. When all of them fit (the
@@ -30,15 +31,15 @@
 //!
 //! Memory: the lists (4 bytes an entry, 5 on a directed graph, at most
 //! the budget), 4 bytes a vertex for the order's degrees, 4 more when the
-//! lists do not fit, and 12 (a count and a neighbour count) when the
-//! caller asks for per-vertex results.
+//! lists do not fit, 12 (a count and a neighbour count) when the caller
+//! asks for per-vertex results, and a bitmap of an eighth of a byte a
+//! vertex per worker (two when arcs are weighed).
 
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Settings of one count.
@@ -181,6 +182,7 @@ pub fn count(r: &mut Run<'_>, cfg: &CountConfig) -> Result<Counts> {
         .map(|v| deg_of(v) * entry + PER_VERTEX)
         .sum();
     let mut out = Counts::default();
+    let marks = Marks::new(n);
     let tally = Tally {
         per_vertex: &per_vertex,
         neighbours: &neighbours,
@@ -192,7 +194,7 @@ pub fn count(r: &mut Run<'_>, cfg: &CountConfig) -> Result<Counts> {
         let all = load(r, &order, 0, n as VertexId, &|v| deg_of(v), dirs)?;
         out.peak_list_bytes = all.bytes();
         tally.neighbours_of(&all);
-        out.triangles = tally.pairs(&all, 0, n as VertexId, &all);
+        out.triangles = tally.pairs(&all, 0, n as VertexId, &all, &marks);
         out.held_ranges = 1;
         out.oriented_edges = all.ids.len() as u64;
     } else {
@@ -226,13 +228,13 @@ pub fn count(r: &mut Run<'_>, cfg: &CountConfig) -> Result<Counts> {
             for &(plo, phi) in &pivots {
                 if plo >= hlo && phi <= hhi {
                     out.peak_list_bytes = out.peak_list_bytes.max(h.bytes());
-                    out.triangles += tally.pairs(&h, plo, phi, &h);
+                    out.triangles += tally.pairs(&h, plo, phi, &h, &marks);
                     continue;
                 }
                 let p = load(r, &order, plo, phi, &cap, dirs)?;
                 out.pivot_loads += 1;
                 out.peak_list_bytes = out.peak_list_bytes.max(h.bytes() + p.bytes());
-                out.triangles += tally.pairs(&p, plo, phi, &h);
+                out.triangles += tally.pairs(&p, plo, phi, &h, &marks);
             }
         }
         out.held_ranges = held.len();
@@ -457,35 +459,37 @@ impl Tally<'_> {
 
     /// Triangles `v < u < w` with `v` in `lo..hi` (lists in `p`) and `u`
     /// in `h`'s range.
-    fn pairs(&self, p: &Lists, lo: VertexId, hi: VertexId, h: &Lists) -> u64 {
+    fn pairs(&self, p: &Lists, lo: VertexId, hi: VertexId, h: &Lists, marks: &Marks) -> u64 {
         let per_vertex = !self.per_vertex.is_empty();
+        let arcs = self.arcs;
         (lo..hi)
             .into_par_iter()
             .with_min_len(256)
-            .map(|v| {
-                let (nv, tv) = p.list(v);
-                let a = nv.partition_point(|&u| u < h.lo);
-                let b = nv.partition_point(|&u| u < h.hi);
-                if a == b || nv.len() < 2 {
-                    return 0;
-                }
-                SET.with_borrow_mut(|set| {
-                    set.fill(nv, tv);
+            .map_init(
+                || marks.take(),
+                |mark, v| {
+                    let (nv, tv) = p.list(v);
+                    let a = nv.partition_point(|&u| u < h.lo);
+                    let b = nv.partition_point(|&u| u < h.hi);
+                    if a == b || nv.len() < 2 {
+                        return 0;
+                    }
+                    mark.set(nv, tv, arcs);
                     let (mut found, mut at_v) = (0u64, 0u64);
                     for (i, &u) in nv.iter().enumerate().take(b).skip(a) {
                         let (nu, tu) = h.list(u);
+                        if !per_vertex {
+                            found += nu.iter().filter(|&&w| mark.has(w)).count() as u64;
+                            continue;
+                        }
+                        let w_vu = self.weight(tv.get(i).copied().unwrap_or(OUT));
                         let mut at_u = 0u64;
                         for (j, &w) in nu.iter().enumerate() {
-                            if let Some(t_vw) = set.get(w) {
+                            if mark.has(w) {
                                 found += 1;
-                                if per_vertex {
-                                    let t_uw = tu.get(j).copied().unwrap_or(OUT);
-                                    let t_vu = tv.get(i).copied().unwrap_or(OUT);
-                                    at_v += self.weight(t_uw);
-                                    at_u += self.weight(t_vw);
-                                    self.per_vertex[w as usize]
-                                        .fetch_add(self.weight(t_vu), Relaxed);
-                                }
+                                at_v += self.weight(tu.get(j).copied().unwrap_or(OUT));
+                                at_u += 1 + u64::from(arcs && mark.both(w));
+                                self.per_vertex[w as usize].fetch_add(w_vu, Relaxed);
                             }
                         }
                         if at_u > 0 {
@@ -495,83 +499,123 @@ impl Tally<'_> {
                     if at_v > 0 {
                         self.per_vertex[v as usize].fetch_add(at_v, Relaxed);
                     }
-                    set.clear(nv);
+                    mark.unset(nv, arcs);
                     found
-                })
-            })
+                },
+            )
             .sum()
     }
 }
 
-/// A set of vertex ids with a tag each: open addressing, at most half
-/// full, kept per thread and reused.
-#[derive(Default)]
-struct Set {
-    keys: Vec<u32>,
-    tags: Vec<u8>,
-    bits: u32,
+/// Bitmaps over all vertices, one per worker at a time: a pivot's list is
+/// set in one, and each probe is one load. (An eighth of a byte a vertex
+/// per worker, a quarter when arcs are weighed: cheaper per probe than any
+/// hash, and the pool keeps them for the whole count.)
+struct Marks {
+    n: usize,
+    free: std::sync::Mutex<Vec<Mark>>,
 }
 
-/// An empty slot (no vertex id reaches it).
-const FREE: u32 = u32::MAX;
-
-impl Set {
-    #[inline]
-    fn slot(&self, k: u32) -> usize {
-        ((k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - self.bits)) as usize
-    }
-
-    /// Makes the set `ids` (tags `tags`, or all [`OUT`]).
-    fn fill(&mut self, ids: &[u32], tags: &[u8]) {
-        let bits = (2 * ids.len()).max(16).next_power_of_two().trailing_zeros();
-        if self.keys.len() < 1 << bits {
-            self.keys.resize(1 << bits, FREE);
-            self.tags.resize(1 << bits, 0);
-        }
-        self.bits = bits;
-        let mask = (1usize << bits) - 1;
-        for (i, &k) in ids.iter().enumerate() {
-            let mut s = self.slot(k);
-            while self.keys[s] != FREE {
-                s = (s + 1) & mask;
-            }
-            self.keys[s] = k;
-            self.tags[s] = tags.get(i).copied().unwrap_or(OUT);
+impl Marks {
+    fn new(n: u64) -> Marks {
+        Marks {
+            n: n as usize,
+            free: std::sync::Mutex::new(Vec::new()),
         }
     }
 
-    /// The tag of `k`, if it is in the set.
-    #[inline]
-    fn get(&self, k: u32) -> Option<u8> {
-        let mask = (1usize << self.bits) - 1;
-        let mut s = self.slot(k);
-        loop {
-            let x = self.keys[s];
-            if x == k {
-                return Some(self.tags[s]);
-            }
-            if x == FREE {
-                return None;
-            }
-            s = (s + 1) & mask;
+    /// A cleared bitmap, back in the pool when dropped.
+    fn take(&self) -> Lent<'_> {
+        let m = self
+            .free
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+            .unwrap_or_else(|| Mark {
+                member: vec![0; self.n.div_ceil(64)],
+                both: Vec::new(),
+            });
+        Lent {
+            pool: self,
+            mark: Some(m),
         }
     }
+}
 
-    /// Empties the set, which holds `ids`.
-    fn clear(&mut self, ids: &[u32]) {
-        let mask = (1usize << self.bits) - 1;
+/// One worker's bitmaps: members, and members linked both ways.
+struct Mark {
+    member: Vec<u64>,
+    both: Vec<u64>,
+}
+
+/// A bitmap lent from [`Marks`].
+struct Lent<'a> {
+    pool: &'a Marks,
+    mark: Option<Mark>,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(m) = self.mark.take() {
+            self.pool
+                .free
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(m);
+        }
+    }
+}
+
+impl std::ops::Deref for Lent<'_> {
+    type Target = Mark;
+    fn deref(&self) -> &Mark {
+        self.mark.as_ref().expect("lent until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Lent<'_> {
+    fn deref_mut(&mut self) -> &mut Mark {
+        self.mark.as_mut().expect("lent until dropped")
+    }
+}
+
+impl Mark {
+    /// Sets the members `ids` (with `tags` when `arcs`).
+    fn set(&mut self, ids: &[u32], tags: &[u8], arcs: bool) {
         for &k in ids {
-            let mut s = self.slot(k);
-            while self.keys[s] != k {
-                s = (s + 1) & mask;
+            self.member[k as usize >> 6] |= 1 << (k & 63);
+        }
+        if arcs {
+            if self.both.is_empty() {
+                self.both = vec![0; self.member.len()];
             }
-            self.keys[s] = FREE;
+            for (&k, &t) in ids.iter().zip(tags) {
+                if t == OUT | IN {
+                    self.both[k as usize >> 6] |= 1 << (k & 63);
+                }
+            }
         }
     }
-}
 
-thread_local! {
-    static SET: RefCell<Set> = RefCell::new(Set::default());
+    #[inline]
+    fn has(&self, k: u32) -> bool {
+        self.member[k as usize >> 6] & (1 << (k & 63)) != 0
+    }
+
+    #[inline]
+    fn both(&self, k: u32) -> bool {
+        self.both[k as usize >> 6] & (1 << (k & 63)) != 0
+    }
+
+    /// Clears the members `ids` set before.
+    fn unset(&mut self, ids: &[u32], arcs: bool) {
+        for &k in ids {
+            self.member[k as usize >> 6] = 0;
+            if arcs {
+                self.both[k as usize >> 6] = 0;
+            }
+        }
+    }
 }
 
 /// Serial reference counts on lists in memory, for the verifiers: per
