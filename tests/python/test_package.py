@@ -148,6 +148,8 @@ def test_every_algorithm_runs_verified(graph):
         "randomwalk": lambda: g.random_walks(walkers=500, steps=5, verify=True),
         "eccentricity": lambda: g.eccentricity(src, verify=True),
         "cdlp": lambda: g.cdlp(verify=True),
+        "lcc": lambda: g.lcc(verify=True),
+        "tc": lambda: g.tc(per_vertex=True, verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():
