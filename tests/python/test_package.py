@@ -150,6 +150,7 @@ def test_every_algorithm_runs_verified(graph):
         "cdlp": lambda: g.cdlp(verify=True),
         "lcc": lambda: g.lcc(verify=True),
         "tc": lambda: g.tc(per_vertex=True, verify=True),
+        "bc": lambda: g.bc(k=8, verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():

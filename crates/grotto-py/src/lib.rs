@@ -727,6 +727,7 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
                 Kind::Float => "float".to_string(),
                 Kind::Size => "size".to_string(),
                 Kind::Flag => "flag".to_string(),
+                Kind::Vertices => "vertices".to_string(),
                 Kind::Choice(w) => format!("choice:{}", w.join("|")),
             };
             ps.append((

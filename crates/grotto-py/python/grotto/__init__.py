@@ -385,6 +385,19 @@ class Graph:
         ``triangles``). ``memory`` as for :meth:`lcc`."""
         return self.run("tc", per_vertex=True if per_vertex else None, memory=memory, **options)
 
+    def bc(self, source: Any = None, *, k: Optional[int] = None, seed: int = 1,
+           normalized: bool = False, endpoints: bool = False, **options: Any) -> Result:
+        """Betweenness centrality, Brandes' algorithm unweighted (sync
+        engine): column ``betweenness``. Sources: every vertex (exact, the
+        default), ``source`` (one vertex or a list; plain sums unless
+        ``normalized``), or ``k`` sampled with ``seed``. Scaled as
+        networkx's ``betweenness_centrality(normalized=, endpoints=)``."""
+        return self.run(
+            "bc", source=source, sources=k, seed=seed,
+            normalized=True if normalized else None, endpoints=True if endpoints else None,
+            **options,
+        )
+
 
 def open(path: PathLike) -> Graph:
     """Opens a ``.grotto`` file; a file that is not one, is truncated or
@@ -398,6 +411,9 @@ def _text(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, (float, np.floating)):
         return repr(float(v))
+    if isinstance(v, (list, tuple, np.ndarray)):
+        # A list of vertices (bc's sources): ids separated by commas.
+        return ",".join(_text(x) for x in v)
     return str(v)
 
 

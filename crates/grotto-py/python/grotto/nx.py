@@ -203,6 +203,12 @@ class BackendInterface:
             if name == "average_clustering" and not kwargs.get("count_zeros", True):
                 return "grotto's average_clustering counts every vertex (count_zeros=True)"
             return True
+        if name == "betweenness_centrality":
+            if kwargs.get("weight") is not None:
+                return "grotto's betweenness is unweighted"
+            if kwargs.get("k") is not None and _nx_rescale() is None:
+                return "this networkx has no _rescale for sampled sources"
+            return True
         if name == "bfs_edges":
             if kwargs.get("reverse") or kwargs.get("depth_limit") is not None or kwargs.get("sort_neighbors") is not None:
                 return "grotto's bfs_edges has no reverse, depth_limit or sort_neighbors"
@@ -280,6 +286,25 @@ class BackendInterface:
         return 3 * total / triples
 
     @staticmethod
+    def betweenness_centrality(G: GrottoGraph, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+        n = len(G.nodes)
+        if k is None:
+            res = G.graph.bc(normalized=normalized, endpoints=endpoints) if n else None
+            scores = {} if res is None else dict(zip(res["id"].tolist(), res["betweenness"].tolist()))
+            return {G.nodes[i]: float(scores.get(i, 0.0)) for i in range(n)}
+        # networkx's own draw (seed is its random.Random by now), the
+        # plain sums from those sources, and networkx's own rescale.
+        import random
+
+        rng = seed if seed is not None else random
+        sampled = rng.sample(list(G.nodes), k)
+        res = G.graph.bc(source=[G.vertex(v) for v in sampled], endpoints=endpoints)
+        sums = {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
+        return _nx_rescale()(
+            sums, n, normalized=normalized, directed=G.directed, endpoints=endpoints, sampled_nodes=sampled
+        )
+
+    @staticmethod
     def bfs_edges(G: GrottoGraph, source, reverse=False, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, Any]]:
         s = G.vertex(source)
         res = G.graph.bfs(s)
@@ -319,6 +344,18 @@ def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
     return {v: values[v] for v in nodes if v in values}
 
 
+def _nx_rescale():
+    """networkx's own rescale of sampled betweenness (3.5 and later), or
+    None."""
+    try:
+        from networkx.algorithms.centrality.betweenness import _rescale
+    except ImportError:
+        return None
+    import inspect
+
+    return _rescale if "sampled_nodes" in inspect.signature(_rescale).parameters else None
+
+
 def _bound(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """The call's arguments by name, defaults included (networkx passes
     them as the caller wrote them)."""
@@ -354,6 +391,7 @@ def get_info() -> Dict[str, Any]:
         "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},
         "average_clustering": {"additional_docs": "Undirected, unweighted, count_zeros=True."},
         "transitivity": {"additional_docs": "Undirected graphs."},
+        "betweenness_centrality": {"additional_docs": "Unweighted; k sources drawn with networkx's own seed."},
     }
     return {
         "backend_name": "grotto",

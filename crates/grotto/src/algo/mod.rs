@@ -1,6 +1,6 @@
 //! Graph algorithms, one file each, written against an engine's
 //! interface: the synchronous engine's [`crate::engine::Run`] (BFS, DFS,
-//! WCC, PageRank, random walks, CDLP, LCC, triangle counting), the asynchronous engine's
+//! WCC, PageRank, random walks, CDLP, LCC, triangle counting, betweenness), the asynchronous engine's
 //! [`crate::engine::AsyncRun`] (BFS, WCC, k-core and core numbers, PPR,
 //! PageRank, MIS, SSSP), or both; each with a serial verifier that uses
 //! nothing but an in-memory copy of the graph ([`reference::Csr`]).
@@ -14,6 +14,7 @@
 //! [`ALGORITHMS`] lists them: `grotto run` builds its subcommands from
 //! that list and runs them all through one generic path.
 
+pub mod bc;
 pub mod bfs;
 pub mod cdlp;
 pub mod dfs;
@@ -82,6 +83,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<cdlp::Cdlp>::NEW,
     &Entry::<lcc::Lcc>::NEW,
     &Entry::<tc::Tc>::NEW,
+    &Entry::<bc::Bc>::NEW,
 ];
 
 /// "No vertex" in parent and position arrays.

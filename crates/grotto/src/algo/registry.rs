@@ -55,6 +55,8 @@ pub enum Kind {
     Size,
     /// A switch: `true` or `false` (on the command line, the flag alone).
     Flag,
+    /// Vertices in the user's ids (or names), separated by commas.
+    Vertices,
 }
 
 /// One parameter of an algorithm, described for front ends.
@@ -122,6 +124,7 @@ impl Param {
             Kind::Choice(words) => words.contains(&text),
             Kind::Size => text.parse::<crate::cache::CacheSize>().is_ok(),
             Kind::Flag => text == "true" || text == "false",
+            Kind::Vertices => text.split(',').all(|t| !t.trim().is_empty()),
         };
         if ok {
             Ok(())
@@ -136,6 +139,7 @@ impl Param {
                     Kind::Choice(words) => format!("one of {}", words.join(", ")),
                     Kind::Size => "a size like 512MiB or 10% (of the graph file)".to_string(),
                     Kind::Flag => "true or false".to_string(),
+                    Kind::Vertices => "vertex ids or names separated by commas".to_string(),
                 }
             )))
         }
@@ -264,6 +268,19 @@ impl Params {
         self.text(name)?
             .map(|id| super::user_vertex(g, id, &format!("--{name}")))
             .transpose()
+    }
+
+    /// The internal ids of a [`Kind::Vertices`] parameter (none when
+    /// absent), with an error naming the flag for a vertex the graph does
+    /// not have.
+    pub fn vertices(&self, g: &Graph, name: &str) -> Result<Vec<crate::VertexId>> {
+        match self.text(name)? {
+            None => Ok(Vec::new()),
+            Some(t) => t
+                .split(',')
+                .map(|id| super::user_vertex(g, id.trim(), &format!("--{name}")))
+                .collect(),
+        }
     }
 
     /// The internal id of `--source`, or GAP's seeded default (a random
