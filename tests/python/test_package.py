@@ -151,6 +151,7 @@ def test_every_algorithm_runs_verified(graph):
         "lcc": lambda: g.lcc(verify=True),
         "tc": lambda: g.tc(per_vertex=True, verify=True),
         "bc": lambda: g.bc(k=8, verify=True),
+        "scc": lambda: g.scc(verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():

@@ -134,3 +134,23 @@ def test_betweenness_against_networkx(tmp_path, directed):
     # GAP-style: one source, plain sums, verified.
     one = g.bc(0, verify=True)
     assert one.summary["sources"] == 1
+
+
+def test_strong_components_against_networkx(tmp_path):
+    G = nx.gnm_random_graph(400, 700, seed=5, directed=True)
+    G.add_edges_from([(500, 501), (501, 502), (502, 500), (502, 503), (504, 504)])
+    g = to_grotto(G, tmp_path / "s.grotto")
+    res = g.scc(verify=True)
+    want = {frozenset(c) for c in nx.strongly_connected_components(G)}
+    got = {}
+    for v, c in column(res, "component").items():
+        got.setdefault(c, set()).add(v)
+    assert {frozenset(s) for s in got.values()} == want
+    # Each label is its component's smallest id.
+    assert all(c == min(s) for c, s in got.items())
+    assert res.summary["components"] == len(want)
+    via = {frozenset(c) for c in nx.strongly_connected_components(G, backend="grotto")}
+    assert via == want
+    assert nx.number_strongly_connected_components(G, backend="grotto") == len(want)
+    assert not nx.is_strongly_connected(G, backend="grotto")
+    assert nx.is_strongly_connected(nx.cycle_graph(5, create_using=nx.DiGraph), backend="grotto")

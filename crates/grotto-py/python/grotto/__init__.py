@@ -385,6 +385,13 @@ class Graph:
         ``triangles``). ``memory`` as for :meth:`lcc`."""
         return self.run("tc", per_vertex=True if per_vertex else None, memory=memory, **options)
 
+    def scc(self, **options: Any) -> Result:
+        """Strongly connected components (sync engine): column
+        ``component``, the smallest id of each vertex's component; summary
+        ``components`` and ``largest``. A directed graph needs its reverse
+        edges (``convert(..., reverse=True)``)."""
+        return self.run("scc", **options)
+
     def bc(self, source: Any = None, *, k: Optional[int] = None, seed: int = 1,
            normalized: bool = False, endpoints: bool = False, **options: Any) -> Result:
         """Betweenness centrality, Brandes' algorithm unweighted (sync

@@ -203,6 +203,8 @@ class BackendInterface:
             if name == "average_clustering" and not kwargs.get("count_zeros", True):
                 return "grotto's average_clustering counts every vertex (count_zeros=True)"
             return True
+        if name in ("strongly_connected_components", "number_strongly_connected_components", "is_strongly_connected"):
+            return True if directed else f"{name} is for directed graphs"
         if name == "betweenness_centrality":
             if kwargs.get("weight") is not None:
                 return "grotto's betweenness is unweighted"
@@ -284,6 +286,28 @@ class BackendInterface:
         deg = G.neighbour_counts
         triples = int(np.sum(deg.astype(np.float64) * (deg.astype(np.float64) - 1)) // 2)
         return 3 * total / triples
+
+    @staticmethod
+    def strongly_connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
+        res = G.graph.scc()
+        groups: Dict[int, Set[Any]] = {}
+        for i, c in zip(res["id"].tolist(), res["component"].tolist()):
+            groups.setdefault(c, set()).add(G.nodes[i])
+        yield from groups.values()
+
+    @staticmethod
+    def number_strongly_connected_components(G: GrottoGraph) -> int:
+        if not G.nodes:
+            return 0
+        return int(G.graph.scc().summary["components"])
+
+    @staticmethod
+    def is_strongly_connected(G: GrottoGraph) -> bool:
+        import networkx as nx
+
+        if not G.nodes:
+            raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        return int(G.graph.scc().summary["components"]) == 1
 
     @staticmethod
     def betweenness_centrality(G: GrottoGraph, k=None, normalized=True, weight=None, endpoints=False, seed=None):
@@ -391,6 +415,9 @@ def get_info() -> Dict[str, Any]:
         "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},
         "average_clustering": {"additional_docs": "Undirected, unweighted, count_zeros=True."},
         "transitivity": {"additional_docs": "Undirected graphs."},
+        "strongly_connected_components": {},
+        "number_strongly_connected_components": {},
+        "is_strongly_connected": {},
         "betweenness_centrality": {"additional_docs": "Unweighted; k sources drawn with networkx's own seed."},
     }
     return {

@@ -1,6 +1,7 @@
 //! Graph algorithms, one file each, written against an engine's
 //! interface: the synchronous engine's [`crate::engine::Run`] (BFS, DFS,
-//! WCC, PageRank, random walks, CDLP, LCC, triangle counting, betweenness), the asynchronous engine's
+//! WCC, PageRank, random walks, CDLP, LCC, triangle counting, betweenness,
+//! SCC), the asynchronous engine's
 //! [`crate::engine::AsyncRun`] (BFS, WCC, k-core and core numbers, PPR,
 //! PageRank, MIS, SSSP), or both; each with a serial verifier that uses
 //! nothing but an in-memory copy of the graph ([`reference::Csr`]).
@@ -29,6 +30,7 @@ pub mod ppr;
 pub mod randomwalk;
 pub mod reference;
 pub mod registry;
+pub mod scc;
 pub mod sssp;
 pub mod tc;
 pub mod wcc;
@@ -84,6 +86,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<lcc::Lcc>::NEW,
     &Entry::<tc::Tc>::NEW,
     &Entry::<bc::Bc>::NEW,
+    &Entry::<scc::Scc>::NEW,
 ];
 
 /// "No vertex" in parent and position arrays.
