@@ -207,6 +207,19 @@ fn a_degree_ordered_file_answers_in_the_users_ids_and_order() {
     );
     // Labels are ranks in the user's order: the same labels.
     assert_eq!(run(d, &plain, "cdlp", &[]), run(d, &ordered, "cdlp", &[]));
+    // Triangles and clustering: the same counts, within the list budget
+    // or cut into ranges.
+    for mem in [&["--per-vertex"][..], &["--per-vertex", "--memory", "4KiB"]] {
+        assert_eq!(run(d, &plain, "tc", mem), run(d, &ordered, "tc", mem));
+    }
+    close(
+        &run(d, &plain, "lcc", &[]),
+        &run(d, &ordered, "lcc", &["--memory", "4KiB"]),
+        1e-12,
+    );
+    // Sampled sources are drawn in the user's order: the same scores.
+    let k = ["--sources", "5"];
+    close(&run(d, &plain, "bc", &k), &run(d, &ordered, "bc", &k), 1e-9);
     // MIS ranks hash the user's order: the same set for the same seed.
     assert_eq!(run(d, &plain, "mis", &e), run(d, &ordered, "mis", &e));
     // A seeded source is drawn in the user's order: the same source.
@@ -296,6 +309,12 @@ fn order_works_with_an_id_map_names_weights_and_reverse_edges() {
     // Directed: in- and out-neighbours, an id map, ties to the smallest id.
     let it = ["--iterations", "4"];
     assert_eq!(run(d, &plain, "cdlp", &it), run(d, &ordered, "cdlp", &it));
+    assert_eq!(run(d, &plain, "scc", &[]), run(d, &ordered, "scc", &[]));
+    close(
+        &run(d, &plain, "lcc", &[]),
+        &run(d, &ordered, "lcc", &[]),
+        1e-12,
+    );
     let (ea, eb) = (d.join("wa.el"), d.join("wb.el"));
     ok(&["export", p(&plain), "-o", p(&ea), "-q"]);
     ok(&["export", p(&ordered), "-o", p(&eb), "-q"]);
