@@ -1,17 +1,23 @@
 //! Strongly connected components (networkx's
 //! `strongly_connected_components`), out of core.
 //!
-//! Three phases, each a few sweeps over the lists that are still needed:
-//! 1. **Trim.** A vertex with no live in-edges or no live out-edges is a
-//!    component of its own. Trimming one lowers its neighbours' live
-//!    degrees, so trimming repeats (one step per direction over the
-//!    vertices just trimmed) until nothing more goes: the trees and
-//!    chains that hang off a web graph's core go here.
+//! Four phases, each a few sweeps over the lists that are still needed:
+//! 1. **Degrees.** A vertex without in-edges or without out-edges is a
+//!    component of its own; its degrees say so and nothing is read.
 //! 2. **Forward-backward.** From a pivot (the vertex with the largest
 //!    product of in- and out-degree), a search along out-edges, then one
 //!    along in-edges kept inside the forward set: the vertices both reach
-//!    are the pivot's component, usually the giant one.
-//! 3. **Coloring.** Every vertex left takes the smallest rank that
+//!    are the pivot's component, usually the giant one. Only the lists of
+//!    vertices still undecided are read.
+//! 3. **Trim.** Among the vertices left, a vertex with no in-edge or no
+//!    out-edge from another vertex left is a component of its own
+//!    (their lists are read once to count). Trimming one lowers its
+//!    neighbours' counts, so trimming repeats (one step per direction
+//!    over the vertices just trimmed) until nothing more goes: the chains
+//!    that hang off a web graph's core go here. Trimming before the
+//!    search would read the lists of every vertex trimmed, scattered over
+//!    nearly every block, for little gain.
+//! 4. **Coloring.** Every vertex left takes the smallest rank that
 //!    reaches it (label propagation along out-edges among the vertices
 //!    left); a vertex whose color is its own rank is a root, and a search
 //!    along in-edges from the roots, kept inside each color, collects each
@@ -22,7 +28,8 @@
 //! WCC's is), written in the user's ids. A directed graph needs its
 //! reverse edges (`convert --reverse`); on an undirected graph the
 //! components are the connected ones. Memory: 4 bytes a vertex for the
-//! label, 4 for the color, 8 for the live degrees, 4 for the rank.
+//! label, 4 for the color, 4 for the rank, and 8 for the live counts
+//! while phase 3 runs.
 //!
 //! The verifier runs Tarjan's algorithm serially on the lists in memory
 //! and compares every label.
@@ -76,7 +83,7 @@ fn back(g: &Graph) -> Direction {
     }
 }
 
-/// Runs the three phases on the synchronous engine.
+/// Runs the phases on the synchronous engine.
 pub fn run(r: &mut Run<'_>, _: &SccConfig) -> Result<SccResult> {
     let g = r.graph();
     needs_reverse(g)?;
@@ -88,50 +95,18 @@ pub fn run(r: &mut Run<'_>, _: &SccConfig) -> Result<SccResult> {
         .collect::<Result<Vec<()>>>()?;
     let label: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(NONE));
     let free = |v: VertexId| label[v as usize].load(Relaxed) == NONE;
-
-    // 1. Trim, to a fixed point.
     let out_deg = g.out();
     let in_deg = g.adjacency(back)?;
-    let live_out: Vec<AtomicU32> =
-        r.collect(|v| AtomicU32::new(out_deg.degree(v).min(u32::MAX as u64) as u32));
-    let live_in: Vec<AtomicU32> =
-        r.collect(|v| AtomicU32::new(in_deg.degree(v).min(u32::MAX as u64) as u32));
-    let first: Vec<VertexId> = (0..n as VertexId)
-        .filter(|&v| {
-            live_out[v as usize].load(Relaxed) == 0 || live_in[v as usize].load(Relaxed) == 0
-        })
-        .collect();
-    for &v in &first {
-        label[v as usize].store(rank[v as usize], Relaxed);
+
+    // 1. A vertex without in- or out-edges is a component of its own: the
+    //    degrees say so, nothing is read.
+    let mut trimmed = 0u64;
+    for v in 0..n as usize {
+        if out_deg.degree(v as VertexId) == 0 || in_deg.degree(v as VertexId) == 0 {
+            label[v].store(rank[v], Relaxed);
+            trimmed += 1;
+        }
     }
-    let mut trimmed = first.len() as u64;
-    let mut gone = Frontier::from_sorted(first, n);
-    while !gone.is_empty() {
-        // Lose an edge at the far end of each list of a trimmed vertex.
-        let lose = |r: &mut Run<'_>, dir, live: &[AtomicU32]| {
-            r.step(&gone, dir, |_, e, next| {
-                for &w in e.ids {
-                    let wi = w as usize;
-                    if live[wi].fetch_sub(1, Relaxed) == 1
-                        && label[wi]
-                            .compare_exchange(NONE, rank[wi], Relaxed, Relaxed)
-                            .is_ok()
-                    {
-                        next.activate(w);
-                    }
-                }
-            })
-        };
-        let a = lose(r, Direction::Out, &live_in)?;
-        let b = lose(r, back, &live_out)?;
-        let mut more = a.to_vec();
-        more.extend(b.to_vec());
-        more.sort_unstable();
-        more.dedup();
-        trimmed += more.len() as u64;
-        gone = Frontier::from_sorted(more, n);
-    }
-    drop((live_out, live_in));
 
     // 2. Forward-backward from the pivot.
     let pivot = (0..n as VertexId)
@@ -174,7 +149,62 @@ pub fn run(r: &mut Run<'_>, _: &SccConfig) -> Result<SccResult> {
         }
     }
 
-    // 3. Coloring rounds.
+    // 3. Trim what is left, to a fixed point, counting only the edges
+    //    among the vertices left (their lists are read once to count).
+    let left: Vec<VertexId> = (0..n as VertexId).filter(|&v| free(v)).collect();
+    if !left.is_empty() {
+        let live_out: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(0));
+        let live_in: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(0));
+        let all = Frontier::from_sorted(left.clone(), n);
+        let count = |r: &mut Run<'_>, dir, live: &[AtomicU32]| {
+            r.step(&all, dir, |v, e, _| {
+                let k = e.ids.iter().filter(|&&w| free(w)).count() as u32;
+                live[v as usize].fetch_add(k, Relaxed);
+            })
+        };
+        count(r, Direction::Out, &live_out)?;
+        count(r, back, &live_in)?;
+        let first: Vec<VertexId> = left
+            .iter()
+            .copied()
+            .filter(|&v| {
+                live_out[v as usize].load(Relaxed) == 0 || live_in[v as usize].load(Relaxed) == 0
+            })
+            .collect();
+        for &v in &first {
+            label[v as usize].store(rank[v as usize], Relaxed);
+        }
+        trimmed += first.len() as u64;
+        let mut gone = Frontier::from_sorted(first, n);
+        while !gone.is_empty() {
+            // Lose an edge at the far end of each list of a trimmed vertex.
+            let lose = |r: &mut Run<'_>, dir, live: &[AtomicU32]| {
+                r.step(&gone, dir, |_, e, next| {
+                    for &w in e.ids {
+                        let wi = w as usize;
+                        if free(w)
+                            && live[wi].fetch_sub(1, Relaxed) == 1
+                            && label[wi]
+                                .compare_exchange(NONE, rank[wi], Relaxed, Relaxed)
+                                .is_ok()
+                        {
+                            next.activate(w);
+                        }
+                    }
+                })
+            };
+            let a = lose(r, Direction::Out, &live_in)?;
+            let b = lose(r, back, &live_out)?;
+            let mut more = a.to_vec();
+            more.extend(b.to_vec());
+            more.sort_unstable();
+            more.dedup();
+            trimmed += more.len() as u64;
+            gone = Frontier::from_sorted(more, n);
+        }
+    }
+
+    // 4. Coloring rounds.
     let mut rounds = 0;
     loop {
         let left: Vec<VertexId> = (0..n as VertexId).filter(|&v| free(v)).collect();
