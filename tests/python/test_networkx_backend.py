@@ -93,6 +93,26 @@ def test_from_networkx_keeps_ids_weights_and_isolated_nodes(tmp_path, weighted):
     assert sorted(os.listdir(tmp_path)) == ["w.grotto"]
 
 
+def test_from_networkx_keeps_exactly_the_nodes(tmp_path):
+    # Nodes 0, 7 and 1000 (isolated) with gaps between them, and one past
+    # 2^32: the vertices are these four, and PageRank is networkx's.
+    G = nx.Graph()
+    G.add_edges_from([(0, 7), (7, 1 << 40)])
+    G.add_node(1000)
+    p = tmp_path / "gaps.grotto"
+    grotto.from_networkx(G, p)
+    g = grotto.open(p)
+    assert g.num_vertices == 4
+    pr = g.pagerank(tolerance=1e-12, max_iterations=2000)
+    got = dict(zip(pr["id"].tolist(), pr["score"].tolist()))
+    want = nx.pagerank(G, tol=1e-13, max_iter=2000)
+    assert got.keys() == want.keys()
+    for v, x in want.items():
+        assert got[v] == pytest.approx(x, abs=1e-9)
+    with pytest.raises(grotto.Error, match="500"):
+        g.bfs(500)
+
+
 def test_from_networkx_with_string_nodes_keeps_names_and_isolated_nodes(tmp_path):
     G = nx.relabel_nodes(nx.les_miserables_graph(), lambda v: v + " ✓")
     G.add_node("alone")

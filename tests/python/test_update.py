@@ -43,8 +43,8 @@ def updated(tmp_path):
     )
     h.remove_edges_from(gone)
     h.add_edges_from(new)
-    # A new id adds every vertex up to it, as a conversion would.
-    h.add_nodes_from(range(max(max(e) for e in new) + 1))
+    # A new id adds that one vertex, as in networkx: ids 400..409 that
+    # no insert names are no vertices.
     assert report["edges"] == h.number_of_edges()
     assert report["commit"] == 1
     assert report["not_present"] >= 2
@@ -186,11 +186,11 @@ def test_weighted_graphs_take_weights_and_weight_changes(tmp_path):
     h.remove_edges_from([(a, b) for a, b, _ in gone])
     h.add_weighted_edges_from(new)
     h.add_weighted_edges_from(changed)
-    h.add_nodes_from(range(max(max(a, b) for a, b, _ in new) + 1))
+    assert r["vertices"] == h.number_of_nodes()
     assert r["merged"] and r["weights_set"] == len(changed)
     assert r["edges"] == h.number_of_edges()
     g = grotto.open(path)
-    for v in [0, 5, n + 2]:
+    for v in [0, 5, max(max(a, b) for a, b, _ in new)]:
         ids, ws = g.neighbors(v, weights=True)
         assert dict(zip(ids.tolist(), ws.tolist())) == {u: d["weight"] for u, d in h[v].items()}
     src = max(h.nodes, key=h.out_degree)
@@ -264,15 +264,24 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
         ins = ins[ins.src != ins.dst]
         took = {}
         for mode in ("never", "always"):
-            shutil.copy(base, g)
-            t = time.perf_counter()
-            after = grotto.update(g, insert=ins, merge=mode)["edges"]
-            took[mode] = time.perf_counter() - t
+            # The fastest of three: a first run (cold caches) can take
+            # several times as long as the trials below.
+            runs = []
+            for _ in range(3):
+                shutil.copy(base, g)
+                t = time.perf_counter()
+                after = grotto.update(g, insert=ins, merge=mode)["edges"]
+                runs.append(time.perf_counter() - t)
+            took[mode] = min(runs)
         if min(took.values()) > 0.4:
             break
     assert after > before
     seen = {(m, landed): 0 for m in took for landed in (False, True)}
-    for trial in range(60):
+    # At least 60 trials, more (up to 240) until interrupts have landed
+    # both before and after the commit in both modes.
+    for trial in range(240):
+        if trial >= 60 and all(v > 0 for v in seen.values()):
+            break
         mode = ("never", "always")[trial % 2]
         shutil.copy(base, g)
         lock = threading.Lock()
@@ -283,7 +292,7 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
                 if running[0]:
                     _thread.interrupt_main()
 
-        timer = threading.Timer(took[mode] * rng.uniform(0.2, 1.3), fire)
+        timer = threading.Timer(took[mode] * rng.uniform(0.05, 1.2), fire)
         timer.start()
         report = None
         try:

@@ -109,3 +109,30 @@ def test_bad_vertex_lists_are_refused(tmp_path):
     with pytest.raises(grotto.InputError, match="bool"):
         grotto.convert(df, path, vertices=True)
     assert not path.exists()
+
+
+def test_listed_names_are_vertices(tmp_path):
+    # A graph of names takes listed names as vertices, isolated ones
+    # included, from a DataFrame and from a text file with ids="string".
+    df = pd.DataFrame({"src": ["ann", "bob"], "dst": ["bob", "cy"]})
+    txt = tmp_path / "e.el"
+    txt.write_text("ann bob\nbob cy\n")
+    ref = nx.Graph([("ann", "bob"), ("bob", "cy")])
+    ref.add_nodes_from(["zed", "al"])
+    for source, kw in ((df, {}), (os.fspath(txt), {"ids": "string"})):
+        path = tmp_path / "n.grotto"
+        grotto.convert(source, path, undirected=True, vertices=["zed", "ann", "al", "zed"], **kw)
+        g = grotto.open(path)
+        assert g.num_vertices == 5
+        comp = g.wcc().to_pandas()
+        want = {v: min(c) for c in nx.connected_components(ref) for v in c}
+        assert dict(zip(comp["id"], comp["component"])) == want
+        pr = g.pagerank(tolerance=1e-12, max_iterations=2000).to_pandas()
+        want = nx.pagerank(ref, tol=1e-13, max_iter=2000)
+        assert max(abs(x - want[v]) for v, x in zip(pr["id"], pr["score"])) < 1e-8
+    # Names with integer edges, or mixed lists, are refused.
+    with pytest.raises(grotto.InputError, match="integer ids"):
+        grotto.convert(pd.DataFrame({"src": [0], "dst": [1]}), tmp_path / "x.grotto", vertices=["a"])
+    with pytest.raises(grotto.InputError, match="all ids"):
+        grotto.convert(df, tmp_path / "x.grotto", vertices=["a", 3])
+    assert not (tmp_path / "x.grotto").exists()

@@ -126,7 +126,7 @@ pub(crate) struct ConvertArgs {
     /// The graph has the vertices 0..N, isolated ones included, as GAP and igraph read edge lists (default: a leading "# vertices N" comment, as grotto writes, else the ids that occur: an id in no edge and no --vertex-file is no vertex).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) vertices: Option<u64>,
-    /// More vertices, isolated ones included: a file of vertex ids, one a line (Graphalytics' NAME.v; # and % comments; gzip or zstd).
+    /// More vertices, isolated ones included: a file of vertex ids, one a line (Graphalytics' NAME.v; # and % comments; gzip or zstd), or of names with --ids string.
     #[arg(long, value_name = "FILE")]
     pub(crate) vertex_file: Option<PathBuf>,
     /// Skip malformed lines with a counted warning instead of failing.
@@ -347,9 +347,15 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
             ))
             .into());
         }
-        opts.vertex_ids = Some(std::sync::Arc::new(
-            grotto::ingest::vertices::read_vertex_file(v)?,
-        ));
+        if matches!(a.build.ids, IdsArg::String) {
+            opts.vertex_names = Some(std::sync::Arc::new(
+                grotto::ingest::vertices::read_vertex_names(v)?,
+            ));
+        } else {
+            opts.vertex_ids = Some(std::sync::Arc::new(
+                grotto::ingest::vertices::read_vertex_file(v)?,
+            ));
+        }
     }
     let parquet = match a.format {
         Some(FormatArg::Parquet) => true,

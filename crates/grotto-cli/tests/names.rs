@@ -281,3 +281,50 @@ fn what_names_cannot_do_is_refused_before_any_work() {
     assert!(text(&o.stderr).contains(":2:"), "{}", text(&o.stderr));
     assert!(!out.exists());
 }
+
+/// `--vertex-file` with `--ids string` lists names: each is a vertex,
+/// isolated or not; a bad line is named with its place, and an integer
+/// vertex file cannot list names.
+#[test]
+fn a_vertex_file_of_names_adds_isolated_vertices() {
+    let d = tempfile::tempdir().unwrap();
+    let el = d.path().join("e.el");
+    std::fs::write(&el, "ann bob\nbob cy\n").unwrap();
+    let v = d.path().join("e.v");
+    std::fs::write(&v, "# more\nzed\nann\n al \n").unwrap();
+    let g = d.path().join("g.grotto");
+    let convert = |extra: &[&str]| {
+        let mut a = vec![
+            "convert",
+            p(&el),
+            p(&g),
+            "--undirected",
+            "--vertex-file",
+            p(&v),
+            "-q",
+        ];
+        a.extend_from_slice(extra);
+        grotto(&a)
+    };
+    let o = convert(&["--ids", "string"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let comp = run(&g, "wcc", &[]);
+    let mut names: Vec<&String> = comp.keys().collect();
+    names.sort();
+    assert_eq!(names, ["al", "ann", "bob", "cy", "zed"]);
+    assert_eq!(comp["zed"], ["zed"]);
+    assert_eq!(comp["cy"], ["ann"]);
+    // A name with a space, and names given as integer ids.
+    std::fs::write(&v, "zed\nal bo\n").unwrap();
+    let o = convert(&["--ids", "string"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("e.v:2:3: expected one vertex name"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::write(&v, "zed\n").unwrap();
+    let o = convert(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("e.v:1:1"), "{}", text(&o.stderr));
+}

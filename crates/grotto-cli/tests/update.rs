@@ -119,18 +119,27 @@ fn applied(
 
 /// A fresh undirected conversion of `want`, with every vertex up to the
 /// largest id.
-fn fresh_conversion(dir: &Path, name: &str, want: &BTreeSet<(u64, u64)>) -> PathBuf {
+/// A conversion of `want` whose vertices are `vs` (those of the base and
+/// every id a batch gave: each a vertex, isolated or not).
+fn fresh_conversion(
+    dir: &Path,
+    name: &str,
+    want: &BTreeSet<(u64, u64)>,
+    vs: &BTreeSet<u64>,
+) -> PathBuf {
     let el = dir.join(format!("{name}.el"));
     write_edges(&el, want);
+    let v = dir.join(format!("{name}.v"));
+    let list: String = vs.iter().map(|i| format!("{i}\n")).collect();
+    std::fs::write(&v, list).unwrap();
     let g = dir.join(format!("{name}.grotto"));
-    let nv = want.iter().map(|e| e.1 + 1).max().unwrap().to_string();
     ok(&grotto(&[
         "convert",
         p(&el),
         p(&g),
         "--undirected",
-        "--vertices",
-        &nv,
+        "--vertex-file",
+        p(&v),
         "-q",
     ]));
     g
@@ -142,10 +151,12 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     let n = 3000;
     let mut want = skewed(n, 20_000, 3);
     let g = converted(d.path(), "g", &want, &["--undirected"]);
+    let mut vs: BTreeSet<u64> = want.iter().flat_map(|e| [e.0, e.1]).collect();
     let mut x = 17u64;
     for batch in 0..2 {
         // New vertices (ids past the last one) and edges to existing ones.
         let (ins, del) = batch_of(&want, 2500, 2000, n + 50, n + 50, &mut x);
+        vs.extend(ins.iter().flat_map(|e| [e.0, e.1]));
         // One write in flight, then seven (the run is written in 128 KiB
         // requests either way).
         let depth = ["1", "7"][batch as usize];
@@ -163,7 +174,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
 
     // Against a fresh conversion of the updated edge list: the same
     // components, depths, cores and ranks.
-    let fresh = fresh_conversion(d.path(), "fresh", &want);
+    let fresh = fresh_conversion(d.path(), "fresh", &want, &vs);
     let csv = |g: &Path, args: &[&str], tag: &str| -> Vec<String> {
         let out = d.path().join(format!("{tag}.csv"));
         let mut a = vec!["run"];
@@ -217,6 +228,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     // included; a small one appends a run.
     for (size, merged) in [(3000, true), (20, false)] {
         let (ins, del) = batch_of(&want, size, size, n + 80, n + 80, &mut x);
+        vs.extend(ins.iter().flat_map(|e| [e.0, e.1]));
         let r = applied(d.path(), &g, &mut want, (&ins, &del), &[]);
         assert_eq!(r["merged"], merged, "{r}");
         ok(&grotto(&["check", p(&g)]));
@@ -229,7 +241,7 @@ fn updates_equal_a_fresh_conversion_and_compact_folds_them() {
     assert!(!info.contains("updates "), "{info}");
     ok(&grotto(&["check", p(&g)]));
     assert_eq!(exported(&g), want);
-    let fresh = fresh_conversion(d.path(), "fresh2", &want);
+    let fresh = fresh_conversion(d.path(), "fresh2", &want, &vs);
     assert_eq!(csv(&g, &["wcc"], "c-wcc"), csv(&fresh, &["wcc"], "f2-wcc"));
 }
 

@@ -233,3 +233,119 @@ fn runs_folded_for_room_keep_their_new_ids() {
     let v: serde_json::Value = serde_json::from_str(&info).unwrap();
     assert_eq!(v["vertices"], 174, "{info}");
 }
+
+/// A graph with dense ids (here `0..6` from a `# vertices 6` line) takes
+/// new ids as networkx does: ids that continue the range keep it dense,
+/// an id past a gap adds that one vertex and no other (the graph opens
+/// with an id map from then on), as a delta run and as a merge, through
+/// later commits and a compaction.
+#[test]
+fn dense_graphs_take_new_ids_alone() {
+    let d = tempfile::tempdir().unwrap();
+    for mode in ["never", "always"] {
+        let g = text_graph(
+            d.path(),
+            &format!("dense-{mode}"),
+            "# vertices 6\n0 1\n1 2\n3 4\n",
+            &["--undirected"],
+        );
+        let info = |g: &Path| report(&["info", p(g)]);
+        let batch = |name: &str, body: &str, merge: &str| {
+            let f = d.path().join(name);
+            std::fs::write(&f, body).unwrap();
+            report(&["update", p(&g), "--insert", p(&f), "--merge", merge])
+        };
+        assert_eq!(info(&g)["vertex_set"], "dense");
+        // 6 and 7 continue the range: it stays dense.
+        let r = batch("next.el", "6 7\n", mode);
+        assert_eq!(r["new_vertices"], 2, "{r}");
+        let i = info(&g);
+        assert_eq!(
+            (i["vertices"].clone(), i["vertex_set"].clone()),
+            (8.into(), "dense".into()),
+            "{i}"
+        );
+        // 1000 is past a gap: one vertex more, not 993.
+        let r = batch("far.el", "2 1000\n", mode);
+        assert_eq!(
+            (r["new_vertices"].clone(), r["vertices"].clone()),
+            (1.into(), 9.into()),
+            "{r}"
+        );
+        let i = info(&g);
+        assert_eq!(
+            (i["vertices"].clone(), i["vertex_set"].clone()),
+            (9.into(), "ids".into()),
+            "{i}"
+        );
+        ok(&grotto(&["check", p(&g)]));
+        // Results hold exactly the vertices given: 0..8 and 1000.
+        let ids = |g: &Path| -> Vec<u64> {
+            let out = d.path().join("wcc.csv");
+            ok(&grotto(&[
+                "run",
+                "wcc",
+                p(g),
+                "-o",
+                p(&out),
+                "--verify",
+                "-q",
+            ]));
+            std::fs::read_to_string(&out)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.split(',').next()?.parse().ok())
+                .collect()
+        };
+        assert_eq!(ids(&g), vec![0, 1, 2, 3, 4, 5, 6, 7, 1000]);
+        let o = grotto(&["run", "bfs", p(&g), "--source", "999", "-q"]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("999"), "{}", text(&o.stderr));
+        let bfs = d.path().join("bfs.csv");
+        ok(&grotto(&[
+            "run",
+            "bfs",
+            p(&g),
+            "--source",
+            "1000",
+            "-o",
+            p(&bfs),
+            "-q",
+        ]));
+        let depth: Vec<String> = std::fs::read_to_string(&bfs)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("0,") || l.starts_with("1000,"))
+            .map(String::from)
+            .collect();
+        assert!(depth[0].starts_with("0,3"), "{depth:?}");
+        assert!(depth[1].starts_with("1000,0"), "{depth:?}");
+        // The next commit adds to the map (a delta run here), and a
+        // compaction writes it into the file.
+        let r = batch("more.el", "1000 2000\n5 6\n", "never");
+        assert_eq!(r["new_vertices"], 1, "{r}");
+        ok(&grotto(&["check", p(&g)]));
+        let want: BTreeSet<(u64, u64)> = [
+            (0, 1),
+            (1, 2),
+            (3, 4),
+            (6, 7),
+            (2, 1000),
+            (1000, 2000),
+            (5, 6),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(exported(&g), want);
+        ok(&grotto(&["compact", p(&g), "-q"]));
+        ok(&grotto(&["check", p(&g)]));
+        assert_eq!(exported(&g), want);
+        let i = info(&g);
+        assert_eq!(
+            (i["vertices"].clone(), i["vertex_set"].clone()),
+            (10.into(), "ids".into()),
+            "{i}"
+        );
+        assert_eq!(ids(&g), vec![0, 1, 2, 3, 4, 5, 6, 7, 1000, 2000]);
+    }
+}

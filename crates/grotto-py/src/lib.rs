@@ -594,7 +594,7 @@ fn vertex_order(order: &str) -> PyResult<VertexOrder> {
 /// list or Matrix Market, optionally gzip or zstd); returns the report as
 /// JSON text.
 #[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, format=None, columns=None, progress=None, order="auto"))]
+#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, format=None, columns=None, progress=None, order="auto", vertex_names=None))]
 #[allow(clippy::too_many_arguments)]
 fn convert_file(
     py: Python<'_>,
@@ -614,6 +614,7 @@ fn convert_file(
     columns: Option<(String, String, String)>,
     progress: Option<Bound<'_, PyAny>>,
     order: &str,
+    vertex_names: Option<Vec<String>>,
 ) -> PyResult<String> {
     let mut opts = options(
         undirected,
@@ -628,6 +629,7 @@ fn convert_file(
     )?;
     opts.order = vertex_order(order)?;
     opts.vertex_ids = vertex_ids.map(Arc::new);
+    opts.vertex_names = vertex_names.map(Arc::new);
     opts.format = format.map(text_format).transpose()?;
     let columns = columns.map_or_else(EdgeColumns::default, |(src, dst, weight)| EdgeColumns {
         src,

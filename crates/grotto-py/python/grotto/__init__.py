@@ -623,7 +623,8 @@ def convert(
     occurs nowhere is no vertex (it counts nowhere and appears in no
     result). ``vertices`` adds more: a list or array of ids (isolated
     vertices included, as a Graphalytics ``.v`` file or a networkx node
-    list does), or an int N for the dense range 0..N (every id below N a
+    list does), a list of names (str) for a graph of names (a text file
+    with ``ids="string"``, or string columns), or an int N for the dense range 0..N (every id below N a
     vertex, as GAP and igraph read edge lists); ``order``: how vertices are numbered inside the file,
     "degree" (by out-degree, largest first: smaller and about 2x faster
     to run on skewed graphs), "none" (your order), or "auto" (degree when
@@ -647,31 +648,45 @@ def convert(
 
 
 def _vertex_args(vertices):
-    """``vertices=`` as (a count, a sorted array of ids)."""
+    """``vertices=`` as (a count, a sorted list of ids, a sorted list of
+    names)."""
     if vertices is None:
-        return None, None
+        return None, None, None
     if isinstance(vertices, bool):
-        raise InputError("vertices= takes a vertex count or a list of vertex ids, not a bool")
+        raise InputError("vertices= takes a vertex count or a list of vertex ids or names, not a bool")
     if isinstance(vertices, numbers.Integral):
-        return int(vertices), None
+        return int(vertices), None, None
     if isinstance(vertices, (str, bytes)):
-        raise InputError("vertices= takes a vertex count or a list of vertex ids, not a string")
-    arr = np.asarray(list(vertices) if not hasattr(vertices, "__array__") else vertices)
+        raise InputError("vertices= takes a vertex count or a list of vertex ids or names, not a string")
+    items = None if hasattr(vertices, "__array__") else list(vertices)
+    if items is not None and any(type(x) is str for x in items):
+        bad = [x for x in items if type(x) is not str]
+        if bad:
+            raise InputError(
+                f"vertices=: a list of names holds {bad[0]!r}; list all ids (integers) or all names (str)"
+            )
+        return None, None, sorted(set(items))
+    arr = np.asarray(items if items is not None else vertices)
     if arr.size == 0:
-        return None, None
+        return None, None, None
+    if arr.dtype.kind in "UO":
+        items = arr.tolist()
+        bad = [x for x in items if type(x) is not str]
+        if bad:
+            raise InputError(
+                f"vertices=: a list of names holds {bad[0]!r}; list all ids (integers) or all names (str)"
+            )
+        return None, None, sorted(set(items))
     if arr.dtype.kind not in "iu":
-        raise InputError(
-            f"vertices=: expected integer vertex ids, got {arr.dtype} values "
-            "(vertex lists of names are not supported yet)"
-        )
+        raise InputError(f"vertices=: expected integer vertex ids or names (str), got {arr.dtype} values")
     if arr.dtype.kind == "i" and (arr < 0).any():
         raise InputError(f"vertices=: vertex ids are non-negative; found {int(arr.min())}")
-    return None, np.unique(arr.astype(np.uint64)).tolist()
+    return None, np.unique(arr.astype(np.uint64)).tolist(), None
 
 
 def _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
              keep_self_loops, keep_duplicates, ids, vertices, format, columns, order):
-    count, listed = _vertex_args(vertices)
+    count, listed, listed_names = _vertex_args(vertices)
     common = dict(
         undirected=undirected, reverse=reverse, memory=memory, threads=threads,
         keep_self_loops=keep_self_loops, keep_duplicates=keep_duplicates,
@@ -679,9 +694,12 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
     )
     if isinstance(source, (str, os.PathLike)):
         report = _grotto.convert_file(
-            os.fspath(source), out, weighted=weighted, format=format, columns=tuple(columns), **common
+            os.fspath(source), out, weighted=weighted, format=format, columns=tuple(columns),
+            vertex_names=listed_names, **common
         )
         return json.loads(report)
+    if listed_names is not None and isinstance(source, _Ranked):
+        raise InputError("vertices= lists names; list them as nodes of the graph instead")
     if format is not None:
         raise InputError("format= applies to text files; tables and arrays need none")
     if isinstance(source, _Ranked):
@@ -691,6 +709,8 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
         )
         return json.loads(report)
     if type(source).__module__.split(".")[0] == "pyarrow" and hasattr(source, "read_next_batch"):
+        if listed_names is not None:
+            raise InputError("vertices= lists names, which an Arrow stream does not take yet: give a Table or DataFrame")
         return _convert_stream(source, out, weighted, columns, common)
     src, dst, w, what = _columns(source, columns)
     if weighted is False:
@@ -699,8 +719,12 @@ def _convert(source, out, report_to, undirected, reverse, weighted, memory, thre
         raise InputError(f"weighted=True, and {what} has no {columns[2]!r} column")
     names = None
     if _is_text(src) or _is_text(dst) or ids == "string":
-        s_ids, d_ids, names = _ranks(src, dst, columns)
+        s_ids, d_ids, names = _ranks(src, dst, columns, listed_names or [])
         common["ids"] = "auto"
+    elif listed_names is not None:
+        raise InputError(
+            f"vertices= lists names, and {what} holds integer ids: list ids, or give the edges as names"
+        )
     else:
         s_ids = _ids(src, columns[0])
         d_ids = _ids(dst, columns[1])
@@ -737,7 +761,8 @@ def update(
     In a weighted graph, inserts carry weights (a ``weight`` column, or a
     third array), and ``set_weight`` (same kinds of sources, with weights)
     gives existing edges new weights after the deletes and inserts.
-    Deletes apply before inserts. A new integer id adds vertices; a graph
+    Deletes apply before inserts. A new integer id adds that one vertex
+    (an id between it and the graph's is none, as in networkx); a graph
     with names takes string ids, and a new name adds a vertex.
     In a graph kept with duplicates (``keep_duplicates=True``) each
     inserted edge adds a copy and each deleted edge removes one; such a
@@ -806,9 +831,10 @@ def _is_text(col: Any) -> bool:
     return a.dtype.kind == "O" and len(a) > 0 and isinstance(a[0], str)
 
 
-def _ranks(src: Any, dst: Any, columns: Tuple[str, str, str]):
-    """String id columns as ranks in their sorted distinct names (which
-    is the order grotto stores names in), and the names."""
+def _ranks(src: Any, dst: Any, columns: Tuple[str, str, str], listed: List[str]):
+    """String id columns as ranks in their sorted distinct names and the
+    ``listed`` ones (which is the order grotto stores names in), and the
+    names."""
     cols = []
     for col, name in ((src, columns[0]), (dst, columns[1])):
         a = np.asarray(col)
@@ -826,10 +852,12 @@ def _ranks(src: Any, dst: Any, columns: Tuple[str, str, str]):
         elif a.dtype.kind != "U":
             raise InputError(f"column {name!r} holds {a.dtype} values, and ids='string' needs strings")
         cols.append(a)
+    if listed:
+        cols.append(np.asarray(listed, dtype=object))
     names, inverse = np.unique(np.concatenate(cols), return_inverse=True)
     inverse = inverse.astype(np.uint64).reshape(-1)
-    n = len(cols[0])
-    return inverse[:n], inverse[n:], [str(x) for x in names]
+    n, m = len(cols[0]), len(cols[1])
+    return inverse[:n], inverse[n:n + m], [str(x) for x in names]
 
 
 def _convert_stream(reader: Any, out: str, weighted: Any, columns: Tuple[str, str, str], common: Dict[str, Any]):

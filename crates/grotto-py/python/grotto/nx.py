@@ -53,9 +53,8 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     weights, 1 where an edge has none) and returns the conversion report.
 
     Nodes that are non-negative integers are kept as the file's vertex
-    ids; isolated nodes are kept when every id is below 2^32 - 1 (ids are
-    then dense: ids between the nodes become isolated vertices too), and
-    dropped with larger ids, as for a text edge list. Nodes that are all
+    ids: the vertices are exactly G's nodes, isolated ones included (an
+    id between two nodes is no vertex, as in networkx). Nodes that are all
     strings become vertex names, isolated ones included. Other nodes
     (tuples, mixed types) are refused: relabel them first. The adjacency
     dicts are walked natively, with no Python loop over the edges."""
@@ -71,12 +70,9 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
             raise
         ints = False
     if ints:
-        top = max(adj, default=0)
-        if top < (1 << 32) - 1:
-            # Dense ids up to the largest node: isolated nodes are kept (as
-            # are the ids between nodes, as isolated vertices).
-            options.setdefault("ids", "dense")
-            options.setdefault("vertices", int(top) + 1)
+        # The vertices are G's nodes, isolated ones included, and no id
+        # between them (dense inside when the nodes are 0..n-1).
+        options.setdefault("vertices", np.fromiter((int(v) for v in adj), dtype=np.uint64, count=len(adj)))
         cols = (src, dst) if w is None else (src, dst, w)
         return convert(cols, path, undirected=not directed, **options)
     nodes = list(adj)

@@ -140,7 +140,7 @@ pub(crate) fn check_growth(path: &Path, n: u64, reverse: bool, grows: &str) -> R
     check_vertex_memory(n, reverse, &format!("{n} vertices")).map_err(|e| Error::Limit {
         what: format!(
             "cannot update {}: {grows} in the batch would make {n} vertices, and {e}; \
-             nothing was written (sparse ids stay compact in a graph converted with --ids compact)",
+             nothing was written",
             path.display()
         ),
     })

@@ -69,7 +69,8 @@ const CHUNK_VERTICES: u64 = 1 << 16;
 /// build ([`super::checks::check_growth`]), and a merge that nothing but
 /// a merge will do without the room for it. The report carries
 /// [`GraphUpdate::weight_warnings`].
-pub fn commit(up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
+pub fn commit(mut up: GraphUpdate, policy: MergePolicy) -> Result<UpdateReport> {
+    up.settle_new_ids();
     if let Some(grows) = up.growth() {
         let g = up.graph();
         super::checks::check_growth(
@@ -154,24 +155,26 @@ fn merge_bytes(up: &GraphUpdate) -> Result<u64> {
     let base_vertices = g.updates().map_or(g.vertex_count(), |u| u.base_vertices);
     let added = up.vertices_after().saturating_sub(base_vertices);
     let slack = (SectionKind::ALL.len() * BLOCK_BYTES) as u64;
-    Ok(base + edges + vertex_bytes(g, added, up.vertices_after()) + slack)
+    let keyed = up.keys_dense_ids();
+    Ok(base + edges + vertex_bytes(g, added, up.vertices_after(), keyed) + slack)
 }
 
 /// The bytes a merged file of `g` spends on `added` vertices more than
 /// its base holds (`n` after them): an index entry in each adjacency,
 /// and their part of the id map, names and vertex order where the file
-/// has them. A graph with an id map or names that gains vertices gains
+/// has them (`keys_dense`: a graph with dense ids that gains ids past
+/// them, which takes an id map of all its vertices). A graph with an id map or names that gains vertices gains
 /// a vertex order of all `n` (see [`write_tables`]). A batch adding
 /// millions of vertices writes mostly these: 1.8M new vertices of a
 /// graph with an order are 21 MB of index and order.
-fn vertex_bytes(g: &Graph, added: u64, n: u64) -> u64 {
+fn vertex_bytes(g: &Graph, added: u64, n: u64, keys_dense: bool) -> u64 {
     if added == 0 {
         return 0;
     }
     let h = g.header();
     let sides = if h.has_reverse() { 2 } else { 1 };
     let mut per = 8 * sides;
-    if h.has_id_map() {
+    if h.has_id_map() || keys_dense {
         per += 8;
     }
     if let Some(t) = g.names() {
@@ -181,12 +184,14 @@ fn vertex_bytes(g: &Graph, added: u64, n: u64) -> u64 {
     let ordered = h.flags & FLAG_ORDER != 0;
     let order = if ordered {
         4 * added
-    } else if h.has_id_map() || g.names().is_some() {
+    } else if h.has_id_map() || keys_dense || g.names().is_some() {
         4 * n
     } else {
         0
     };
-    added.saturating_mul(per) + order
+    // The id map a dense graph takes: 8 bytes for each of its vertices.
+    let map = if keys_dense { 8 * (n - added) } else { 0 };
+    added.saturating_mul(per) + order + map
 }
 
 /// What a commit does about the space a merge needs.
@@ -254,8 +259,11 @@ fn should_merge(up: &GraphUpdate, policy: MergePolicy) -> bool {
 
 /// Merges `up`'s batch and the graph's delta into a new file (see the
 /// module comment).
-pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
+pub fn merge(mut up: GraphUpdate) -> Result<UpdateReport> {
     let t0 = Instant::now();
+    up.settle_new_ids();
+    // Ids given past a graph's dense range give the merged file an id map.
+    let keyed = up.keys_dense_ids();
     let b = up.batch();
     let (lock, g, n, added) = up.into_parts();
     let h = g.header().clone();
@@ -323,11 +331,14 @@ pub fn merge(up: GraphUpdate) -> Result<UpdateReport> {
     }
     let header = Header {
         version: FORMAT_VERSION,
-        flags: h.flags | FLAG_DELTA | if ordered { FLAG_ORDER } else { 0 },
+        flags: h.flags
+            | FLAG_DELTA
+            | if ordered { FLAG_ORDER } else { 0 }
+            | if keyed { FLAG_ID_MAP } else { 0 },
         vertex_count: n,
         edge_count: edges,
         out_entries: out.entries,
-        id_base: h.id_base,
+        id_base: if keyed { 0 } else { h.id_base },
         self_loops_dropped: h.self_loops_dropped,
         duplicates_dropped: h.duplicates_dropped,
         lines_skipped: h.lines_skipped,
@@ -380,7 +391,12 @@ fn write_tables(
             order = Some(o);
         }
     }
-    match g.id_map() {
+    // A graph with dense ids that gains ids past them gets an id map:
+    // its ids, by rank, joined by the new ones.
+    let dense: Option<Vec<u64>> =
+        (g.id_map().is_none() && g.names().is_none() && !added.ids.is_empty())
+            .then(|| (0..n0).map(|r| g.header().id_base + r).collect());
+    match g.id_map().or(dense.as_deref()) {
         Some(m) if !added.ids.is_empty() => {
             let (map, o) = grown_table(m, n0, &added.ids, rank);
             w.section(

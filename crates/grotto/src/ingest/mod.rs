@@ -281,7 +281,18 @@ pub fn convert_from(
     }
     if opts.vertex_ids.is_some() && (opts.ids == IdMode::String || plan.names.is_some()) {
         return Err(Error::Invalid(
-            "listed vertices (--vertex-file, vertices=) are integer ids; a graph of names takes its vertices from the names in its edges (lists of names are not supported yet)".into(),
+            "the listed vertices are integer ids, and this graph's vertices are names: list \
+             names instead (--vertex-file with --ids string reads one name a line; Python's \
+             vertices= takes a list of str)"
+                .into(),
+        ));
+    }
+    if opts.vertex_names.is_some()
+        && (opts.ids != IdMode::String || matches!(source, Source::Generated(_)))
+    {
+        return Err(Error::Invalid(
+            "listed vertex names need a text input read with --ids string (names in its edges)"
+                .into(),
         ));
     }
     if !matches!(source, Source::Generated(_)) && opts.ids == IdMode::String {
@@ -297,7 +308,7 @@ pub fn convert_from(
             )));
         }
         let names = plan
-            .collect_names(progress)
+            .collect_names(progress, opts.vertex_names.as_deref().map(|v| &v[..]))
             .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
         check_vertex_memory(
             names.len(),

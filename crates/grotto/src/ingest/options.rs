@@ -93,6 +93,9 @@ pub struct ConvertOptions {
     /// (`--vertex-file`; default none). With `vertices` each must be
     /// below it; not with names (`--ids string`).
     pub vertex_ids: Option<std::sync::Arc<Vec<u64>>>,
+    /// More vertices by name, isolated or not, besides those the edges
+    /// name (`--vertex-file` with `--ids string`; default none).
+    pub vertex_names: Option<std::sync::Arc<Vec<String>>>,
     /// Write a graph without vertices when the input holds no edge
     /// (default: refuse, since an empty input is more often a mistake).
     pub allow_empty: bool,
@@ -120,6 +123,7 @@ impl Default for ConvertOptions {
             allow_empty: false,
             vertices: None,
             vertex_ids: None,
+            vertex_names: None,
         }
     }
 }

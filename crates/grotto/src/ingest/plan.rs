@@ -44,8 +44,13 @@ impl Plan<'_> {
     }
 
     /// The first pass of a text conversion with `--ids string`: every
-    /// distinct vertex name, sorted.
-    pub(super) fn collect_names(&self, progress: &dyn Progress) -> Result<Names> {
+    /// distinct vertex name of the input's edges and of `listed` (a
+    /// vertex file's), sorted.
+    pub(super) fn collect_names(
+        &self,
+        progress: &dyn Progress,
+        listed: Option<&[String]>,
+    ) -> Result<Names> {
         let Source::File(input) = self.source else {
             return Err(Error::Invalid("names are collected from text input".into()));
         };
@@ -65,6 +70,9 @@ impl Plan<'_> {
             &|| names::NameCollector::new(set.clone()),
             &|b| progress.set(b),
         )?;
+        for name in listed.unwrap_or_default() {
+            set.insert(name.as_bytes());
+        }
         let set = Arc::try_unwrap(set)
             .map_err(|_| Error::Invalid("a name collector outlived its pass".into()))?;
         set.into_names()

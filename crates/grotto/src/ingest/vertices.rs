@@ -1,8 +1,10 @@
 //! Vertex files: the vertices a graph has besides those its edges name
 //! (`convert --vertex-file V`, Graphalytics' `NAME.v`). One integer id a
-//! line, optionally gzip- or zstd-compressed; blank lines and lines
-//! starting with `#` or `%` are skipped; an id may repeat. Every id listed
-//! becomes a vertex, isolated or not.
+//! line (or, for a graph of names, `--ids string`, one name a line: a
+//! token as the edges' names are, without spaces), optionally gzip- or
+//! zstd-compressed; blank lines and lines starting with `#` or `%` are
+//! skipped; an entry may repeat. Every vertex listed becomes one,
+//! isolated or not.
 
 use super::source::TextReader;
 use crate::error::{quote_bytes, Error, Result};
@@ -13,8 +15,49 @@ const QUOTE_MAX: usize = 40;
 
 /// Reads the ids of a vertex file, sorted, each once.
 pub fn read_vertex_file(path: &Path) -> Result<Vec<u64>> {
-    let mut r = TextReader::open(path)?;
     let mut ids = Vec::new();
+    for_each_line(path, |line, raw| parse_line(path, line, raw, &mut ids))?;
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+/// Reads the names of a vertex file of names, sorted, each once.
+pub fn read_vertex_names(path: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for_each_line(path, |line, raw| {
+        let Some((lead, token)) = entry(raw) else {
+            return Ok(());
+        };
+        let bad = |at: usize, expected: &str| Error::Parse {
+            path: path.to_path_buf(),
+            line,
+            column: (lead + at) as u64 + 1,
+            expected: expected.into(),
+            found: quote_bytes(&token[at..token.len().min(at + QUOTE_MAX)]),
+            note: String::new(),
+        };
+        if let Some(p) = token.iter().position(|b| *b == b' ' || *b == b'\t') {
+            return Err(bad(
+                p,
+                "one vertex name (a token without spaces) on the line",
+            ));
+        }
+        if let Some(p) = token.iter().position(|b| b.is_ascii_control()) {
+            return Err(bad(p, "a vertex name without control bytes"));
+        }
+        let name = std::str::from_utf8(token).map_err(|e| bad(e.valid_up_to(), "UTF-8 text"))?;
+        names.push(name.to_string());
+        Ok(())
+    })?;
+    names.sort_unstable();
+    names.dedup();
+    Ok(names)
+}
+
+/// Calls `f` with each line of `path` (numbered from 1, without its end).
+fn for_each_line(path: &Path, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+    let mut r = TextReader::open(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut carry: Vec<u8> = Vec::new();
     let mut line_no = 0u64;
@@ -26,7 +69,7 @@ pub fn read_vertex_file(path: &Path) -> Result<Vec<u64>> {
             if b == b'\n' {
                 carry.extend_from_slice(&chunk[start..i]);
                 line_no += 1;
-                parse_line(path, line_no, &carry, &mut ids)?;
+                f(line_no, &carry)?;
                 carry.clear();
                 start = i + 1;
             }
@@ -38,14 +81,14 @@ pub fn read_vertex_file(path: &Path) -> Result<Vec<u64>> {
     }
     if !carry.is_empty() {
         line_no += 1;
-        parse_line(path, line_no, &carry, &mut ids)?;
+        f(line_no, &carry)?;
     }
-    ids.sort_unstable();
-    ids.dedup();
-    Ok(ids)
+    Ok(())
 }
 
-fn parse_line(path: &Path, line: u64, raw: &[u8], ids: &mut Vec<u64>) -> Result<()> {
+/// A line's entry, trimmed, with the bytes before it: `None` for a blank
+/// or comment line.
+fn entry(raw: &[u8]) -> Option<(usize, &[u8])> {
     let text = raw.strip_suffix(b"\r").unwrap_or(raw);
     let lead = text
         .iter()
@@ -58,8 +101,15 @@ fn parse_line(path: &Path, line: u64, raw: &[u8], ids: &mut Vec<u64>) -> Result<
         .map_or(0, |p| p + 1);
     let token = &body[..end];
     if token.is_empty() || token[0] == b'#' || token[0] == b'%' {
-        return Ok(());
+        return None;
     }
+    Some((lead, token))
+}
+
+fn parse_line(path: &Path, line: u64, raw: &[u8], ids: &mut Vec<u64>) -> Result<()> {
+    let Some((lead, token)) = entry(raw) else {
+        return Ok(());
+    };
     let bad = |column: usize, found: &[u8]| Error::Parse {
         path: path.to_path_buf(),
         line,
@@ -105,5 +155,25 @@ mod tests {
         assert!(s.contains(":2:1:") && s.contains("\\x01"), "{s}");
         std::fs::write(&p, "99999999999999999999\n").expect("write");
         assert!(read_vertex_file(&p).is_err(), "too large for 64 bits");
+    }
+
+    #[test]
+    fn names_one_a_line() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("g.v");
+        std::fs::write(&p, "# names\nbob\n alice\t\n\nbob\r\nzoë\n").expect("write");
+        assert_eq!(
+            read_vertex_names(&p).expect("read"),
+            vec!["alice", "bob", "zoë"]
+        );
+        std::fs::write(&p, "ann\nann lee\n").expect("write");
+        let s = read_vertex_names(&p).expect_err("a space").to_string();
+        assert!(s.contains("g.v:2:4: expected one vertex name"), "{s}");
+        std::fs::write(&p, "ann\nb\x01b\n").expect("write");
+        let s = read_vertex_names(&p).expect_err("control byte").to_string();
+        assert!(s.contains(":2:2:") && s.contains("\\x01"), "{s}");
+        std::fs::write(&p, b"ok\n\xffx\n").expect("write");
+        let s = read_vertex_names(&p).expect_err("not UTF-8").to_string();
+        assert!(s.contains(":2:1:") && s.contains("UTF-8"), "{s}");
     }
 }

@@ -36,7 +36,9 @@ pub struct Committed {
     /// where the next run goes.
     pub end: u64,
     /// The keys of the vertices the runs add to a graph with an id map
-    /// or names, by internal id from the base's vertex count on.
+    /// or names, by internal id from the base's vertex count on; on a
+    /// graph with dense ids, those of the last vertices added (ids past
+    /// the dense range that a batch gave), the ones before them dense.
     pub keys: NewKeys,
     /// Manifest slots found damaged, and what that means.
     pub findings: Vec<SlotFinding>,
@@ -271,11 +273,17 @@ pub fn read_committed(
             return Err(corrupt(path, format!("{what} removes vertices")));
         }
         // A graph whose vertices have keys gets one for each vertex a run
-        // adds, of its kind; one with dense ids none.
+        // adds, of its kind. One with dense ids grows densely (no keys)
+        // until a run adds ids past them: that run's last vertices are
+        // the ids it gives (the dense ones come first, when runs were
+        // folded), and every later run keys all it adds.
         let added = run.vertices - vertices;
+        let dense = !h.has_id_map() && !h.has_names();
+        let keyed = !dense || !keys.is_empty();
         let fits = match &run.new_keys {
-            NewKeys::None => !h.has_id_map() && !h.has_names(),
-            NewKeys::Ids(k) => h.has_id_map() && k.len() as u64 == added,
+            NewKeys::None => !keyed,
+            NewKeys::Ids(k) if dense && !keyed => k.len() as u64 <= added,
+            NewKeys::Ids(k) => !h.has_names() && k.len() as u64 == added,
             NewKeys::Names(k) => h.has_names() && k.len() as u64 == added,
         };
         if !fits && (added > 0 || !run.new_keys.is_empty()) {

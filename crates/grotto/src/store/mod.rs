@@ -7,6 +7,7 @@
 pub mod adjacency;
 pub mod blockmap;
 pub mod codec;
+mod committed;
 pub mod delta;
 pub mod format;
 pub mod graph;

@@ -12,9 +12,9 @@ use rayon::prelude::*;
 
 impl GraphUpdate {
     /// The internal vertex of the user's integer id `id`; when `create`,
-    /// an id past the last vertex of a graph without an id map adds
-    /// vertices up to it (the ids between become isolated vertices, as a
-    /// conversion would make them). `None`: not a vertex (and not made).
+    /// an id the graph lacks adds a vertex (that id alone: see
+    /// [`GraphUpdate::vertex_not_in_graph`]). `None`: not a vertex (and
+    /// not made).
     fn vertex_for(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
         let g = &self.graph;
         if g.names().is_some() {
@@ -29,48 +29,75 @@ impl GraphUpdate {
     }
 
     /// [`GraphUpdate::vertex_for`] of an id the graph (before the batch)
-    /// does not have.
+    /// does not have. Ids new to the graph take the next internal ids in
+    /// the order they first appear, and only they become vertices (an id
+    /// between them and the graph's is none); the commit carries them (a
+    /// delta run) or writes them (a merge). On a graph with dense ids, a
+    /// batch whose new ids continue the range without a gap keeps it
+    /// dense ([`GraphUpdate::settle_new_ids`]).
     fn vertex_not_in_graph(&mut self, id: u64, create: bool) -> Result<Option<VertexId>> {
-        let g = &self.graph;
-        if !create && !g.header().has_id_map() {
-            // A vertex this batch added (past the graph's last id).
-            let r = id.checked_sub(g.header().id_base);
-            return Ok(r.filter(|&r| r < self.vertices).map(|r| r as VertexId));
-        }
-        if g.header().has_id_map() {
-            // Ids new to the map take the next internal ids; the commit
-            // carries them (a delta run) or writes them (a merge).
-            if let Some(&v) = self.new_id_of.get(&id) {
-                return Ok(Some(v));
-            }
-            if !create {
-                return Ok(None);
-            }
-            let v = self.add_vertex(id)?;
-            self.new_ids.push(id);
-            self.new_id_of.insert(id, v);
+        if let Some(&v) = self.new_id_of.get(&id) {
             return Ok(Some(v));
         }
-        let base = g.header().id_base;
-        let Some(r) = id.checked_sub(base) else {
-            return Err(Error::Invalid(format!(
-                "vertex id {id} is below this graph's first id, {base}"
-            )));
+        if !create {
+            return Ok(None);
+        }
+        let v = self.add_vertex(id)?;
+        self.new_ids.push(id);
+        self.new_id_of.insert(id, v);
+        Ok(Some(v))
+    }
+
+    /// Settles the ids a batch adds to a graph with dense ids (once
+    /// staging is over; commits and merges call it): ids that continue
+    /// the dense range without a gap grow it (each is internal id `id -
+    /// base`, and the graph stays dense), any others make the graph one
+    /// with an id map (the commit carries them as keys).
+    pub(crate) fn settle_new_ids(&mut self) {
+        let g = &self.graph;
+        if g.id_map().is_some() || g.names().is_some() || self.new_ids.is_empty() {
+            return;
+        }
+        let (n0, base) = (g.vertex_count(), g.header().id_base);
+        let k = self.new_ids.len() as u64;
+        let (lo, hi) = self
+            .new_ids
+            .iter()
+            .fold((u64::MAX, 0), |(a, b), &x| (a.min(x), b.max(x)));
+        // Distinct ids (each was new once) between `base + n0` and
+        // `base + n0 + k - 1` are exactly that range.
+        if base.checked_add(n0) != Some(lo) || hi - lo + 1 != k {
+            return;
+        }
+        let to: Vec<VertexId> = self
+            .new_ids
+            .iter()
+            .map(|&id| (id - base) as VertexId)
+            .collect();
+        let fix = |v: &mut VertexId| {
+            if *v != VertexId::MAX && *v as u64 >= n0 {
+                *v = to[(*v as u64 - n0) as usize];
+            }
         };
-        if r >= MAX_VERTICES {
-            return Err(Error::Limit {
-                what: format!(
-                    "vertex id {id} would make {} vertices, past the format's limit of {MAX_VERTICES}",
-                    r as u128 + 1
-                ),
-            });
+        for e in self
+            .ins
+            .iter_mut()
+            .chain(&mut self.del)
+            .chain(&mut self.set)
+        {
+            fix(&mut e.0);
+            fix(&mut e.1);
         }
-        // Ranks past the base's are their own internal ids.
-        if r + 1 > self.vertices {
-            self.vertices = r + 1;
-            self.widest_id = Some(id);
-        }
-        Ok(Some(r as VertexId))
+        self.widest_id = Some(hi);
+        self.new_ids.clear();
+        self.new_id_of.clear();
+    }
+
+    /// Whether the settled batch gives ids past a graph with dense ids,
+    /// which then takes an id map.
+    pub(crate) fn keys_dense_ids(&self) -> bool {
+        let g = &self.graph;
+        g.id_map().is_none() && g.names().is_none() && !self.new_ids.is_empty()
     }
 
     /// The internal vertex of the name `name`; when `create`, a name the
@@ -439,24 +466,6 @@ impl GraphUpdate {
                 }
             }
         }
-        Ok(())
-    }
-
-    /// Stages internal-id edges (already mapped; ids past the vertex count
-    /// add vertices). For callers that map ids themselves.
-    pub fn stage_internal(
-        &mut self,
-        ins: &[(VertexId, VertexId)],
-        del: &[(VertexId, VertexId)],
-    ) -> Result<()> {
-        if !ins.is_empty() {
-            self.unweighted_inserts()?;
-        }
-        for &(a, b) in ins {
-            self.vertices = self.vertices.max(a.max(b) as u64 + 1);
-        }
-        self.ins.extend_from_slice(ins);
-        self.del.extend_from_slice(del);
         Ok(())
     }
 

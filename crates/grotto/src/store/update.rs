@@ -299,6 +299,7 @@ impl GraphUpdate {
     /// graph that keeps duplicate edges is refused: its batches commit by
     /// merging ([`crate::ingest::merge::commit`]).
     pub fn commit(mut self) -> Result<UpdateReport> {
+        self.settle_new_ids();
         if self.graph.header().flags & FLAG_MULTI != 0 {
             return Err(Error::Invalid(format!(
                 "{} keeps duplicate edges (--keep-duplicates), and a delta run holds \
