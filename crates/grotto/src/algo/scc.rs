@@ -38,7 +38,7 @@ use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
 use super::{fail, Verdict};
-use crate::engine::{Frontier, Run};
+use crate::engine::{AtomicBitmap, Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
@@ -116,21 +116,37 @@ pub fn run(r: &mut Run<'_>, _: &SccConfig) -> Result<SccResult> {
     let color: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(NONE));
     if let Some(p) = pivot {
         // Forward marks with color 0, backward inside it with color 1.
+        // A vertex marked whose list lies in a block loaded anyway is
+        // expanded at once (reachability needs no levels), so a block is
+        // seldom read again for the next level: each list once (`done`).
         let search = |r: &mut Run<'_>, dir, from: u32, to: u32| -> Result<()> {
+            let done = AtomicBitmap::new(n);
             color[p as usize].store(to, Relaxed);
+            done.insert(p as u64);
             let mut f = Frontier::single(p);
             while !f.is_empty() {
-                f = r.step(&f, dir, |_, e, next| {
-                    for &w in e.ids {
-                        if free(w)
-                            && color[w as usize]
-                                .compare_exchange(from, to, Relaxed, Relaxed)
-                                .is_ok()
-                        {
-                            next.activate(w);
+                let found = r.step_eager(
+                    &f,
+                    dir,
+                    |v| color[v as usize].load(Relaxed) == to && done.insert(v as u64),
+                    |_, e, next| {
+                        for &w in e.ids {
+                            if free(w)
+                                && color[w as usize]
+                                    .compare_exchange(from, to, Relaxed, Relaxed)
+                                    .is_ok()
+                            {
+                                next.activate(w);
+                            }
                         }
-                    }
-                })?;
+                    },
+                )?;
+                let more: Vec<VertexId> = found
+                    .to_vec()
+                    .into_iter()
+                    .filter(|&v| done.insert(v as u64))
+                    .collect();
+                f = Frontier::from_sorted(more, n);
             }
             Ok(())
         };

@@ -122,3 +122,16 @@ fn the_verifier_catches_a_wrong_label() {
     res.label[v3 as usize] = res.label[v1 as usize];
     assert!(verify(&tg.graph, &csr, &res).is_err());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// Small random directed graphs, sparse enough to leave many
+    /// vertices after the pivot's component (trim and coloring at work):
+    /// every label equals Tarjan's, in every engine configuration.
+    #[test]
+    fn random_graphs_match_tarjan(
+        edges in proptest::collection::vec((0u64..40, 0u64..40), 1..90),
+    ) {
+        labels(&directed(&edges, true));
+    }
+}
