@@ -20,8 +20,16 @@
 //!
 //! An undirected round is one sweep over the blocks: a vertex's labels
 //! are gathered from its list and counted in a small table kept per
-//! thread and reused ([`Tally`]), so a round allocates nothing per
-//! vertex. A directed round cuts the vertices into ranges whose
+//! thread and reused ([`Tally`]; lists of up to 24 labels are sorted on
+//! the stack instead), so a round allocates nothing per vertex. Three
+//! shortcuts keep the result exact: the first round of a graph without
+//! parallel edges takes the smallest neighbour label (all labels are
+//! distinct, each counted once); a vertex none of whose neighbours
+//! changed label in the round before keeps its own without counting;
+//! and once at most one vertex in 16 changes per round, a vertex whose
+//! label changes marks its neighbours, and the next round reads only the
+//! blocks of those (on rmat22 labels settle after five rounds: 10 rounds
+//! read 1.2 GB instead of 2.0 GB). A directed round cuts the vertices into ranges whose
 //! out-neighbour labels fit a buffer (`label_buffer`, by default one
 //! label per vertex); per range one step over the out-edges gathers them
 //! and one over the in-edges completes each vertex, so every block is
@@ -35,13 +43,13 @@ use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
 use super::{fail, Verdict};
-use crate::engine::{Edges, Frontier, Run};
+use crate::engine::{AtomicBitmap, Edges, Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// Settings of CDLP.
@@ -94,6 +102,16 @@ struct Tally {
 /// vertex count, which is below `u32::MAX`).
 const FREE: u32 = u32::MAX;
 
+/// Lists of at most this many labels are sorted on the stack instead of
+/// counted in the table (no hashing, probing or clearing).
+const SMALL: usize = 24;
+
+/// An undirected round marks the neighbours of the vertices whose label
+/// changes, so that the next round visits only those, when at most one
+/// vertex in this many changed in the round before (rounds that change
+/// many would mark nearly every vertex, at an atomic a neighbour).
+const TRACK_DIVISOR: u64 = 16;
+
 impl Tally {
     /// The most frequent of the `len` labels of `labels`, the smallest
     /// among equals; `None` when there are none.
@@ -107,6 +125,34 @@ impl Tally {
                 "more than the {len} labels announced"
             );
             return Some(b);
+        }
+        if len <= SMALL {
+            // A short list: sorted on the stack, the longest run wins (the
+            // first, so the smallest label, among equals).
+            let mut buf = [0u32; SMALL];
+            let mut k = 0;
+            for (x, l) in buf.iter_mut().zip(&mut labels) {
+                *x = l;
+                k += 1;
+            }
+            assert!(
+                labels.next().is_none(),
+                "more than the {len} labels announced"
+            );
+            let s = &mut buf[..k];
+            s.sort_unstable();
+            let (mut best, mut best_n, mut i) = (None, 0, 0);
+            while i < s.len() {
+                let mut j = i + 1;
+                while j < s.len() && s[j] == s[i] {
+                    j += 1;
+                }
+                if j - i > best_n {
+                    (best, best_n) = (Some(s[i]), j - i);
+                }
+                i = j;
+            }
+            return best;
         }
         let bits = (2 * len).max(16).next_power_of_two().trailing_zeros();
         let size = 1usize << bits;
@@ -182,8 +228,20 @@ struct Round<'a> {
     old: &'a [AtomicU32],
     new: &'a [AtomicU32],
     /// Labels gathered so far of vertices whose lists arrive in pieces
-    /// (longer than a block), until the last piece.
-    pieces: Mutex<HashMap<VertexId, Vec<u32>>>,
+    /// (longer than a block), until the last piece, and whether any of
+    /// them changed in the round before.
+    pieces: Mutex<HashMap<VertexId, (Vec<u32>, bool)>>,
+    /// The vertices whose label changed in the round before, when known
+    /// (an undirected round after the first): a vertex none of whose
+    /// neighbours is among them keeps its label (`new` holds it already)
+    /// without counting.
+    changed: Option<&'a AtomicBitmap>,
+    /// Where a vertex whose label changes marks its neighbours, the only
+    /// vertices the next round needs to visit (when tracked).
+    dirty: Option<&'a AtomicBitmap>,
+    /// A vertex whose list came in pieces changed: its neighbours are not
+    /// at hand to mark, so the next round visits every vertex.
+    hub_changed: AtomicBool,
 }
 
 impl Round<'_> {
@@ -194,27 +252,50 @@ impl Round<'_> {
         let old = self.old;
         let gathered = edges.ids.iter().map(|&u| old[u as usize].load(Relaxed));
         let held_labels = held.iter().map(|l| l.load(Relaxed));
+        // Whether a neighbour in `edges` changed last round (true when
+        // that is not known).
+        let stirred = || {
+            self.changed
+                .is_none_or(|c| edges.ids.iter().any(|&u| c.contains(u as u64)))
+        };
         let label = if edges.is_whole() {
+            if !stirred() {
+                return;
+            }
             let len = edges.ids.len() + held.len();
             TALLY.with_borrow_mut(|t| t.mode(gathered.chain(held_labels), len))
         } else {
             let mut m = self.pieces.lock().unwrap_or_else(|p| p.into_inner());
             let total = edges.degree as usize + held.len();
-            let got = m.entry(v).or_insert_with(|| {
+            let (got, any) = m.entry(v).or_insert_with(|| {
                 let mut g = Vec::with_capacity(total);
                 g.extend(held_labels);
-                g
+                (g, false)
             });
             got.extend(gathered);
+            *any = *any || stirred();
             if got.len() < total {
                 return;
             }
-            let all = m.remove(&v).unwrap_or_default();
+            let (all, any) = m.remove(&v).unwrap_or_default();
             drop(m);
-            TALLY.with_borrow_mut(|t| t.mode(all.iter().copied(), all.len()))
+            if !any {
+                return;
+            }
+            let l = TALLY.with_borrow_mut(|t| t.mode(all.iter().copied(), all.len()));
+            if l.is_some_and(|l| l != old[v as usize].load(Relaxed)) {
+                self.hub_changed.store(true, Relaxed);
+            }
+            l
         };
-        if let Some(l) = label {
-            self.new[v as usize].store(l, Relaxed);
+        let Some(l) = label else { return };
+        self.new[v as usize].store(l, Relaxed);
+        if let Some(d) = self.dirty.filter(|_| l != old[v as usize].load(Relaxed)) {
+            for &u in edges.ids {
+                if !d.contains(u as u64) {
+                    d.insert(u as u64);
+                }
+            }
         }
     }
 }
@@ -279,30 +360,73 @@ pub fn run(r: &mut Run<'_>, cfg: &CdlpConfig) -> Result<CdlpResult> {
     let mut old: Vec<AtomicU32> = rank.into_iter().map(AtomicU32::new).collect();
     let mut new: Vec<AtomicU32> = r.collect(|v| AtomicU32::new(old[v as usize].load(Relaxed)));
     let held: Vec<AtomicU32> = (0..held_max).map(|_| AtomicU32::new(0)).collect();
-    let (mut iterations, mut changed) = (0, 0);
+    let multi = g.header().flags & crate::store::format::FLAG_MULTI != 0;
+    let (mut iterations, mut changed) = (0, n);
+    // Undirected rounds after the first: the labels that changed in the
+    // round before, and the vertices whose neighbours did (when few
+    // changed, so that marking them costs little).
+    let mut last: Option<AtomicBitmap> = None;
+    let mut visit: Option<AtomicBitmap> = None;
     while iterations < cfg.iterations {
         iterations += 1;
+        let track = !directed && changed <= n / TRACK_DIVISOR;
+        let dirty = track.then(|| AtomicBitmap::new(n));
         let round = Round {
             old: &old,
             new: &new,
             pieces: Mutex::new(HashMap::new()),
+            changed: last.as_ref().filter(|_| !directed),
+            dirty: dirty.as_ref(),
+            hub_changed: AtomicBool::new(false),
         };
         if directed {
             for &(lo, hi) in &ranges {
                 directed_range(r, &round, lo, hi, &held)?;
             }
-        } else {
+        } else if iterations == 1 && !multi {
+            // The first round of an undirected graph without parallel
+            // edges: every neighbour brings its own label, each once, so
+            // the most frequent is the smallest (no counting). Vertices
+            // with neighbours start from none; a list in pieces takes
+            // the smallest of each.
+            r.for_each_vertex(|v| {
+                if g.out().degree(v) > 0 {
+                    new[v as usize].store(FREE, Relaxed);
+                }
+            });
             r.step(&Frontier::all(n), Direction::Out, |v, e, _| {
-                round.settle(v, e, &[])
+                let m = e.ids.iter().map(|&u| old[u as usize].load(Relaxed)).min();
+                if let Some(m) = m {
+                    new[v as usize].fetch_min(m, Relaxed);
+                }
             })?;
+        } else {
+            // A vertex not visited, or whose neighbours kept their
+            // labels, keeps its own.
+            r.for_each_vertex(|v| new[v as usize].store(old[v as usize].load(Relaxed), Relaxed));
+            let frontier = match visit.take() {
+                Some(b) => {
+                    let k = b.count();
+                    Frontier::Dense(b, k)
+                }
+                None => Frontier::all(n),
+            };
+            r.step(&frontier, Direction::Out, |v, e, _| round.settle(v, e, &[]))?;
         }
+        let hub_changed = round.hub_changed.load(Relaxed);
+        drop(round);
+        visit = dirty.filter(|_| !hub_changed);
         // Vertices without neighbours were not visited: both arrays hold
         // their own label from the start.
+        let now = AtomicBitmap::new(n);
         changed = r.sum_f64(|v| {
-            f64::from(u8::from(
-                old[v as usize].load(Relaxed) != new[v as usize].load(Relaxed),
-            ))
+            let c = old[v as usize].load(Relaxed) != new[v as usize].load(Relaxed);
+            if c {
+                now.insert(v as u64);
+            }
+            f64::from(u8::from(c))
         }) as u64;
+        last = Some(now);
         std::mem::swap(&mut old, &mut new);
         if changed == 0 {
             break;

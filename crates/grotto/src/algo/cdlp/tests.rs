@@ -132,6 +132,24 @@ fn refuses_a_directed_graph_without_reverse_edges() {
 /// rounds agree.
 #[test]
 fn matches_serial_rounds_in_every_configuration() {
+    // Long runs too: undirected rounds after the first few visit only the
+    // neighbours of the vertices that changed (a grid's labels keep
+    // moving for many rounds, R-MAT's settle, hubs' lists come in pieces).
+    for (tg, iterations) in [
+        (testkit::grid(12, 30), 40),
+        (testkit::rmat(10, 4, 3, true), 15),
+        (hubs(true), 15),
+    ] {
+        for e in testkit::configs() {
+            let cfg = config(iterations, 0);
+            let res = cdlp(&tg.graph, &cfg, e.clone()).unwrap();
+            assert_eq!(
+                check(&tg.graph, &cfg, &res),
+                Ok(()),
+                "{iterations} rounds, {e:?}"
+            );
+        }
+    }
     for (tg, buffers) in [
         (testkit::rmat(10, 4, 3, true), &[0][..]),
         (testkit::rmat(10, 4, 4, false), &[0, 64][..]),
@@ -145,6 +163,36 @@ fn matches_serial_rounds_in_every_configuration() {
                 let res = cdlp(&tg.graph, &cfg, e.clone()).unwrap();
                 assert_eq!(check(&tg.graph, &cfg, &res), Ok(()), "buffer {b}, {e:?}");
             }
+        }
+    }
+}
+
+/// A clique whose labels settle in one round, a path, and pairs whose two
+/// labels swap every round: after the first rounds few vertices change,
+/// so a round visits only the neighbours of those that did, and the
+/// pairs must keep swapping (and the path settling) all the same.
+#[test]
+fn few_changes_visit_few_vertices_and_miss_none() {
+    let mut e: Vec<(u64, u64)> = Vec::new();
+    for a in 0..200 {
+        for b in a + 1..200 {
+            e.push((a, b));
+        }
+    }
+    e.extend((300..308).map(|v| (v, v + 1)));
+    e.extend((0..5).map(|i| (400 + 2 * i, 401 + 2 * i)));
+    e.push((150, 300));
+    let tg = testkit::from_edges(&e, true, false);
+    for e in testkit::configs() {
+        for iterations in [6, 7, 12] {
+            let cfg = config(iterations, 0);
+            let res = cdlp(&tg.graph, &cfg, e.clone()).unwrap();
+            assert_eq!(
+                check(&tg.graph, &cfg, &res),
+                Ok(()),
+                "{iterations} rounds, {e:?}"
+            );
+            assert!(res.changed >= 10, "the pairs swap every round");
         }
     }
 }
@@ -277,5 +325,21 @@ fn agrees_with_ldbc_validation_graphs() {
         };
         let want = dir.join("example").join(format!("example-{kind}-CDLP"));
         agrees_with_ldbc(&base.with_extension("e"), opts, 2, &want);
+    }
+}
+
+proptest::proptest! {
+    /// The tally's mode (sorted on the stack for short lists, counted in
+    /// the table for long ones) is the smallest most frequent label.
+    #[test]
+    fn tally_mode_matches_a_count(labels in proptest::collection::vec(0u32..12, 0..70)) {
+        let mut counts = std::collections::BTreeMap::new();
+        for &l in &labels {
+            *counts.entry(l).or_insert(0) += 1;
+        }
+        let top = counts.values().copied().max();
+        let want = counts.iter().find(|(_, &c)| Some(c) == top).map(|(&l, _)| l);
+        let mut t = Tally::default();
+        proptest::prop_assert_eq!(t.mode(labels.iter().copied(), labels.len()), want);
     }
 }
