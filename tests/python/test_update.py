@@ -256,10 +256,10 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
                    undirected=True, vertices=n)
     before = grotto.open(base).num_edges
     g = tmp_path / "g.grotto"
-    # A batch large enough that an update lasts well past the 100 ms
+    # A batch large enough that an update lasts well past the 10 ms
     # between interrupt checks, so interrupts land before and after the
     # commit: grown until it does on this machine.
-    for size in (600000, 1500000, 4000000):
+    for size in (600000, 1500000, 4000000, 10000000):
         ins = pd.DataFrame({"src": rng.integers(0, n, size), "dst": rng.integers(0, n, size)})
         ins = ins[ins.src != ins.dst]
         took = {}

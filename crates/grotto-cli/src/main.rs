@@ -29,7 +29,7 @@ pub(crate) const SCHEMA_VERSION: u32 = 1;
 #[derive(Parser)]
 #[command(name = "grotto", version, about = "Out-of-core graph analytics: turn edge lists into block-aligned graph files and run BFS, WCC, PageRank, k-core and more on them with the edges on disk", long_about = None)]
 struct Cli {
-    /// Print nothing but errors (and the result of export).
+    /// Print nothing but errors (export still writes the graph to standard output when asked to).
     #[arg(long, short, global = true)]
     quiet: bool,
     /// Print one JSON object (schema_version 1) instead of text.
@@ -46,7 +46,7 @@ struct Cli {
 enum Cmd {
     /// Generate a graph: as a text edge list, or straight into a .grotto file.
     Generate(GenerateArgs),
-    /// Convert a text edge list, adjacency list or Matrix Market file (optionally gzip/zstd) into a .grotto file.
+    /// Convert an edge list, adjacency list, Matrix Market, CSV or Parquet file (text optionally gzip/zstd) into a .grotto file.
     Convert(ConvertArgs),
     /// Run an algorithm on a .grotto file (`grotto run --help` lists them).
     Run(run::RunArgs),
@@ -65,7 +65,7 @@ enum Cmd {
     Export {
         /// The graph file.
         file: PathBuf,
-        /// Text format.
+        /// Output format: a text edge list, Matrix Market, or Parquet.
         #[arg(long, value_enum, default_value_t = ExportFmt::Edgelist)]
         format: ExportFmt,
         /// Output file (default and -: standard output; a FIFO or device is written through).
@@ -81,7 +81,7 @@ enum Cmd {
     Profile(device::ProfileArgs),
     /// Report what this machine allows: kernel, io_uring and why not, O_DIRECT, alignment, memlock, stored profile.
     Doctor(device::DoctorArgs),
-    /// Benchmarks of grotto's layers: `bench io` (reader against the device), `bench pool` (cache hit path).
+    /// Benchmarks of grotto's layers: `bench io` (reader against the device), `bench pool` (cache hit path), `bench decode` (block decoder), `bench ace` (buffer-pool policies of the PIO/ACE thesis).
     Bench(bench::BenchArgs),
     /// Run grotto's main job on a small built-in graph: generate, convert, info, check, then BFS, WCC and PageRank (verified); with --json, one JSON object per step.
     Demo {

@@ -5,7 +5,7 @@
 //! registry ([`grotto::algo::ALGORITHMS`]), so every algorithm the command
 //! line offers is here too, with the same parameters. Work runs with the
 //! interpreter released (other Python threads go on) on a thread of its
-//! own, while the calling thread checks for Ctrl-C every 100 ms: an
+//! own, while the calling thread checks for Ctrl-C every 10 ms: an
 //! interrupt stops the work at its next step ([`grotto::interrupt`]) and
 //! raises `KeyboardInterrupt`, leaving no partial file; work already past
 //! its commit point (an update's manifest, a finished file's rename)
@@ -88,7 +88,7 @@ pub(crate) fn invalid(msg: String) -> PyErr {
 }
 
 /// Runs `work` on a thread of its own with the interpreter released,
-/// checking for Ctrl-C every 100 ms; on an interrupt, asks the work to
+/// checking for Ctrl-C every 10 ms; on an interrupt, asks the work to
 /// stop, waits for it, and raises `KeyboardInterrupt`.
 pub(crate) fn off_thread<T: Send>(
     py: Python<'_>,
@@ -121,20 +121,29 @@ fn off_thread_with<T: Send>(
     };
     std::thread::scope(|s| {
         let h = s.spawn(work);
+        // Signals are checked every 10 ms (an interrupt that comes while
+        // the work can still stop stops it), progress every 100 ms.
+        let mut tick = 0u32;
         loop {
             let done = py.detach(|| {
-                for _ in 0..10 {
-                    if h.is_finished() {
-                        return true;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
+                if h.is_finished() {
+                    return true;
                 }
-                false
+                std::thread::sleep(Duration::from_millis(10));
+                h.is_finished()
             });
             if done {
                 break;
             }
-            if let Err(e) = py.check_signals().and_then(|()| report()) {
+            tick += 1;
+            let progress = || {
+                if tick.is_multiple_of(10) {
+                    report()
+                } else {
+                    Ok(())
+                }
+            };
+            if let Err(e) = py.check_signals().and_then(|()| progress()) {
                 grotto::interrupt::request();
                 let r = py.detach(|| h.join());
                 grotto::interrupt::clear();

@@ -58,7 +58,7 @@ pub enum Error {
         detail: String,
     },
     /// The file does not start with grotto's magic bytes.
-    #[error("{}: not a grotto graph file (bad magic bytes)", path.display())]
+    #[error("{}: not a grotto graph file (bad magic bytes); an edge list or a table becomes one with `grotto convert INPUT GRAPH.grotto`", path.display())]
     NotAGraph {
         /// The file.
         path: PathBuf,

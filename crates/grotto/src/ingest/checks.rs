@@ -147,33 +147,47 @@ pub(crate) fn check_growth(path: &Path, n: u64, reverse: bool, grows: &str) -> R
 }
 
 /// Adds how the format was detected to a parse error, so that a user whose
-/// file was read the wrong way sees why and what to pass.
+/// file was read the wrong way sees why and what to pass; a word where
+/// the first line should hold an id is most often a header row, and the
+/// error says how to read one.
 pub(crate) fn with_detection(
     e: Error,
     opts: &ConvertOptions,
     format: Option<Format>,
     evidence: Option<&str>,
 ) -> Error {
-    match (e, format, evidence) {
-        (
-            Error::Parse {
-                path,
-                line,
-                column,
-                expected,
-                found,
-                ..
-            },
-            Some(f),
-            Some(ev),
-        ) if opts.format.is_none() => Error::Parse {
-            path,
-            line,
-            column,
-            expected,
-            found,
-            note: format!("\n  (read as {}: {ev}; --format says otherwise)", f.name()),
-        },
-        (e, _, _) => e,
+    let Error::Parse {
+        path,
+        line,
+        column,
+        expected,
+        found,
+        mut note,
+    } = e
+    else {
+        return e;
+    };
+    if let (Some(f), Some(ev), None) = (format, evidence, opts.format) {
+        note.push_str(&format!(
+            "\n  (read as {}: {ev}; --format says otherwise)",
+            f.name()
+        ));
+    }
+    if line == 1
+        && expected.contains("vertex names need --ids string")
+        && format != Some(Format::Csv)
+    {
+        note.push_str(
+            "\n  (if line 1 is a header row, read the file as CSV: --format csv, with --columns \
+             SRC,DST when its columns are not named src and dst)",
+        );
+    }
+    Error::Parse {
+        path,
+        line,
+        column,
+        expected,
+        found,
+        note,
     }
 }
