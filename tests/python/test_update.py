@@ -238,7 +238,20 @@ def test_a_multigraph_update_adds_and_removes_copies(tmp_path):
         grotto.update(path, insert=pd.DataFrame(new, columns=["src", "dst"]), merge="never")
 
 
-def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_path):
+@pytest.fixture
+def ctrl_c_reaches_python():
+    """Python's own SIGINT handler, whatever was inherited: a process
+    started in the background of a shell (as a CI job may be) begins
+    with SIGINT ignored, and then ``_thread.interrupt_main`` does
+    nothing."""
+    import signal
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_path, ctrl_c_reaches_python):
     """KeyboardInterrupt at random moments of delta commits and merges:
     raised means nothing was applied; a normal return means the batch is
     in (a retry after the exception never applies a batch twice)."""
