@@ -133,3 +133,14 @@ def test_from_networkx_with_string_nodes_keeps_names_and_isolated_nodes(tmp_path
     got = dict(zip(dist["id"], dist["distance"]))
     assert all(abs(got[u] - d) < 1e-5 for u, d in want.items())
     assert got["alone"] == float("inf")
+
+
+def test_the_null_graph_is_left_to_networkx():
+    # A grotto file has at least one vertex: networkx answers the null
+    # graph itself (can_run says why), instead of an IndexError.
+    from grotto.nx import BackendInterface
+
+    for name in ("triangles", "pagerank", "core_number", "strongly_connected_components"):
+        G = nx.DiGraph() if name.startswith("strongly") else nx.Graph()
+        assert BackendInterface.can_run(name, (G,), {}) == "the graph has no nodes"
+    assert BackendInterface.can_run("triangles", (nx.path_graph(3),), {}) is True

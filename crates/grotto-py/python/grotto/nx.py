@@ -182,6 +182,10 @@ class BackendInterface:
     def can_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Any:
         kwargs = _bound(name, args, kwargs)
         G = kwargs.get("G")
+        if G is not None and len(G) == 0:
+            # A grotto file has at least one vertex; networkx answers the
+            # null graph itself.
+            return "the graph has no nodes"
         directed = G.is_directed() if G is not None else False
         if name == "pagerank":
             if any(kwargs.get(k) is not None for k in ("personalization", "nstart", "dangling")):
