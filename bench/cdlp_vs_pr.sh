@@ -21,13 +21,8 @@ RUNS=${RUNS:-5}
 THREADS=${THREADS:-2}
 CACHE=${CACHE:-3%}
 
-drop() {
-  sync
-  if ! echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then
-    [ -n "${WARNED:-}" ] || echo "# cannot drop the page cache: runs start warm" >&2
-    WARNED=1
-  fi
-}
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 one() { # algo round [flags...]
   local algo=$1 round=$2
