@@ -10,7 +10,13 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "cargo not found: install Rust (https://rustup.rs)" >&2; exit 1; fi
 fi
 
+# One compiled dependency tree serves the demo (`cargo run --release -p
+# grotto-cli -- demo`), this build, the tests and the Python wheel: after
+# the demo only the test binaries and the binding itself compile.
+# scripts/unify.sh fails if a dependency's features would differ between
+# them (which would compile arrow, parquet and grotto again).
 cargo build --release --locked 2>&1 || cargo build --release
+bash scripts/unify.sh
 cargo test --release --workspace
 
 PY=${PYTHON:-python3}

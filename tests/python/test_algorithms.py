@@ -113,7 +113,7 @@ def test_bfs_depths_match_networkx(graphs, tmp_path, name, s):
     out = tmp_path / "bfs.csv"
     grotto("run", "bfs", g.path, "--source", src, "--out", out, "-q", *s)
     header, rows = read_csv(out, int)
-    assert header == ["vertex", "depth", "parent"]
+    assert header == ["id", "depth", "parent"]
     want = nx.single_source_shortest_path_length(g.nx, src)
     assert set(rows) == set(g.nx.nodes)
     for v, (d, p) in rows.items():
@@ -132,12 +132,12 @@ def test_bfs_depths_match_scipy(graphs, tmp_path):
     out = tmp_path / "bfs.npy"
     grotto("run", "bfs", g.path, "--source", 0, "--out", out, "--format", "npy", "-q")
     a = np.load(out)
-    assert a.dtype.names == ("vertex", "depth", "parent")
+    assert a.dtype.names == ("id", "depth", "parent")
     n = len(a)
     rows, cols = zip(*g.nx.edges())
     m = sp.coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n)).tocsr()
     dist = csg.shortest_path(m, directed=False, unweighted=True, indices=0)
-    order = np.argsort(a["vertex"])
+    order = np.argsort(a["id"])
     assert np.array_equal(a["depth"][order], dist.astype(np.int64))
 
 

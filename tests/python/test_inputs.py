@@ -69,6 +69,6 @@ def test_sweeps_past_the_vertex_count_raise(tmp_path):
     path = tmp_path / "g.grotto"
     grotto.convert([(0, 1), (1, 2), (2, 0)], path)
     g = grotto.open(path)
-    with pytest.raises(grotto.InputError, match="--sweeps 1000000000 is more than the graph's 3 vertices"):
+    with pytest.raises(grotto.InputError, match="sweeps=1000000000 is more than the graph's 3 vertices"):
         g.eccentricity(0, sweeps=10**9)
     assert g.eccentricity(0, sweeps=3, verify=True).summary["eccentricity"] == 2

@@ -120,7 +120,7 @@ def test_parquet_and_arrow_string_columns(tmp_path, frame):
     csv = tmp_path / "wcc.csv"
     run("run", "wcc", g, "--out", csv, "-q")
     back = pd.read_csv(csv, keep_default_na=False, dtype=str)
-    assert dict(zip(back["vertex"], back["component"])) == want
+    assert dict(zip(back["id"], back["component"])) == want
     res = tmp_path / "wcc.parquet"
     run("run", "wcc", g, "--out", res, "-q")
     t = pq.read_table(res)

@@ -90,7 +90,7 @@ def test_directed_without_reverse_is_refused(tmp_path):
     p.write_text("0 1\n1 2\n2 0\n")
     grotto.convert(p, tmp_path / "d.grotto")
     g = grotto.open(tmp_path / "d.grotto")
-    with pytest.raises(grotto.InputError, match="--reverse"):
+    with pytest.raises(grotto.InputError, match="reverse=True"):
         g.lcc()
 
 

@@ -1,7 +1,7 @@
 //! `grotto convert` and `grotto generate`: the build options both share,
 //! the sources (text, Parquet, generators) and the conversion report.
 
-use crate::{parse_size, say_to, Ctx, SCHEMA_VERSION};
+use crate::{parse_size, say_to, words, Ctx, SCHEMA_VERSION};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use grotto::gen::{
     ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator, WeightedSource,
@@ -439,10 +439,16 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             println!("  format {fmt}: {e}");
         }
         println!(
-            "  {} vertices, {} {} edges{}{}",
-            r.vertices,
-            r.edges,
-            if r.directed { "directed" } else { "undirected" },
+            "  {}, {}{}{}",
+            words::count(r.vertices, "vertex"),
+            words::count(
+                r.edges,
+                if r.directed {
+                    "directed edge"
+                } else {
+                    "undirected edge"
+                }
+            ),
             if r.weighted { ", weighted" } else { "" },
             if r.reverse {
                 ", with reverse edges"
@@ -451,8 +457,10 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             }
         );
         println!(
-            "  dropped {} self loops, {} duplicate edges; {} lines read",
-            r.self_loops_dropped, r.duplicates_dropped, r.parse.lines
+            "  dropped {}, {}; {} read",
+            words::count(r.self_loops_dropped, "self loop"),
+            words::count(r.duplicates_dropped, "duplicate edge"),
+            words::count(r.parse.lines, "line")
         );
         let layout = if r.packed {
             format!("packed, {:.2} bytes/entry", r.bytes_per_entry)
@@ -460,8 +468,8 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             format!("fill ratio {:.3}", r.fill_ratio)
         };
         println!(
-            "  {} blocks ({} of short lists), {layout}, index {:.1} bytes/vertex{}",
-            r.blocks,
+            "  {} ({} of short lists), {layout}, index {:.1} bytes/vertex{}",
+            words::count(r.blocks, "block"),
             r.short_blocks,
             r.index_bytes_per_vertex,
             if r.ids_compacted {
@@ -476,12 +484,12 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             println!("  vertices ordered by degree inside (results and arguments use your ids)");
         }
         println!(
-            "  build path: {:?} ({}); budget {:.0} MiB, {} partitions, {} threads",
+            "  build path: {:?} ({}); budget {:.0} MiB, {}, {}",
             r.path,
             r.path_reason,
             mib(r.memory_budget_bytes),
-            r.partitions,
-            r.threads
+            words::count(r.partitions as u64, "partition"),
+            words::count(r.threads as u64, "thread")
         );
         println!(
             "  time {:.2} s (parse {:.2} s, build {:.2} s, finish {:.2} s); peak RSS {}",

@@ -391,7 +391,7 @@ fn run_kernel(
         threads: threads.max(1),
         ..EngineConfig::default()
     };
-    let plan = a.plan(None, g)?;
+    let plan = a.plan_for(None, g, &p)?;
     let e = Engine::open(plan.engine, g.clone(), cfg)?;
     let mut o = a.execute(&e, &plan, &p, false)?;
     let output = Output::create(out, &[], Streams::Allowed)?;

@@ -10,6 +10,7 @@ mod plot;
 mod progress;
 mod run;
 mod update;
+mod words;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -154,10 +155,41 @@ pub(crate) fn open_graph(file: &Path) -> grotto::Result<Graph> {
     Ok(g)
 }
 
+/// The command line, parsed. An error's usage line is the command's own
+/// (`grotto run pagerank [OPTIONS] <GRAPH>`), not clap's default, which
+/// lists the options typed as if they were required.
+fn parse_args() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let mut cmd = plain_usage(Cli::command());
+    let parsed = cmd
+        .try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| Cli::from_arg_matches(&m));
+    parsed.unwrap_or_else(|e| e.format(&mut cmd).exit())
+}
+
+/// `cmd` and its subcommands, each with its plain usage as the one shown.
+fn plain_usage(mut cmd: clap::Command) -> clap::Command {
+    cmd.build();
+    plain_usage_built(cmd)
+}
+
+fn plain_usage_built(mut cmd: clap::Command) -> clap::Command {
+    let usage = cmd.render_usage().to_string();
+    let usage = usage.strip_prefix("Usage: ").unwrap_or(&usage).to_string();
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for name in subs {
+        cmd = cmd.mut_subcommand(name, plain_usage_built);
+    }
+    cmd.override_usage(usage)
+}
+
 fn main() {
     grotto::io::system::restore_default_sigpipe();
     install_signal_cleanup();
-    let cli = Cli::parse();
+    let cli = parse_args();
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -305,8 +337,10 @@ fn print_info(file: &Path, i: &GraphInfo) {
         }
     );
     println!(
-        "  dropped          {} self loops, {} duplicates, {} malformed lines",
-        i.self_loops_dropped, i.duplicates_dropped, i.lines_skipped
+        "  dropped          {}, {}, {}",
+        words::count(i.self_loops_dropped, "self loop"),
+        words::count(i.duplicates_dropped, "duplicate"),
+        words::count(i.lines_skipped, "malformed line")
     );
     if let Some(u) = &i.updates {
         println!(
@@ -346,8 +380,11 @@ fn print_info(file: &Path, i: &GraphInfo) {
             format!("raw u32, fill ratio {:.3}", a.fill_ratio)
         };
         println!(
-            "  {label}: {} entries ({} inline), {} blocks {layout}, {:.2} bytes/entry on disk",
-            a.entries, a.inline_entries, a.blocks, a.bytes_per_entry
+            "  {label}: {} ({} inline), {} {layout}, {:.2} bytes/entry on disk",
+            words::count(a.entries, "entry"),
+            a.inline_entries,
+            words::count(a.blocks, "block"),
+            a.bytes_per_entry
         );
         let d = &a.degrees;
         println!(
@@ -432,7 +469,11 @@ fn check(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
             );
         }
         if ok && !ctx.quiet {
-            println!("{}: ok ({} blocks checked)", file.display(), n);
+            println!(
+                "{}: ok ({} checked)",
+                file.display(),
+                words::count(n, "block")
+            );
         }
     }
     if !ok {

@@ -2,7 +2,7 @@
 //! asynchronous engine, print a summary with the run's metrics, write
 //! per-vertex results.
 
-use crate::{device, Ctx, SCHEMA_VERSION};
+use crate::{device, words, Ctx, SCHEMA_VERSION};
 use clap::{Args, ValueEnum};
 use grotto::algo::output::Format;
 use grotto::algo::registry::{self, Kind, Outcome, Param, Params, Registered};
@@ -235,13 +235,14 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             ..IoOptions::default()
         },
     };
-    let plan = a.algo.plan(
+    let plan = a.algo.plan_for(
         match c.engine {
             EngineChoice::Sync => Some(EngineKind::Sync),
             EngineChoice::Async => Some(EngineKind::Async),
             EngineChoice::Auto => None,
         },
         &graph,
+        &a.params,
     )?;
     if c.mode.is_some() && plan.engine == EngineKind::Async {
         return Err(grotto::Error::Invalid(format!(
@@ -374,24 +375,16 @@ fn print_human(
     mean_request: f64,
     device_fraction: Option<f64>,
 ) -> std::io::Result<()> {
-    let kv = |v: &serde_json::Value| -> String {
-        v.as_object()
-            .map(|o| {
-                o.iter()
-                    .map(|(k, v)| format!("{k} {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default()
-    };
-    writeln!(say, "{name:<11} {}", kv(summary))?;
+    writeln!(say, "{name:<11} {}", words::entries(summary))?;
     if config.as_object().is_some_and(|o| !o.is_empty()) {
-        writeln!(say, "config      {}", kv(config))?;
+        writeln!(say, "config      {}", words::entries(config))?;
     }
     writeln!(
         say,
-        "time        {:.3} s wall, {:.3} s algorithm, {} levels",
-        m.wall_s, m.algo_s, m.steps
+        "time        {:.3} s wall, {:.3} s algorithm, {}",
+        m.wall_s,
+        m.algo_s,
+        words::count(m.steps, step_word(name, m.engine))
     )?;
     writeln!(
         say,
@@ -400,9 +393,9 @@ fn print_human(
     )?;
     writeln!(
         say,
-        "io          {:.1} MB in {} requests (mean {:.1} KiB), {:.1} in flight on average, {:.0} MB/s over the I/O span{}",
+        "io          {:.1} MB in {} (mean {:.1} KiB), {:.1} in flight on average, {:.0} MB/s over the I/O span{}",
         m.bytes_read as f64 / 1e6,
-        m.requests,
+        words::count(m.requests, "request"),
         mean_request / 1024.0,
         m.mean_in_flight,
         m.read_bytes_per_s / 1e6,
@@ -440,6 +433,18 @@ fn print_human(
         m.peak_rss_bytes >> 20
     )?;
     Ok(())
+}
+
+/// What one engine step is to a reader: a pass of the async engine, a
+/// level of a traversal, a step (bucket) of delta-stepping, an iteration
+/// of anything else.
+fn step_word(algorithm: &str, engine: &str) -> &'static str {
+    match (engine, algorithm) {
+        ("async", _) => "pass",
+        (_, "bfs" | "eccentricity" | "bc" | "dfs") => "level",
+        (_, "sssp") => "step",
+        _ => "iteration",
+    }
 }
 
 fn human_bytes(b: u64) -> String {

@@ -3,7 +3,7 @@
 //! blocks (docs/updates.md).
 
 use crate::convert::{mib, FormatArg};
-use crate::{Ctx, SCHEMA_VERSION};
+use crate::{words, Ctx, SCHEMA_VERSION};
 use clap::Args;
 use grotto::ingest::batch::{read_batch, BatchEdges};
 use grotto::ingest::parquet::EdgeColumns;
@@ -266,7 +266,10 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             r.inserted,
             r.already_present,
             if r.self_loops_dropped > 0 {
-                format!(", {} self loops dropped", r.self_loops_dropped)
+                format!(
+                    ", {} dropped",
+                    words::count(r.self_loops_dropped, "self loop")
+                )
             } else {
                 String::new()
             }

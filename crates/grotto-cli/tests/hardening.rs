@@ -100,7 +100,7 @@ fn outputs_that_are_not_regular_files_are_written_through_or_refused() {
     let o = grotto(&["run", "bfs", p(&g), "--source", "0", "--out", "-", "--json"]);
     assert!(o.status.success(), "{}", err(&o));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.starts_with("vertex,depth,parent\n"), "{out}");
+    assert!(out.starts_with("id,depth,parent\n"), "{out}");
     // The summary went to stderr, out of the results' way.
     assert!(err(&o).contains("\"command\":\"run\""), "{}", err(&o));
     // A symlink is followed: the file it names is replaced, the link stays.
@@ -125,7 +125,7 @@ fn outputs_that_are_not_regular_files_are_written_through_or_refused() {
         .is_symlink());
     assert!(std::fs::read_to_string(&real)
         .expect("read")
-        .starts_with("vertex,"));
+        .starts_with("id,"));
 }
 
 #[test]

@@ -81,7 +81,7 @@ fn results_are_in_the_users_ids() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let csv = std::fs::read_to_string(&out).unwrap();
     let mut lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines.remove(0), "vertex,depth,parent");
+    assert_eq!(lines.remove(0), "id,depth,parent");
     lines.sort();
     assert_eq!(
         lines,

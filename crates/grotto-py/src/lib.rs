@@ -18,11 +18,6 @@ use grotto::algo::registry::{self, EngineKind, Kind, Params};
 use grotto::algo::{ALGORITHMS, NONE};
 use grotto::cache::CacheSize;
 use grotto::engine::{Engine, EngineConfig, Mode};
-use grotto::ingest::arrays::EdgeArrays;
-use grotto::ingest::parquet::EdgeColumns;
-use grotto::ingest::{
-    convert_from, convert_path, ConvertOptions, Format, IdMode, Source, VertexOrder,
-};
 use grotto::io::{BackendChoice, IoOptions};
 use grotto::store::names::Names;
 use grotto::store::{BlockReader, Direction, Graph};
@@ -35,8 +30,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod convert;
 mod nx;
 mod update;
+mod words;
 
 create_exception!(
     _grotto,
@@ -70,9 +67,10 @@ create_exception!(
 );
 
 /// The Python exception for a grotto error.
-fn py_err(e: grotto::Error) -> PyErr {
+/// The message speaks Python (`source=7`, not `--source 7`).
+pub(crate) fn py_err(e: grotto::Error) -> PyErr {
     use grotto::Error as E;
-    let msg = e.to_string();
+    let msg = words::python_words(&e.to_string());
     match e {
         E::Interrupted => PyKeyboardInterrupt::new_err(msg),
         E::NotAGraph { .. } | E::NewerVersion { .. } | E::Truncated { .. } | E::Corrupt { .. } => {
@@ -84,7 +82,7 @@ fn py_err(e: grotto::Error) -> PyErr {
 }
 
 pub(crate) fn invalid(msg: String) -> PyErr {
-    InputError::new_err(msg)
+    InputError::new_err(words::python_words(&msg))
 }
 
 /// Runs `work` on a thread of its own with the interpreter released,
@@ -98,7 +96,7 @@ pub(crate) fn off_thread<T: Send>(
 }
 
 /// What a progress callable is told: (stage, total if known, done).
-type Report = (String, Option<u64>, u64);
+pub(crate) type Report = (String, Option<u64>, u64);
 
 /// Where progress comes from (read on the calling thread) and the Python
 /// callable it goes to.
@@ -106,7 +104,7 @@ type ProgressTo<'a, 'py> = (&'a dyn Fn() -> Option<Report>, &'a Bound<'py, PyAny
 
 /// [`off_thread`] that also calls the Python callable `f` with what
 /// `read()` says (stage, total, done) at each check and once at the end.
-fn off_thread_with<T: Send>(
+pub(crate) fn off_thread_with<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> grotto::Result<T> + Send,
     progress: Option<ProgressTo<'_, '_>>,
@@ -212,7 +210,7 @@ pub(crate) fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<Py<P
 /// A conversion's progress, written by the build and read by the
 /// calling thread's checks: the stage (name, total) and the count done.
 #[derive(Default)]
-struct Tracker {
+pub(crate) struct Tracker {
     stage: std::sync::Mutex<Option<(String, Option<u64>)>>,
     done: std::sync::atomic::AtomicU64,
 }
@@ -429,7 +427,7 @@ impl PyGraph {
                 )))
             }
         };
-        let plan = algo.plan(asked, &self.graph).map_err(py_err)?;
+        let plan = algo.plan_for(asked, &self.graph, &p).map_err(py_err)?;
         let mode: Option<Mode> = mode
             .map(|m| {
                 m.parse()
@@ -532,190 +530,6 @@ fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
     Ok(PyGraph { graph: Arc::new(g) })
 }
 
-/// The text format named `f` (`format=` of `convert` and `update`).
-pub(crate) fn text_format(f: &str) -> PyResult<Format> {
-    match f {
-        "edgelist" => Ok(Format::EdgeList),
-        "adjacency" | "adjlist" => Ok(Format::AdjList),
-        "mtx" => Ok(Format::MatrixMarket),
-        "csv" => Ok(Format::Csv),
-        f => Err(invalid(format!(
-            "format={f:?}: expected \"edgelist\", \"adjacency\", \"mtx\" or \"csv\""
-        ))),
-    }
-}
-
-/// The conversion options shared by both sources.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn options(
-    undirected: bool,
-    reverse: bool,
-    weighted: Option<bool>,
-    memory: Option<&str>,
-    threads: Option<usize>,
-    keep_self_loops: bool,
-    keep_duplicates: bool,
-    ids: &str,
-    vertices: Option<u64>,
-) -> PyResult<ConvertOptions> {
-    let memory_bytes = memory
-        .map(|m| grotto::cache::parse_bytes(m).map_err(|e| invalid(format!("memory={m:?}: {e}"))))
-        .transpose()?;
-    let ids = match ids {
-        "auto" => IdMode::Auto,
-        "dense" => IdMode::Dense,
-        "compact" => IdMode::Compact,
-        "string" => IdMode::String,
-        o => {
-            return Err(invalid(format!(
-                "ids={o:?}: expected \"auto\", \"dense\", \"compact\" or \"string\""
-            )))
-        }
-    };
-    Ok(ConvertOptions {
-        undirected,
-        reverse,
-        weighted,
-        keep_self_loops,
-        keep_duplicates,
-        ids,
-        memory_bytes,
-        threads: threads.unwrap_or(0),
-        vertices,
-        ..ConvertOptions::default()
-    })
-}
-
-/// The vertex order a Python `order=` names.
-fn vertex_order(order: &str) -> PyResult<VertexOrder> {
-    match order {
-        "degree" => Ok(VertexOrder::Degree),
-        "auto" => Ok(VertexOrder::Auto),
-        "none" => Ok(VertexOrder::None),
-        o => Err(invalid(format!(
-            "order={o:?}: expected \"auto\", \"degree\" or \"none\""
-        ))),
-    }
-}
-
-/// Converts a file into a graph file: a Parquet file or directory of
-/// them (edge columns `columns`), or a text file (edge list, adjacency
-/// list or Matrix Market, optionally gzip or zstd); returns the report as
-/// JSON text.
-#[pyfunction]
-#[pyo3(signature = (input, output, undirected=false, reverse=false, weighted=None, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, format=None, columns=None, progress=None, order="auto", vertex_names=None))]
-#[allow(clippy::too_many_arguments)]
-fn convert_file(
-    py: Python<'_>,
-    input: PathBuf,
-    output: PathBuf,
-    undirected: bool,
-    reverse: bool,
-    weighted: Option<bool>,
-    memory: Option<&str>,
-    threads: Option<usize>,
-    keep_self_loops: bool,
-    keep_duplicates: bool,
-    ids: &str,
-    vertices: Option<u64>,
-    vertex_ids: Option<Vec<u64>>,
-    format: Option<&str>,
-    columns: Option<(String, String, String)>,
-    progress: Option<Bound<'_, PyAny>>,
-    order: &str,
-    vertex_names: Option<Vec<String>>,
-) -> PyResult<String> {
-    let mut opts = options(
-        undirected,
-        reverse,
-        weighted,
-        memory,
-        threads,
-        keep_self_loops,
-        keep_duplicates,
-        ids,
-        vertices,
-    )?;
-    opts.order = vertex_order(order)?;
-    opts.vertex_ids = vertex_ids.map(Arc::new);
-    opts.vertex_names = vertex_names.map(Arc::new);
-    opts.format = format.map(text_format).transpose()?;
-    let columns = columns.map_or_else(EdgeColumns::default, |(src, dst, weight)| EdgeColumns {
-        src,
-        dst,
-        weight,
-    });
-    let tracker = Tracker::default();
-    let read = || tracker.read();
-    let report = off_thread_with(
-        py,
-        || convert_path(&input, &output, &opts, &columns, &tracker),
-        progress
-            .as_ref()
-            .map(|f| (&read as &dyn Fn() -> Option<Report>, f)),
-    )?;
-    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
-}
-
-/// Converts edge columns (non-negative 64-bit ids, optional f32 weights)
-/// into a graph file; `what` names the columns in reports and errors.
-/// Returns the report as JSON text.
-#[pyfunction]
-#[pyo3(signature = (src, dst, weight, output, what, undirected=false, reverse=false, memory=None, threads=None, keep_self_loops=false, keep_duplicates=false, ids="auto", vertices=None, vertex_ids=None, progress=None, names=None, order="auto"))]
-#[allow(clippy::too_many_arguments)]
-fn convert_arrays(
-    py: Python<'_>,
-    src: PyReadonlyArray1<'_, u64>,
-    dst: PyReadonlyArray1<'_, u64>,
-    weight: Option<PyReadonlyArray1<'_, f32>>,
-    output: PathBuf,
-    what: &str,
-    undirected: bool,
-    reverse: bool,
-    memory: Option<&str>,
-    threads: Option<usize>,
-    keep_self_loops: bool,
-    keep_duplicates: bool,
-    ids: &str,
-    vertices: Option<u64>,
-    vertex_ids: Option<Vec<u64>>,
-    progress: Option<Bound<'_, PyAny>>,
-    names: Option<Vec<String>>,
-    order: &str,
-) -> PyResult<String> {
-    let mut opts = options(
-        undirected,
-        reverse,
-        Some(weight.is_some()),
-        memory,
-        threads,
-        keep_self_loops,
-        keep_duplicates,
-        ids,
-        vertices,
-    )?;
-    opts.order = vertex_order(order)?;
-    opts.vertex_ids = vertex_ids.map(Arc::new);
-    let (s, d) = (src.as_slice()?, dst.as_slice()?);
-    let w = weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let mut arrays = EdgeArrays::new(s, d, w, what).map_err(py_err)?;
-    if let Some(names) = names {
-        let refs: Vec<&[u8]> = names.iter().map(|n| n.as_bytes()).collect();
-        let table = Names::from_sorted(&refs).map_err(py_err)?;
-        arrays = arrays.with_names(table).map_err(py_err)?;
-    }
-    let tracker = Tracker::default();
-    let read = || tracker.read();
-    let report = off_thread_with(
-        py,
-        || convert_from(&Source::Generated(&arrays), &output, &opts, &tracker),
-        progress
-            .as_ref()
-            .map(|f| (&read as &dyn Fn() -> Option<Report>, f)),
-    )?;
-    serde_json::to_string(&report).map_err(|e| invalid(e.to_string()))
-}
-
 /// Every registered algorithm: name, one line of help, which engines run
 /// it, and its parameters (name, kind, default, required, help).
 #[pyfunction]
@@ -789,8 +603,8 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VerifyError", py.get_type::<VerifyError>())?;
     m.add_class::<PyGraph>()?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
-    m.add_function(wrap_pyfunction!(convert_file, m)?)?;
-    m.add_function(wrap_pyfunction!(convert_arrays, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(update::update, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;

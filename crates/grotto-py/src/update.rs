@@ -1,7 +1,8 @@
 //! `grotto.update`: a batch of edge changes committed to a graph file in
 //! place (docs/updates.md).
 
-use crate::{invalid, off_thread, options, text_format};
+use crate::convert::{options, text_format};
+use crate::{invalid, off_thread};
 use grotto::ingest::Format;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
@@ -27,7 +28,7 @@ pub(crate) fn update(
     ins_file: Option<PathBuf>,
     del_file: Option<PathBuf>,
     format: Option<&str>,
-    columns: Option<(String, String)>,
+    columns: Option<(String, String, String)>,
     threads: Option<usize>,
     merge: &str,
     merge_above: Option<f64>,
@@ -89,11 +90,8 @@ pub(crate) fn update(
         false, false, None, None, threads, false, false, "auto", None,
     )?;
     opts.format = format.map(text_format).transpose()?;
-    let cols = columns.map(|(src, dst)| grotto::ingest::parquet::EdgeColumns {
-        src,
-        dst,
-        ..Default::default()
-    });
+    let cols =
+        columns.map(|(src, dst, weight)| grotto::ingest::parquet::EdgeColumns { src, dst, weight });
     // Text files take column names only as CSV with a header.
     if opts.format == Some(Format::Csv) {
         opts.columns = cols.clone();

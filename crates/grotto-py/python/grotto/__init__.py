@@ -73,7 +73,6 @@ class Result:
         self.columns: Dict[str, np.ndarray] = {}
         self._arrow: Dict[str, Any] = {}
         for col, values in raw["columns"]:
-            col = "id" if col == "vertex" else col
             if isinstance(values, tuple):  # vertex names: Arrow-style buffers
                 self.columns[col], self._arrow[col] = _name_column(*values[1:])
             else:
@@ -458,6 +457,30 @@ def _weights(col: Any, name: str) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
+def _edge_columns(columns: Any, weight: str = "weight") -> Tuple[str, str, str]:
+    """``columns=`` as (src, dst, weight): a ``(src, dst)`` or ``(src,
+    dst, weight)`` tuple or list of names, or the command line's
+    ``"src,dst[,weight]"``. With two names the weight column is
+    ``weight`` (used when present), as ``--columns src,dst`` means."""
+    if isinstance(columns, str):
+        names = [c.strip() for c in columns.split(",")]
+    else:
+        try:
+            names = list(columns)
+        except TypeError:
+            names = None
+    if (
+        names is None
+        or len(names) not in (2, 3)
+        or not all(isinstance(c, str) and c for c in names)
+    ):
+        raise InputError(
+            f"columns={columns!r}: name the edge columns as (src, dst) or (src, dst, weight), "
+            'or "src,dst[,weight]"'
+        )
+    return (names[0], names[1], names[2] if len(names) == 3 else weight)
+
+
 def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any, str]:
     """(src, dst, weight or None, description) from a table-like source."""
     s, d, w = columns
@@ -468,7 +491,10 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
         names = list(source.column_names)
         for c in (s, d):
             if c not in names:
-                raise InputError(f"the Arrow table has no column {c!r} (it has {names})")
+                raise InputError(
+                    f"the Arrow table has no column {c!r} (it has {names}); "
+                    "name the edge columns with columns=(src, dst[, weight])"
+                )
         for c in [c for c in (s, d, w) if c in names]:
             nulls = source.column(c).null_count
             if nulls:
@@ -480,7 +506,10 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
         names = [str(c) for c in source.columns]
         for c in (s, d):
             if c not in names:
-                raise InputError(f"the DataFrame has no column {c!r} (it has {names})")
+                raise InputError(
+                    f"the DataFrame has no column {c!r} (it has {names}); "
+                    "name the edge columns with columns=(src, dst[, weight])"
+                )
         for c in [c for c in (s, d, w) if c in names]:
             nulls = int(source[c].isna().sum())
             if nulls:
@@ -491,7 +520,10 @@ def _columns(source: Any, columns: Tuple[str, str, str]) -> Tuple[Any, Any, Any,
     if isinstance(source, dict):
         for c in (s, d):
             if c not in source:
-                raise InputError(f"the dict has no column {c!r} (it has {list(source)})")
+                raise InputError(
+                    f"the dict has no column {c!r} (it has {list(source)}); "
+                    "name the edge columns with columns=(src, dst[, weight])"
+                )
         return source[s], source[d], source.get(w), f"a dict of arrays ({s}, {d})"
     if _is_rows(source):
         return _rows(source)
@@ -594,7 +626,7 @@ def convert(
     ids: str = "auto",
     vertices: Any = None,
     format: Optional[str] = None,
-    columns: Tuple[str, str, str] = ("src", "dst", "weight"),
+    columns: Any = ("src", "dst", "weight"),
     progress: Any = None,
     order: str = "auto",
 ) -> Dict[str, Any]:
@@ -607,8 +639,10 @@ def convert(
     reads), a pandas DataFrame, a pyarrow Table or RecordBatchReader, a
     dict of columns, a ``(src, dst[, weight])`` tuple of arrays, or a list
     of edges, one ``(src, dst[, weight])`` tuple each. Table
-    columns are named by ``columns`` (GraphFrames' ``src``, ``dst`` and an
-    optional ``weight`` by default). Ids are non-negative integers, kept
+    columns are named by ``columns``: ``("source", "target")``,
+    ``("source", "target", "w")`` or ``"source,target"`` (GraphFrames'
+    ``src``, ``dst`` and an optional ``weight`` by default; with two
+    names a ``weight`` column is read when present). Ids are non-negative integers, kept
     as yours (sparse or large ones are mapped internally), or strings:
     string columns (and text tokens with ``ids="string"``) become vertex
     names stored in the file, and every result and vertex argument then
@@ -638,6 +672,7 @@ def convert(
     when complete; an error or Ctrl-C leaves none.
     """
     out = os.fspath(path)
+    columns = _edge_columns(columns)
     report_to = _progress(progress)
     try:
         return _convert(source, out, report_to, undirected, reverse, weighted, memory, threads,
@@ -742,7 +777,7 @@ def update(
     *,
     set_weight: Any = None,
     format: Optional[str] = None,
-    columns: Tuple[str, str] = ("src", "dst"),
+    columns: Any = ("src", "dst"),
     threads: Optional[int] = None,
     merge: str = "auto",
     merge_above: float = 5.0,
@@ -757,7 +792,7 @@ def update(
     format ``convert`` reads, Parquet included; ``format`` forces a text
     format), a pandas DataFrame, a pyarrow Table, a dict of columns, a
     ``(src, dst)`` tuple of arrays, or a list of ``(src, dst[, weight])``
-    edges (``columns`` names the table columns).
+    edges (``columns`` names the table columns, as for :func:`convert`).
     In a weighted graph, inserts carry weights (a ``weight`` column, or a
     third array), and ``set_weight`` (same kinds of sources, with weights)
     gives existing edges new weights after the deletes and inserts.
@@ -777,8 +812,9 @@ def update(
     pending delta); ``"never"`` appends a run. The report's ``merged``
     says which happened.
     """
+    columns = _edge_columns(columns)
     kw: Dict[str, Any] = dict(
-        format=format, columns=tuple(columns), threads=threads, merge=merge, merge_above=merge_above
+        format=format, columns=columns, threads=threads, merge=merge, merge_above=merge_above
     )
     for key, source in (("ins", insert), ("del", delete), ("set", set_weight)):
         if source is None:
@@ -786,7 +822,7 @@ def update(
         if isinstance(source, (str, os.PathLike)):
             kw[key + "_file"] = os.fspath(source)
             continue
-        src, dst, w, what = _columns(source, (columns[0], columns[1], "weight"))
+        src, dst, w, what = _columns(source, columns)
         if _is_text(src) or _is_text(dst):
             if key == "set" or w is not None:
                 raise InputError(f"{what}: weights for vertices with names can be given in a file only")
@@ -873,7 +909,10 @@ def _convert_stream(reader: Any, out: str, weighted: Any, columns: Tuple[str, st
     names = list(reader.schema.names)
     for c in (s, d):
         if c not in names:
-            raise InputError(f"the Arrow stream has no column {c!r} (it has {names})")
+            raise InputError(
+                f"the Arrow stream has no column {c!r} (it has {names}); "
+                "name the edge columns with columns=(src, dst[, weight])"
+            )
     keep = [c for c in (s, d, w) if c in names and (c != w or weighted is not False)]
     if weighted and w not in names:
         raise InputError(f"weighted=True, and the Arrow stream has no {w!r} column")

@@ -12,9 +12,10 @@ through its ``networkx.backends`` entry point, so::
 convert ``G`` into a temporary grotto file (removed when the converted
 graph is garbage collected; ``GROTTO_TMPDIR`` says where, else the
 system's temporary directory) and run there, returning what networkx
-returns. Calls grotto cannot answer the same way (a personalization
-vector, a cutoff, a weight function, a weighted PageRank) are left to
-networkx itself through ``can_run``. Where networkx's answer depends on
+returns. PageRank is weighted by the edge attribute ``weight`` names, as
+networkx's is. Calls grotto cannot answer the same way (a personalization
+vector, a cutoff, a weight function) are left to networkx itself through
+``can_run``. Where networkx's answer depends on
 the order it visits neighbours (which parent ``bfs_edges`` reports for a
 vertex with several at the previous depth), grotto gives another answer
 of the same kind: a BFS tree with the same depths.
@@ -190,8 +191,8 @@ class BackendInterface:
         if name == "pagerank":
             if any(kwargs.get(k) is not None for k in ("personalization", "nstart", "dangling")):
                 return "grotto's PageRank has no personalization, start vector or dangling weights"
-            if kwargs.get("weight", "weight") is not None and G is not None and _has_weights(G, kwargs.get("weight", "weight")):
-                return "grotto's PageRank is unweighted"
+            if kwargs.get("weight") is not None and not isinstance(kwargs.get("weight"), str):
+                return "grotto's PageRank takes the name of a weight attribute, not a function"
             return True
         if name in ("connected_components", "core_number"):
             return True if not directed else f"{name} is for undirected graphs"
@@ -234,7 +235,11 @@ class BackendInterface:
             return {}
         # networkx stops when the L1 change falls below n * tol; grotto's
         # tolerance is the L1 change itself, so tol is at least as tight.
-        res = G.graph.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter)
+        # Weighted as networkx is (weight="weight" by default) when the
+        # edges carry the attribute; a missing one counts as 1.
+        weighted = G.weighted and weight is not None
+        res = G.graph.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter,
+                               weighted=True if weighted else None)
         if not res.summary["converged"]:
             raise nx.PowerIterationFailedConvergence(max_iter)
         return {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["score"].tolist())}
@@ -406,7 +411,7 @@ def get_info() -> Dict[str, Any]:
     """What networkx shows about the backend (entry point
     ``networkx.backend_info``)."""
     functions = {
-        "pagerank": {"additional_docs": "Unweighted; runs with the edges on disk."},
+        "pagerank": {"additional_docs": "Weighted by the edge attribute as networkx is; runs with the edges on disk."},
         "connected_components": {},
         "core_number": {},
         "bfs_edges": {"additional_docs": "A BFS tree with networkx's depths; parents may differ where several qualify."},

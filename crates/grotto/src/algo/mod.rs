@@ -227,6 +227,29 @@ pub(crate) fn push_run(
     }
 }
 
+/// [`push_run`] with each vertex of `ids` sent `m` times its edge's
+/// weight (`weights`, one per id).
+#[inline]
+pub(crate) fn push_run_weighted(
+    cells: &[Residual],
+    ids: &[VertexId],
+    weights: &[f32],
+    m: f64,
+    mut then: impl FnMut(VertexId, &Residual, f64, f64),
+) {
+    let mut guess = [0f64; 64];
+    for (run, ws) in ids.chunks(64).zip(weights.chunks(64)) {
+        for (g, &u) in guess.iter_mut().zip(run) {
+            *g = cells[u as usize].res.load();
+        }
+        for ((&g, &u), &w) in guess.iter().zip(run).zip(ws) {
+            let c = &cells[u as usize];
+            let x = m * w as f64;
+            then(u, c, c.res.add_from(g, x), x);
+        }
+    }
+}
+
 /// An `f64` updated atomically (stored as its bits; all zero bits is
 /// 0.0, so tables of them can be allocated zeroed).
 #[derive(Debug, Default, bytemuck::Zeroable)]

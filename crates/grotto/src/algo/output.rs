@@ -287,14 +287,14 @@ impl std::str::FromStr for Format {
 
 impl Table {
     /// A table with one row per vertex of `g`, in the user's order, and
-    /// a first column `vertex` holding each row's vertex in the user's
-    /// ids (or its name).
+    /// a first column `id` holding each row's vertex in the user's ids (or
+    /// its name), as GraphFrames, Parquet results and Python name it.
     pub fn for_graph(g: Arc<Graph>) -> Table {
         let mut t = Table {
             columns: Vec::new(),
             graph: Some(g),
         };
-        t.push("vertex", Values::Own);
+        t.push("id", Values::Own);
         t
     }
 
@@ -381,7 +381,10 @@ impl Table {
             .iter()
             .map(|c| match c.values.npy_type(self.graph()) {
                 "str" => format!("{}:name", c.name),
-                t => format!("{}:{}", c.name, &t[1..]),
+                "<u8" => format!("{}:u64", c.name),
+                "<i8" => format!("{}:i64", c.name),
+                "<f8" => format!("{}:f64", c.name),
+                t => format!("{}:{t}", c.name),
             })
             .collect::<Vec<_>>()
             .join(",")
@@ -525,13 +528,8 @@ impl Table {
             let cols: Vec<(&str, ArrayRef)> = self
                 .columns
                 .iter()
-                .enumerate()
-                .map(|(k, c)| {
-                    let name = if k == 0 && c.name == "vertex" {
-                        "id"
-                    } else {
-                        c.name
-                    };
+                .map(|c| {
+                    let name = c.name;
                     let v = &c.values;
                     let cells = idx.iter().enumerate().map(|(k, &i)| v.cell(i, lo + k, g));
                     let a: ArrayRef = match v.npy_type(g) {
@@ -666,7 +664,7 @@ mod tests {
 
     fn table() -> Table {
         let mut t = Table::default();
-        t.push("vertex", Values::U64(vec![7, 9]));
+        t.push("id", Values::U64(vec![7, 9]));
         t.push("parent", Values::I64(vec![-1, 7]));
         t.push("score", Values::F64(vec![0.25, 0.75]));
         t
@@ -679,8 +677,9 @@ mod tests {
         table().write(&p, Format::Csv).unwrap();
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
-            "vertex,parent,score\n7,-1,0.25\n9,7,0.75\n"
+            "id,parent,score\n7,-1,0.25\n9,7,0.75\n"
         );
+        assert_eq!(table().layout(), "id:u64,parent:i64,score:f64");
         let b = d.path().join("r.bin");
         table().write(&b, Format::Bin).unwrap();
         let bytes = std::fs::read(&b).unwrap();

@@ -12,6 +12,13 @@
 //! GAP semantics (`--semantics gap`): the same without dangling
 //! redistribution, as in the GAP Benchmark Suite's `pr` kernel.
 //!
+//! Weighted (`--weighted`, networkx's `weight=`): `u` gives each
+//! out-neighbour `v` the share `w(u, v) / W(u)` of its score instead of
+//! `1 / outdeg(u)`, `W(u)` the sum of its out-weights; a vertex whose
+//! out-weights sum to 0 is dangling. Weights must be finite and not
+//! negative. It runs on the async engine (the only one that reads
+//! weights), after one pass that sums each vertex's out-weights.
+//!
 //! Pull on the in-edges (reverse edges of a directed graph, the edges of
 //! an undirected one): each vertex sums its in-neighbours' contributions,
 //! with no write shared between threads except for lists longer than one
@@ -37,8 +44,8 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{fail, in_direction, push_run, AtomicF64, Residual, Verdict, PHASE_STEP};
-use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
+use super::{fail, in_direction, AtomicF64, Verdict};
+use crate::engine::{AsyncRun, AtomicBitmap, Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::{Direction, Graph};
 use crate::VertexId;
@@ -136,6 +143,8 @@ pub struct PageRankConfig {
     pub semantics: Semantics,
     /// Contributions' storage in the pull iteration (default auto).
     pub contributions: Precision,
+    /// Shares proportional to edge weights (default no; async engine).
+    pub weighted: bool,
 }
 
 impl Default for PageRankConfig {
@@ -146,6 +155,7 @@ impl Default for PageRankConfig {
             max_iterations: 100,
             semantics: Semantics::Standard,
             contributions: Precision::Auto,
+            weighted: false,
         }
     }
 }
@@ -221,6 +231,13 @@ impl Contribution for AtomicU32 {
 /// Runs PageRank on the engine.
 pub fn run(r: &mut Run<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
     check(cfg)?;
+    if cfg.weighted {
+        return Err(Error::Invalid(
+            "weighted PageRank runs on the asynchronous engine (the one that reads weights): \
+             use --engine async (or auto)"
+                .into(),
+        ));
+    }
     match cfg.contributions.resolve(cfg.tolerance) {
         Precision::F32 => run_with::<AtomicU32>(r, cfg, Precision::F32),
         _ => run_with::<AtomicF64>(r, cfg, Precision::F64),
@@ -397,152 +414,12 @@ fn push_iterations<C: Contribution>(
     Ok((iterations, change))
 }
 
-/// Runs PageRank by push on the asynchronous engine (ACGraph's derivation
-/// from personalized PageRank with a uniform start).
-///
-/// Every vertex starts with residual `(1 - d)/N`. Processing `v` moves its
-/// residual into its score and sends `d` times it, split evenly, to its
-/// out-neighbours. A vertex runs again once its residual reaches its
-/// degree's share of the allowance, `tolerance * (1 - d) * max(deg, 1) /
-/// S` with `S` the sum of `max(deg, 1)` over all vertices (the forward
-/// push threshold: a hub runs when it has gathered enough to be worth its
-/// list, not each time a little arrives), largest residual per unit of
-/// threshold first (by powers of two, so adjacent blocks merge into one
-/// read); a vertex with an eighth of that share runs whenever its block
-/// is read for another ([`Priority::DEFER`]). Residual reaching a vertex without out-edges is
-/// pooled and, with standard semantics, spread evenly over all vertices
-/// after the pass, which then continues from the vertices it pushed over
-/// their thresholds. What is left at the end is under `tolerance * (1 -
-/// d)` in total, and its eventual effect on the scores is at most
-/// `tolerance` in L1; each vertex's leftover is added as `r(v) / (1 -
-/// d)`, so the scores sum to 1 (standard semantics) and lie within `2 *
-/// tolerance` of the exact fixed point.
-pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankResult> {
-    check(cfg)?;
-    let n = r.vertex_count();
-    let nf = n as f64;
-    let d = cfg.damping;
-    let out = r.graph().out();
-    let weight = |v: VertexId| out.degree(v).max(1) as f64;
-    let sum_weight = r.sum_f64(weight);
-    let eps = cfg.tolerance * (1.0 - d) / sum_weight;
-    // `v`'s threshold at `scale` times the final allowance.
-    let threshold = |v: VertexId, scale: f64| scale * eps * weight(v);
-    // Thresholds start high and fall by PHASE_STEP per phase down to eps:
-    // each push then carries a good share of its vertex's threshold,
-    // instead of a hub running again each time a little arrives. The
-    // start residual (1 - d)/N over the mean final threshold is
-    // 1/tolerance.
-    let mut scale_at = 1.0;
-    while scale_at * PHASE_STEP < 1.0 / cfg.tolerance {
-        scale_at *= PHASE_STEP;
-    }
-    let score: Vec<AtomicF64> = r.collect(|_| AtomicF64::new(0.0));
-    let mut cell: Vec<Residual> = r.collect(|v| Residual {
-        res: AtomicF64::new((1.0 - d) / nf),
-        at: AtomicF64::new(threshold(v, scale_at)),
-    });
-    // Whether adding `x` to a residual that was `old` carried it to `at`.
-    let crossed = |c: &Residual, old: f64, x: f64| {
-        let at = c.at.load();
-        old < at && old + x >= at
-    };
-    let dangling = AtomicF64::new(0.0);
-    let mut seeds: Option<Vec<(VertexId, Priority)>> = None;
-    let mut passes = 0;
-    loop {
-        passes += 1;
-        let from = match &seeds {
-            None => Seeds::All(Priority::FIRST),
-            Some(list) => Seeds::List(list),
-        };
-        // A vertex with an eighth of its final threshold runs whenever
-        // its block is read anyway (see personalized PageRank).
-        let lazy = 1.0 / (scale_at * PHASE_STEP);
-        r.flow_runs(
-            &Flow::default(),
-            from,
-            |v| {
-                let x = cell[v as usize].res.swap(0.0);
-                if x <= 0.0 {
-                    return None;
-                }
-                score[v as usize].add(x);
-                let deg = out.degree(v);
-                if deg == 0 {
-                    dangling.add(d * x);
-                    return None;
-                }
-                Some(d * x / deg as f64)
-            },
-            |m, nb, act| {
-                push_run(&cell, nb.ids, m, |u, c, old| {
-                    if crossed(c, old, m) {
-                        act.activate(
-                            u,
-                            Priority::descending_log2(((old + m) / c.at.load()) as f32),
-                        );
-                    } else if old < lazy * c.at.load() && old + m >= lazy * c.at.load() {
-                        act.activate(u, Priority::DEFER);
-                    }
-                })
-            },
-        )?;
-        if passes >= cfg.max_iterations {
-            break;
-        }
-        let pooled = dangling.swap(0.0);
-        let share = match cfg.semantics {
-            Semantics::Standard => pooled / nf,
-            Semantics::Gap => 0.0,
-        };
-        if share > 0.0 {
-            for c in &cell {
-                c.res.add(share);
-            }
-        }
-        // Every residual is under its threshold now, unless the spread
-        // share lifted it; lower the thresholds a phase at a time until
-        // some vertex has work (or they are final).
-        let list = loop {
-            let list: Vec<(VertexId, Priority)> = (0..n as VertexId)
-                .filter(|&v| {
-                    let c = &cell[v as usize];
-                    c.res.load() >= c.at.load()
-                })
-                .map(|v| (v, Priority::FIRST))
-                .collect();
-            if !list.is_empty() || scale_at <= 1.0 {
-                break list;
-            }
-            scale_at = (scale_at / PHASE_STEP).max(1.0);
-            for (v, c) in cell.iter_mut().enumerate() {
-                c.at.store(threshold(v as VertexId, scale_at));
-            }
-        };
-        if list.is_empty() {
-            break;
-        }
-        seeds = Some(list);
-    }
-    let left = r.sum_f64(|v| cell[v as usize].res.load());
-    let scale = match cfg.semantics {
-        Semantics::Standard => 1.0 / (1.0 - d),
-        Semantics::Gap => 1.0,
-    };
-    Ok(PageRankResult {
-        // In place: no second array of scores.
-        score: score
-            .into_iter()
-            .zip(&cell)
-            .map(|(x, c)| x.into_inner() + c.res.load() * scale)
-            .collect(),
-        iterations: passes,
-        last_change: left / (1.0 - d),
-        converged: left < cfg.tolerance * (1.0 - d) + 1e-15,
-        style: "push",
-        contributions: Precision::F64,
-    })
+fn unweighted() -> Error {
+    Error::Invalid(
+        "weighted PageRank needs edge weights and this graph has none: convert a `u v w` edge \
+         list with --weighted (or leave out --weighted for PageRank on the edges alone)"
+            .into(),
+    )
 }
 
 /// Serial power iteration on the out-edges `g` (the reference).
@@ -558,11 +435,18 @@ pub fn serial(g: &Csr, cfg: &PageRankConfig) -> Vec<f64> {
         let mut dangling = 0.0;
         for u in 0..n {
             let nb = g.neighbors(u as VertexId);
-            if nb.is_empty() {
+            let w = g.weights(u as VertexId);
+            let split: f64 = match cfg.weighted {
+                true => w.iter().map(|&x| x as f64).sum(),
+                false => nb.len() as f64,
+            };
+            if split == 0.0 {
                 dangling += x[u];
+                continue;
             }
-            for &v in nb {
-                acc[v as usize] += x[u] / nb.len() as f64;
+            for (k, &v) in nb.iter().enumerate() {
+                let share = if cfg.weighted { w[k] as f64 } else { 1.0 };
+                acc[v as usize] += x[u] * share / split;
             }
         }
         let base = match cfg.semantics {
@@ -663,6 +547,12 @@ impl Algorithm for PageRank {
              memory traffic (error below 2^-24 per value); auto picks f32 from \
              a tolerance of 1e-6 up.",
         ),
+        Param::optional(
+            "weighted",
+            Kind::Flag,
+            "Split each score among the out-edges in proportion to their weights, as \
+             networkx's weight= (weighted graphs; async engine).",
+        ),
     ];
     const SYNC: OnSync = OnSync::Native;
     const ASYNC: bool = true;
@@ -675,9 +565,21 @@ impl Algorithm for PageRank {
     fn preferred(_: &Graph) -> EngineKind {
         EngineKind::Sync
     }
-    fn config(_: &Graph, p: &Params, _: &Setting) -> Result<PageRankConfig> {
+    /// Weights are read by the async engine only.
+    fn preferred_for(g: &Graph, p: &Params) -> EngineKind {
+        match p.flag("weighted") {
+            Ok(true) => EngineKind::Async,
+            _ => Self::preferred(g),
+        }
+    }
+    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<PageRankConfig> {
         let semantics = p.text("semantics")?.unwrap_or("standard");
+        let weighted = p.flag("weighted")?;
+        if weighted && !g.weighted() {
+            return Err(unweighted());
+        }
         Ok(PageRankConfig {
+            weighted,
             damping: p.f64("damping")?,
             tolerance: p.f64("tolerance")?,
             max_iterations: p.u32("max-iterations")?,
@@ -694,7 +596,7 @@ impl Algorithm for PageRank {
             serde_json::json!({"damping": c.damping, "tolerance": c.tolerance,
             "max_iterations": c.max_iterations,
             "semantics": format!("{:?}", c.semantics).to_lowercase(),
-            "contributions": c.contributions.name()}),
+            "contributions": c.contributions.name(), "weighted": c.weighted}),
         )
     }
     fn run_sync(r: &mut Run<'_>, c: &PageRankConfig) -> Result<PageRankResult> {
@@ -713,6 +615,9 @@ impl Algorithm for PageRank {
         out.summary(g)
     }
 }
+
+mod push;
+pub use push::run_async;
 
 #[cfg(test)]
 mod tests;

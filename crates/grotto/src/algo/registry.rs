@@ -325,6 +325,12 @@ pub trait Algorithm: 'static {
     /// The engine `--engine auto` picks for `g`, from the measurements
     /// given next to each implementation.
     fn preferred(g: &Graph) -> EngineKind;
+    /// The engine `--engine auto` picks for `g` with parameters `p`
+    /// (default: [`Algorithm::preferred`]; weighted PageRank, which only
+    /// the async engine runs, overrides it).
+    fn preferred_for(g: &Graph, _p: &Params) -> EngineKind {
+        Self::preferred(g)
+    }
     /// The config from parameter values.
     fn config(g: &Graph, p: &Params, s: &Setting) -> Result<Self::Config>;
     /// The config as a record in the user's ids, for reports.
@@ -388,6 +394,8 @@ pub trait Registered: Sync {
     fn on_async(&self) -> bool;
     /// The engine preferred on `g`.
     fn preferred(&self, g: &Graph) -> EngineKind;
+    /// The engine preferred on `g` with parameters `p`.
+    fn preferred_for(&self, g: &Graph, p: &Params) -> EngineKind;
     /// Runs on `engine` (opened for `plan`), then verifies when `verify`.
     fn execute(
         &self,
@@ -401,8 +409,19 @@ pub trait Registered: Sync {
     /// (`None`: the preferred one); an error naming the engine that runs
     /// the algorithm when the asked one does not.
     fn plan(&self, asked: Option<EngineKind>, g: &Graph) -> Result<Plan> {
+        self.plan_preferring(asked, self.preferred(g))
+    }
+
+    /// [`Registered::plan`] for a run with parameters `p`, which can
+    /// change the engine preferred.
+    fn plan_for(&self, asked: Option<EngineKind>, g: &Graph, p: &Params) -> Result<Plan> {
+        self.plan_preferring(asked, self.preferred_for(g, p))
+    }
+
+    /// [`Registered::plan`] with the preferred engine given.
+    fn plan_preferring(&self, asked: Option<EngineKind>, preferred: EngineKind) -> Result<Plan> {
         let name = self.name();
-        match asked.unwrap_or_else(|| self.preferred(g)) {
+        match asked.unwrap_or(preferred) {
             EngineKind::Sync => match self.on_sync() {
                 OnSync::Native => Ok(Plan {
                     engine: EngineKind::Sync,
@@ -453,6 +472,9 @@ impl<A: Algorithm> Registered for Entry<A> {
     }
     fn preferred(&self, g: &Graph) -> EngineKind {
         A::preferred(g)
+    }
+    fn preferred_for(&self, g: &Graph, p: &Params) -> EngineKind {
+        A::preferred_for(g, p)
     }
 
     fn execute(

@@ -26,15 +26,17 @@ pub enum CacheSize {
 }
 
 impl CacheSize {
-    /// Bytes for a graph file of `file_bytes`: at least one slot, and at
-    /// most the whole file (a larger pool could hold nothing more).
+    /// Bytes for a graph file of `file_bytes`, in whole 4 KiB slots (what
+    /// the pool holds, so every report of the size agrees): at least one
+    /// slot, and at most the whole file (a larger pool could hold nothing
+    /// more).
     pub fn resolve(&self, file_bytes: u64) -> u64 {
+        let slot = SLOT_BYTES as u64;
         let b = match *self {
             CacheSize::Bytes(b) => b,
             CacheSize::Percent(p) => (file_bytes as f64 * p / 100.0) as u64,
         };
-        b.min(file_bytes.next_multiple_of(SLOT_BYTES as u64))
-            .max(SLOT_BYTES as u64)
+        (b.min(file_bytes.next_multiple_of(slot)) / slot * slot).max(slot)
     }
 
     /// True when the size asked for is more than the whole file, so
@@ -126,5 +128,9 @@ mod tests {
         assert!("12 parsecs".parse::<CacheSize>().is_err());
         assert_eq!(CacheSize::Percent(50.0).resolve(1 << 20), 1 << 19);
         assert_eq!(CacheSize::Bytes(1).resolve(1 << 20), 4096);
+        // Whole slots, as the pool holds them: 3% of 2.8 MiB is 86.0 KiB,
+        // 21 slots of 4 KiB.
+        assert_eq!(CacheSize::Percent(3.0).resolve(2_936_000), 21 * 4096);
+        assert_eq!(CacheSize::Bytes(3 * 4096 + 1).resolve(1 << 20), 3 * 4096);
     }
 }

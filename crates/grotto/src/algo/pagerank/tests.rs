@@ -103,3 +103,106 @@ fn push_style_without_reverse_edges() {
     assert_eq!(res.style, "push");
     verify(&csr, &cfg, &res).unwrap();
 }
+
+#[test]
+fn weighted_async_push_matches_the_weighted_power_iteration() {
+    for undirected in [false, true] {
+        let tg = testkit::weighted_rmat(10, 8, 5, undirected);
+        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+        for sem in [Semantics::Standard, Semantics::Gap] {
+            let cfg = PageRankConfig {
+                semantics: sem,
+                tolerance: 1e-9,
+                max_iterations: 300,
+                weighted: true,
+                ..Default::default()
+            };
+            for ecfg in testkit::configs() {
+                let e = crate::engine::AsyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
+                let res = e.run(|r| run_async(r, &cfg)).unwrap().0;
+                assert!(res.converged);
+                verify(&csr, &cfg, &res).unwrap_or_else(|e| panic!("{ecfg:?} {sem:?}: {e}"));
+                // The weights matter: the unweighted scores are not these.
+                let plain = serial(
+                    &csr,
+                    &PageRankConfig {
+                        weighted: false,
+                        ..cfg.clone()
+                    },
+                );
+                let apart: f64 = plain
+                    .iter()
+                    .zip(&res.score)
+                    .map(|(a, b)| (a - b).abs())
+                    .sum();
+                assert!(
+                    apart > 1e-3,
+                    "weighted and unweighted scores {apart:.2e} apart"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn equal_weights_give_the_unweighted_scores_and_zero_weights_dangle() {
+    // Every weight 2.5: the shares are 1/outdeg, as unweighted.
+    let edges: Vec<(u64, u64, f32)> = (0..40u64)
+        .flat_map(|u| [(u, (u * 7 + 3) % 40, 2.5), (u, (u * 11 + 5) % 40, 2.5)])
+        .chain([(3, 9, 2.5)])
+        .collect();
+    let g = testkit::from_weighted(&edges, false);
+    let cfg = PageRankConfig {
+        tolerance: 1e-10,
+        max_iterations: 500,
+        weighted: true,
+        ..Default::default()
+    };
+    let e = crate::engine::AsyncEngine::open(g.graph.clone(), Default::default()).unwrap();
+    let weighted = e.run(|r| run_async(r, &cfg)).unwrap().0;
+    let csr = Csr::load(&g.graph, Direction::Out).unwrap();
+    let plain = serial(
+        &csr,
+        &PageRankConfig {
+            weighted: false,
+            ..cfg.clone()
+        },
+    );
+    let l1: f64 = plain
+        .iter()
+        .zip(&weighted.score)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
+    assert!(l1 < 1e-8, "L1 {l1:.2e}");
+    // A vertex whose out-weights are all 0 is dangling: 0 -> 1 weighs
+    // nothing, so 1 gets only the uniform share, as networkx has it.
+    let g = testkit::from_weighted(&[(0, 1, 0.0), (1, 2, 1.0), (2, 0, 1.0)], false);
+    let e = crate::engine::AsyncEngine::open(g.graph.clone(), Default::default()).unwrap();
+    let res = e.run(|r| run_async(r, &cfg)).unwrap().0;
+    let csr = Csr::load(&g.graph, Direction::Out).unwrap();
+    verify(&csr, &cfg, &res).unwrap();
+    let (d, n) = (0.85, 3.0);
+    // 0 dangles: 1 = (1-d)/n + d x0/n; 2 = 1's plus d x1; 0 = ... + d x2.
+    let at = |id: &str| res.score[g.graph.vertex_named(id).unwrap() as usize];
+    let want = (1.0 - d) / n + d * at("0") / n;
+    assert!((at("1") - want).abs() < 1e-8, "{:?}", res.score);
+}
+
+#[test]
+fn weighted_pagerank_refuses_what_it_cannot_run() {
+    let cfg = PageRankConfig {
+        weighted: true,
+        ..Default::default()
+    };
+    let g = testkit::from_weighted(&[(0, 1, 1.0), (1, 2, -2.0), (2, 0, 1.0)], false);
+    let e = crate::engine::AsyncEngine::open(g.graph.clone(), Default::default()).unwrap();
+    let err = e.run(|r| run_async(r, &cfg)).unwrap_err().to_string();
+    assert!(err.contains("1 -> 2 has weight -2"), "{err}");
+    let e = crate::engine::SyncEngine::open(g.graph.clone(), Default::default()).unwrap();
+    let err = e.run(|r| run(r, &cfg)).unwrap_err().to_string();
+    assert!(err.contains("asynchronous engine"), "{err}");
+    let plain = testkit::rmat(8, 4, 1, true);
+    let e = crate::engine::AsyncEngine::open(plain.graph.clone(), Default::default()).unwrap();
+    let err = e.run(|r| run_async(r, &cfg)).unwrap_err().to_string();
+    assert!(err.contains("needs edge weights"), "{err}");
+}
