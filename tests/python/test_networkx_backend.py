@@ -47,18 +47,27 @@ def test_connected_components_and_core_number_match(weighted):
     assert nx.core_number(weighted, backend="grotto") == nx.core_number(weighted)
 
 
-def test_bfs_edges_give_a_bfs_tree_with_networkx_depths(weighted):
-    src = 3
-    depth = nx.single_source_shortest_path_length(weighted, src)
-    edges = list(nx.bfs_edges(weighted, src, backend="grotto"))
-    assert {v for _, v in edges} == set(depth) - {src}
-    ds = []
-    for u, v in edges:
-        assert weighted.has_edge(u, v) and depth[u] + 1 == depth[v]
-        ds.append(depth[v])
-    assert ds == sorted(ds)
+def test_bfs_edges_are_networkx_s_own_tree_in_its_order(weighted):
+    # Adjacency in node order (edges added sorted): networkx's BFS order
+    # is the one grotto's lists give, and the answer is exactly networkx's.
+    H = nx.Graph()
+    H.add_nodes_from(sorted(weighted))
+    H.add_edges_from(sorted((min(u, v), max(u, v)) for u, v in weighted.edges()))
+    D = nx.DiGraph()
+    D.add_nodes_from(range(300))
+    D.add_edges_from(sorted(nx.gnm_random_graph(300, 1500, seed=8, directed=True).edges()))
+    for G, src in ((H, 3), (D, 0)):
+        assert list(nx.bfs_edges(G, src, backend="grotto")) == list(nx.bfs_edges(G, src))
+        assert list(nx.bfs_predecessors(G, src, backend="grotto")) == list(nx.bfs_predecessors(G, src))
+        assert list(nx.bfs_successors(G, src, backend="grotto")) == list(nx.bfs_successors(G, src))
+        got = nx.bfs_tree(G, src, backend="grotto")
+        assert list(got.edges()) == list(nx.bfs_tree(G, src).edges())
     with pytest.raises(nx.NodeNotFound):
-        list(nx.bfs_edges(weighted, 10_000, backend="grotto"))
+        list(nx.bfs_edges(H, 10_000, backend="grotto"))
+    # Adjacency in another order: networkx's answer follows it, so the
+    # backend leaves the call to networkx.
+    with pytest.raises(NotImplementedError):
+        list(nx.bfs_edges(weighted, 3, backend="grotto"))
 
 
 def test_dijkstra_lengths_match(weighted):
@@ -150,3 +159,77 @@ def test_the_null_graph_is_left_to_networkx():
         G = nx.DiGraph() if name.startswith("strongly") else nx.Graph()
         assert BackendInterface.can_run(name, (G,), {}) == "the graph has no nodes"
     assert BackendInterface.can_run("triangles", (nx.path_graph(3),), {}) is True
+
+
+def test_graph_files_are_backend_graphs(weighted, tmp_path):
+    # A graph file opened with grotto.open is a networkx backend graph:
+    # networkx's calls dispatch to grotto with nothing converted.
+    path = tmp_path / "w.grotto"
+    grotto.from_networkx(weighted, path, weight="weight")
+    g = grotto.open(path)
+    assert len(g) == len(weighted) and not g.is_directed()
+    got = nx.pagerank(g, tol=1e-10)
+    want = nx.pagerank(weighted, tol=1e-13, max_iter=1000)
+    assert got.keys() == want.keys()
+    assert max(abs(got[v] - want[v]) for v in want) < 1e-6
+    plain = nx.pagerank(g, weight=None, tol=1e-10)
+    want = nx.pagerank(weighted, weight=None, tol=1e-13, max_iter=1000)
+    assert max(abs(plain[v] - want[v]) for v in want) < 1e-8
+    comps = {frozenset(c) for c in nx.connected_components(g)}
+    assert comps == {frozenset(c) for c in nx.connected_components(weighted)}
+    assert nx.core_number(g) == nx.core_number(weighted)
+    assert nx.triangles(g) == nx.triangles(weighted)
+    cc, want = nx.clustering(g), nx.clustering(weighted)
+    assert max(abs(cc[v] - want[v]) for v in want) < 1e-12
+    depth = nx.single_source_shortest_path_length(weighted, 3)
+    tree = list(nx.bfs_edges(g, 3))
+    assert {v for _, v in tree} == set(depth) - {3}
+    assert all(depth[v] == depth[u] + 1 for u, v in tree)
+    dist = nx.single_source_dijkstra_path_length(g, 3)
+    want = nx.single_source_dijkstra_path_length(weighted, 3)
+    assert dist.keys() == want.keys()
+    assert max(abs(dist[v] - want[v]) for v in want) < 1e-4
+    bc, want = nx.betweenness_centrality(g), nx.betweenness_centrality(weighted, weight=None)
+    assert max(abs(bc[v] - want[v]) for v in want) < 1e-9
+    with pytest.raises(nx.NodeNotFound):
+        list(nx.bfs_edges(g, 10_000))
+    # What grotto does not implement says so, naming the backend.
+    with pytest.raises(NotImplementedError, match="grotto"):
+        nx.average_neighbor_degree(g)
+
+
+def test_directed_graph_files_and_names_are_backend_graphs(tmp_path):
+    D = nx.gnm_random_graph(200, 900, seed=9, directed=True)
+    D = nx.relabel_nodes(D, {v: f"v{v}" for v in D})
+    grotto.from_networkx(D, tmp_path / "d.grotto", reverse=True)
+    g = grotto.open(tmp_path / "d.grotto")
+    assert g.has_names and g.is_directed()
+    got = nx.pagerank(g, tol=1e-10)
+    want = nx.pagerank(D, tol=1e-13, max_iter=1000)
+    assert max(abs(got[v] - want[v]) for v in want) < 1e-8
+    scc = {frozenset(c) for c in nx.strongly_connected_components(g)}
+    assert scc == {frozenset(c) for c in nx.strongly_connected_components(D)}
+    assert nx.number_strongly_connected_components(g) == nx.number_strongly_connected_components(D)
+    depth = nx.single_source_shortest_path_length(D, "v0")
+    tree = list(nx.bfs_edges(g, "v0"))
+    assert {v for _, v in tree} == set(depth) - {"v0"}
+    assert all(depth[v] == depth[u] + 1 for u, v in tree)
+
+
+def test_views_multigraphs_and_self_loops_follow_networkx(weighted):
+    # A subgraph view converts (its adjacency is not a dict).
+    view = weighted.subgraph(range(0, 300))
+    got = {frozenset(c) for c in nx.connected_components(view, backend="grotto")}
+    assert got == {frozenset(c) for c in nx.connected_components(view)}
+    assert nx.core_number(view, backend="grotto") == nx.core_number(view)
+    # A multigraph's PageRank weighs parallel edges, as networkx's does.
+    M = nx.MultiDiGraph([(0, 1), (0, 1), (0, 2), (1, 2), (2, 0), (2, 3), (3, 0)])
+    M.add_edge(1, 2, weight=5.0)
+    for w in ("weight", None):
+        got, want = nx.pagerank(M, weight=w, backend="grotto"), nx.pagerank(M, weight=w, tol=1e-12)
+        assert max(abs(got[v] - want[v]) for v in M) < 1e-6, (w, got, want)
+    # core_number refuses self loops with networkx's own exception.
+    L = nx.cycle_graph(5)
+    L.add_edge(2, 2)
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.core_number(L, backend="grotto")

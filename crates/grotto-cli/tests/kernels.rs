@@ -4,7 +4,7 @@
 //! user's ids.
 
 mod common;
-use common::{grotto, p, text};
+use common::{grotto, p, report, text, text_graph};
 
 /// Runs grotto with `args` and returns its output; fails the test when
 /// it fails.
@@ -106,5 +106,49 @@ fn results_in_the_users_ids() {
     assert_eq!(
         csv.lines().skip(1).collect::<Vec<_>>(),
         ["1,1", "2,1", "3,3", "4,3"]
+    );
+}
+
+/// `--parents first`: networkx's BFS tree and visiting order, verified
+/// against networkx's rule, with the column `order`; the async engine
+/// says it does not build it.
+#[test]
+fn bfs_parents_first_gives_networkx_s_tree_and_order() {
+    let d = tempfile::tempdir().unwrap();
+    // 0 reaches 3 through 1 and 2: networkx's parent is 1, visited first.
+    let g = text_graph(d.path(), "g", "0 2\n0 1\n1 3\n2 3\n3 4\n", &[]);
+    let out = d.path().join("r.csv");
+    let r = report(&[
+        "run",
+        "bfs",
+        p(&g),
+        "--source",
+        "0",
+        "--parents",
+        "first",
+        "--verify",
+        "-o",
+        p(&out),
+    ]);
+    assert_eq!(r["verified"], true, "{r}");
+    let body = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        body,
+        "id,depth,parent,order\n0,0,0,0\n1,1,0,1\n2,1,0,2\n3,2,1,3\n4,3,3,4\n"
+    );
+    let o = grotto(&[
+        "run",
+        "bfs",
+        p(&g),
+        "--parents",
+        "first",
+        "--engine",
+        "async",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("synchronous engine"),
+        "{}",
+        text(&o.stderr)
     );
 }

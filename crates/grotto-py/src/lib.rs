@@ -381,6 +381,17 @@ impl PyGraph {
         Ok((ids.iter().map(|&u| g.label_text(u)).collect(), weights))
     }
 
+    /// Every vertex, in the order results list them: your ids as a uint64
+    /// array, or the names' buffers for a graph with names (as a result's
+    /// `id` column).
+    fn vertex_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let table = grotto::algo::output::Table::for_graph(Arc::clone(&self.graph));
+        match table.into_columns().map_err(py_err)?.into_iter().next() {
+            Some((_, ids)) => column(py, ids),
+            None => Err(invalid("a table without its id column".to_string())),
+        }
+    }
+
     /// What `grotto info --json` says, as JSON text.
     fn info_json(&self) -> PyResult<String> {
         serde_json::to_string(&grotto::store::stats::graph_info(&self.graph))
@@ -608,6 +619,7 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(update::update, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(nx::adjacency_sorted, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

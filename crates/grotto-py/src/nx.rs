@@ -102,3 +102,25 @@ pub fn adjacency_columns<'py>(
         weight.map(|_| PyArray1::from_vec(py, ws)),
     ))
 }
+
+/// Whether every neighbour dict of a networkx adjacency lists its nodes
+/// in increasing order of their positions in `index` (a dict node ->
+/// int): then networkx's traversal order is the one a grotto file gives
+/// (lists sorted by id), and its BFS tree can be answered exactly.
+#[pyfunction]
+pub fn adjacency_sorted(adj: &Bound<'_, PyDict>, index: &Bound<'_, PyDict>) -> PyResult<bool> {
+    for (_, nbrs) in adj.iter() {
+        let nbrs = nbrs
+            .cast_into::<PyDict>()
+            .map_err(|_| crate::invalid("the graph's adjacency is not a dict of dicts".into()))?;
+        let mut last: Option<u64> = None;
+        for (v, _) in nbrs.iter() {
+            let i = id_of(&v, Some(index))?;
+            if last.is_some_and(|l| l > i) {
+                return Ok(false);
+            }
+            last = Some(i);
+        }
+    }
+    Ok(true)
+}

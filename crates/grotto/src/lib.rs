@@ -49,7 +49,10 @@
 //! assert_eq!(nbrs, vec![10, 20, 40]);
 //!
 //! let engine = SyncEngine::open(Arc::clone(&g), EngineConfig::default()).unwrap();
-//! let cfg = BfsConfig { source: g.vertex_of(10).unwrap() };
+//! let cfg = BfsConfig {
+//!     source: g.vertex_of(10).unwrap(),
+//!     first_parents: false,
+//! };
 //! let (result, metrics) = engine.run(|run| bfs::run(run, &cfg)).unwrap();
 //! assert_eq!(result.depth.get(g.vertex_of(40).unwrap() as usize), 2);
 //! assert_eq!(result.reached, 4);

@@ -395,7 +395,10 @@ fn pipeline(
             ..IoOptions::default()
         },
     };
-    let bc = BfsConfig { source: s };
+    let bc = BfsConfig {
+        source: s,
+        first_parents: false,
+    };
     let sync = SyncEngine::open(Arc::clone(&g), cfg.clone())
         .and_then(|e| e.run(|r| bfs::run(r, &bc)))
         .map_err(|e| format!("sync bfs: {e}"));

@@ -141,8 +141,32 @@ class Graph:
     :func:`open`). Vertex ids are yours throughout: integers, or strings
     for a graph converted with string ids (see :attr:`has_names`)."""
 
+    #: networkx dispatches its calls on this graph to the grotto backend
+    #: (``nx.pagerank(g)``, ``nx.connected_components(g)``), with nothing
+    #: converted or loaded: see :mod:`grotto.nx`.
+    __networkx_backend__ = "grotto"
+
     def __init__(self, native: Any):
         self._g = native
+
+    def __len__(self) -> int:
+        return self.num_vertices
+
+    def is_directed(self) -> bool:
+        """Whether edges have a direction (as networkx asks it)."""
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        """False: parallel edges are one edge (as networkx asks it)."""
+        return False
+
+    def vertices(self) -> np.ndarray:
+        """Every vertex in the order results list them: your ids (uint64),
+        or names (an object array of str) for a graph with names."""
+        ids = self._g.vertex_ids()
+        if isinstance(ids, tuple):
+            return _name_column(*ids[1:])[0]
+        return ids
 
     @property
     def num_vertices(self) -> int:
@@ -258,11 +282,15 @@ class Graph:
                 report_to.close()
         return Result(algorithm, raw)
 
-    def bfs(self, source: Optional[Vertex] = None, *, seed: int = 1, **options: Any) -> Result:
+    def bfs(self, source: Optional[Vertex] = None, *, seed: int = 1, parents: str = "any",
+            **options: Any) -> Result:
         """Breadth-first search from ``source`` (default: a seeded random
         vertex with out-edges): columns ``depth`` and ``parent`` (-1 when
-        unreached)."""
-        return self.run("bfs", source=source, seed=seed, **options)
+        unreached). ``parents="first"`` gives networkx's tree (each
+        vertex's parent the first visited vertex with an edge to it,
+        neighbours taken in id order) and the column ``order``, the
+        visiting position (sync engine)."""
+        return self.run("bfs", source=source, seed=seed, parents=parents, **options)
 
     def dfs(
         self,

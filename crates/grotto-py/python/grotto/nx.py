@@ -15,10 +15,15 @@ system's temporary directory) and run there, returning what networkx
 returns. PageRank is weighted by the edge attribute ``weight`` names, as
 networkx's is. Calls grotto cannot answer the same way (a personalization
 vector, a cutoff, a weight function) are left to networkx itself through
-``can_run``. Where networkx's answer depends on
-the order it visits neighbours (which parent ``bfs_edges`` reports for a
-vertex with several at the previous depth), grotto gives another answer
-of the same kind: a BFS tree with the same depths.
+``can_run``. Where networkx's answer depends on the order it visits
+neighbours (``bfs_edges`` and what networkx builds on it), grotto runs
+networkx's own rule (``bfs --parents first``: neighbours in node order)
+and answers exactly when G's adjacency lists are in node order, as a
+grotto file's are; otherwise networkx runs it.
+
+A graph file opened with :func:`grotto.open` is itself a backend graph:
+``nx.pagerank(grotto.open("g.grotto"))`` runs in grotto with nothing
+converted or loaded.
 """
 
 from __future__ import annotations
@@ -38,9 +43,41 @@ def _edge_arrays(G: Any, weight: Optional[str]):
     list."""
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    adj = G._succ if G.is_directed() else G._adj
-    src, dst, w = _grotto.adjacency_columns(adj, G.is_directed(), index, weight)
+    if G.is_multigraph():
+        src, dst, w = _multigraph_columns(G, index, weight)
+        return src, dst, w, nodes
+    src, dst, w = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), index, weight)
     return src, dst, w, nodes
+
+
+def _adjacency(G: Any) -> Dict[Any, Dict[Any, Any]]:
+    """G's adjacency as a dict of dicts (``G._succ`` of a directed graph):
+    the graph's own dicts, or for a view (a subgraph, a reversed or
+    restricted graph) a dict of its filtered neighbours."""
+    adj = G._succ if G.is_directed() else G._adj
+    if type(adj) is dict:
+        return adj
+    return {u: dict(nbrs) for u, nbrs in adj.items()}
+
+
+def _multigraph_columns(G: Any, index: Dict[Any, int], weight: Optional[str]):
+    """A multigraph's edges as a simple graph's, each pair once with its
+    parallel edges' weights summed (the attribute ``weight``, 1 where an
+    edge has none or ``weight`` is None), as networkx's PageRank weighs
+    them; an undirected pair is taken once."""
+    directed = G.is_directed()
+    total: Dict[Tuple[int, int], float] = {}
+    for u, v, d in G.edges(data=True):
+        a, b = index[u], index[v]
+        if not directed and a > b:
+            a, b = b, a
+        x = d.get(weight, 1) if weight is not None else 1
+        total[(a, b)] = total.get((a, b), 0.0) + float(x)
+    if not total:
+        empty = np.zeros(0, dtype=np.uint64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    pairs = np.array(list(total), dtype=np.uint64)
+    return pairs[:, 0].copy(), pairs[:, 1].copy(), np.array(list(total.values()), dtype=np.float32)
 
 
 def _check_plain(G: Any) -> None:
@@ -60,7 +97,7 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     (tuples, mixed types) are refused: relabel them first. The adjacency
     dicts are walked natively, with no Python loop over the edges."""
     _check_plain(G)
-    adj = G._succ if G.is_directed() else G._adj
+    adj = _adjacency(G)
     directed = G.is_directed()
     try:
         # Integer nodes, the common case: the native walk checks each one.
@@ -96,14 +133,16 @@ class GrottoGraph:
     __networkx_backend__ = "grotto"
 
     def __init__(self, G: Any, weight: Optional[str]):
-        _check_plain(G)
+        # A multigraph becomes a simple graph whose weights sum its
+        # parallel edges (functions that depend on them are weighted).
+        self.multigraph = G.is_multigraph()
         self._dir = tempfile.TemporaryDirectory(prefix="grotto-nx-", dir=os.environ.get("GROTTO_TMPDIR"))
         self.directed = G.is_directed()
         src, dst, w, self.nodes = _edge_arrays(G, weight)
         self.weighted = w is not None
         path = os.path.join(self._dir.name, "g.grotto")
         n = len(self.nodes)
-        loops = int(np.count_nonzero(src == dst))
+        loops = self.loops = int(np.count_nonzero(src == dst))
         convert(
             (src, dst) if w is None else (src, dst, w),
             path,
@@ -127,10 +166,14 @@ class GrottoGraph:
         return self.directed
 
     def is_multigraph(self) -> bool:
-        return False
+        return self.multigraph
 
-    def node(self, i: int) -> Any:
-        return self.nodes[i]
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def node(self, i: Any) -> Any:
+        """The networkx node of result id ``i``."""
+        return self.nodes[int(i)]
 
     def index_or_build(self) -> Dict[Any, int]:
         if self.index is None:
@@ -146,6 +189,69 @@ class GrottoGraph:
             import networkx as nx
 
             raise nx.NodeNotFound(f"Source {v} is not in G") from None
+
+
+class _OnDisk:
+    """A graph file opened with :func:`grotto.open`, as the backend sees
+    it: its vertices (your ids, or names) are the networkx nodes, results
+    need no mapping, and nothing is converted or copied."""
+
+    def __init__(self, g: Graph):
+        self.graph = g
+        self.directed = g.directed
+        self.weighted = g.weighted
+        self._nodes: Optional[List[Any]] = None
+        self._index: Optional[Set[Any]] = None
+
+    def __len__(self) -> int:
+        return self.graph.num_vertices
+
+    @property
+    def nodes(self) -> List[Any]:
+        """Every vertex, in the order results list them."""
+        if self._nodes is None:
+            self._nodes = self.graph.vertices().tolist()
+        return self._nodes
+
+    def node(self, i: Any) -> Any:
+        return i
+
+    def index_or_build(self) -> Set[Any]:
+        if self._index is None:
+            self._index = set(self.nodes)
+        return self._index
+
+    def vertex(self, v: Any) -> Any:
+        if v not in self.index_or_build():
+            import networkx as nx
+
+            raise nx.NodeNotFound(f"Source {v} is not in G")
+        return v
+
+    @property
+    def neighbour_counts(self) -> np.ndarray:
+        """Distinct neighbours other than itself of each vertex (as
+        results order them): the stored degrees, which count a kept self
+        loop (``can_run`` refuses transitivity on such graphs)."""
+        return np.asarray(self.graph.degree(self.nodes), dtype=np.int64)
+
+
+def _view(G: Any) -> Any:
+    """What the backend's functions work on: a converted networkx graph
+    as it is, a graph file through its (cached) :class:`_OnDisk` view."""
+    if isinstance(G, Graph):
+        view = getattr(G, "_nx_view", None)
+        if view is None:
+            view = G._nx_view = _OnDisk(G)
+        return view
+    return G
+
+
+def _in_node_order(G: Any) -> bool:
+    """Whether each of G's adjacency lists is in G's node order (as a
+    grotto file lists neighbours), checked natively."""
+    index = {v: i for i, v in enumerate(G)}
+    return _grotto.adjacency_sorted(_adjacency(G), index)
 
 
 def _weight_name(weight: Any) -> Optional[str]:
@@ -196,6 +302,8 @@ class BackendInterface:
             return True
         if name in ("connected_components", "core_number"):
             return True if not directed else f"{name} is for undirected graphs"
+        if name == "transitivity" and isinstance(G, Graph):
+            return "transitivity needs each vertex's neighbours other than itself: not yet for graph files"
         if name in ("triangles", "clustering", "average_clustering", "transitivity"):
             if directed:
                 return f"grotto's {name} is for undirected graphs (its lcc follows Graphalytics on directed ones)"
@@ -212,11 +320,17 @@ class BackendInterface:
             if kwargs.get("k") is not None and _nx_rescale() is None:
                 return "this networkx has no _rescale for sampled sources"
             return True
-        if name == "bfs_edges":
+        if name in ("bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors"):
             if kwargs.get("reverse") or kwargs.get("depth_limit") is not None or kwargs.get("sort_neighbors") is not None:
-                return "grotto's bfs_edges has no reverse, depth_limit or sort_neighbors"
+                return f"grotto's {name} has no reverse, depth_limit or sort_neighbors"
+            if G is not None and not isinstance(G, Graph) and not _in_node_order(G):
+                # networkx visits neighbours in G's adjacency order, which a
+                # grotto file (lists sorted by id) does not keep.
+                return "G's adjacency lists are not in node order, which networkx's BFS order follows"
             return True
         if name == "single_source_dijkstra_path_length":
+            if G is not None and G.is_multigraph():
+                return "shortest paths of a multigraph take the lightest parallel edge: not yet in grotto"
             if kwargs.get("cutoff") is not None or not isinstance(kwargs.get("weight", "weight"), str):
                 return "grotto's shortest paths take no cutoff or weight function"
             return True
@@ -228,51 +342,64 @@ class BackendInterface:
 
     @staticmethod
     def pagerank(G: GrottoGraph, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
+        G = _view(G)
         import networkx as nx
 
-        n = len(G.nodes)
+        n = len(G)
         if n == 0:
             return {}
         # networkx stops when the L1 change falls below n * tol; grotto's
         # tolerance is the L1 change itself, so tol is at least as tight.
         # Weighted as networkx is (weight="weight" by default) when the
         # edges carry the attribute; a missing one counts as 1.
-        weighted = G.weighted and weight is not None
+        # A multigraph's weights count its parallel edges even then.
+        weighted = G.weighted and (weight is not None or getattr(G, "multigraph", False))
         res = G.graph.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter,
                                weighted=True if weighted else None)
         if not res.summary["converged"]:
             raise nx.PowerIterationFailedConvergence(max_iter)
-        return {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["score"].tolist())}
+        return {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["score"].tolist())}
 
     @staticmethod
     def connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
+        G = _view(G)
         res = G.graph.wcc()
         groups: Dict[int, Set[Any]] = {}
         for i, c in zip(res["id"].tolist(), res["component"].tolist()):
-            groups.setdefault(c, set()).add(G.nodes[i])
+            groups.setdefault(c, set()).add(G.node(i))
         yield from groups.values()
 
     @staticmethod
     def core_number(G: GrottoGraph) -> Dict[Any, int]:
+        G = _view(G)
         import networkx as nx
 
+        if getattr(G, "loops", 0):
+            # networkx's own refusal, word for word.
+            raise nx.NetworkXNotImplemented(
+                "Input graph has self loops which is not permitted; "
+                "Consider using G.remove_edges_from(nx.selfloop_edges(G))."
+            )
         res = G.graph.coreness()
-        return {G.nodes[i]: int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
+        return {G.node(i): int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
 
     @staticmethod
     def triangles(G: GrottoGraph, nodes=None):
+        G = _view(G)
         res = G.graph.tc(per_vertex=True)
-        counts = {G.nodes[i]: int(t) for i, t in zip(res["id"].tolist(), res["triangles"].tolist())}
+        counts = {G.node(i): int(t) for i, t in zip(res["id"].tolist(), res["triangles"].tolist())}
         return _pick(G, counts, nodes)
 
     @staticmethod
     def clustering(G: GrottoGraph, nodes=None, weight=None):
+        G = _view(G)
         res = G.graph.lcc()
-        c = {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["lcc"].tolist())}
+        c = {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["lcc"].tolist())}
         return _pick(G, c, nodes)
 
     @staticmethod
     def average_clustering(G: GrottoGraph, nodes=None, weight=None, count_zeros=True):
+        G = _view(G)
         c = BackendInterface.clustering(G, nodes)
         if not isinstance(c, dict):
             return c
@@ -282,6 +409,7 @@ class BackendInterface:
 
     @staticmethod
     def transitivity(G: GrottoGraph):
+        G = _view(G)
         # Three times the triangles over the connected triples: each
         # vertex's neighbour pairs, d(d-1)/2, from its coefficient's count.
         res = G.graph.tc(per_vertex=True)
@@ -294,69 +422,116 @@ class BackendInterface:
 
     @staticmethod
     def strongly_connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
+        G = _view(G)
         res = G.graph.scc()
         groups: Dict[int, Set[Any]] = {}
         for i, c in zip(res["id"].tolist(), res["component"].tolist()):
-            groups.setdefault(c, set()).add(G.nodes[i])
-        yield from groups.values()
+            groups.setdefault(c, set()).add(G.node(i))
+        # networkx promises no order; the largest first (ties in the order
+        # of their smallest vertex) is one a reader can rely on, and gives
+        # nx.condensation the numbering its tests expect.
+        yield from sorted(groups.values(), key=len, reverse=True)
 
     @staticmethod
     def number_strongly_connected_components(G: GrottoGraph) -> int:
-        if not G.nodes:
+        G = _view(G)
+        if not len(G):
             return 0
         return int(G.graph.scc().summary["components"])
 
     @staticmethod
     def is_strongly_connected(G: GrottoGraph) -> bool:
+        G = _view(G)
         import networkx as nx
 
-        if not G.nodes:
+        if not len(G):
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
         return int(G.graph.scc().summary["components"]) == 1
 
     @staticmethod
     def betweenness_centrality(G: GrottoGraph, k=None, normalized=True, weight=None, endpoints=False, seed=None):
-        n = len(G.nodes)
+        G = _view(G)
+        n = len(G)
         if k is None:
-            res = G.graph.bc(normalized=normalized, endpoints=endpoints) if n else None
-            scores = {} if res is None else dict(zip(res["id"].tolist(), res["betweenness"].tolist()))
-            return {G.nodes[i]: float(scores.get(i, 0.0)) for i in range(n)}
+            if n == 0:
+                return {}
+            res = G.graph.bc(normalized=normalized, endpoints=endpoints)
+            return {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
         # networkx's own draw (seed is its random.Random by now), the
         # plain sums from those sources, and networkx's own rescale.
         import random
 
         rng = seed if seed is not None else random
         sampled = rng.sample(list(G.nodes), k)
-        res = G.graph.bc(source=[G.vertex(v) for v in sampled], endpoints=endpoints)
-        sums = {G.nodes[i]: float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
+        if sampled:
+            res = G.graph.bc(source=[G.vertex(v) for v in sampled], endpoints=endpoints)
+            sums = {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
+        else:
+            # k=0: no sources, and networkx's rescale divides by k, as ours
+            # does through it (ZeroDivisionError, as networkx raises).
+            sums = {v: 0.0 for v in G.nodes}
         return _nx_rescale()(
             sums, n, normalized=normalized, directed=G.directed, endpoints=endpoints, sampled_nodes=sampled
         )
 
     @staticmethod
     def bfs_edges(G: GrottoGraph, source, reverse=False, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, Any]]:
+        G = _view(G)
         s = G.vertex(source)
-        res = G.graph.bfs(s)
-        depth, parent = res["depth"], res["parent"]
-        order = np.lexsort((res["id"], depth))
-        for i in order.tolist():
-            d = int(depth[i])
-            if d <= 0:
+        # networkx's own tree, in its visiting order: each vertex's parent
+        # the first visited neighbour, neighbours taken in node order.
+        res = G.graph.bfs(s, parents="first")
+        order, parent, ids = res["order"], res["parent"].tolist(), res["id"].tolist()
+        for i in np.argsort(order, kind="stable").tolist():
+            if order[i] <= 0:
                 continue
-            yield (G.nodes[int(parent[i])], G.nodes[int(res["id"][i])])
+            yield (G.node(parent[i]), G.node(ids[i]))
+
+    @staticmethod
+    def bfs_tree(G: GrottoGraph, source, reverse=False, depth_limit=None, sort_neighbors=None):
+        import networkx as nx
+
+        T = nx.DiGraph()
+        T.add_node(source)
+        T.add_edges_from(BackendInterface.bfs_edges(G, source))
+        return T
+
+    @staticmethod
+    def bfs_predecessors(G: GrottoGraph, source, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, Any]]:
+        for u, v in BackendInterface.bfs_edges(G, source):
+            yield (v, u)
+
+    @staticmethod
+    def bfs_successors(G: GrottoGraph, source, depth_limit=None, sort_neighbors=None) -> Iterator[Tuple[Any, List[Any]]]:
+        # networkx's grouping: consecutive tree edges with one parent.
+        parent, children = source, []
+        for u, v in BackendInterface.bfs_edges(G, source):
+            if u == parent:
+                children.append(v)
+                continue
+            yield (parent, children)
+            parent, children = u, [v]
+        yield (parent, children)
 
     @staticmethod
     def single_source_dijkstra_path_length(G: GrottoGraph, source, cutoff=None, weight="weight") -> Dict[Any, float]:
+        G = _view(G)
         s = G.vertex(source)
         if G.weighted:
-            res = G.graph.sssp(s)
+            try:
+                res = G.graph.sssp(s)
+            except InputError as e:
+                if "non-negative weights" not in str(e):
+                    raise
+                # networkx's Dijkstra raises ValueError on a negative weight.
+                raise ValueError(f"Contradictory paths found: negative weights? ({e})") from None
             dist = res["distance"]
         else:
             res = G.graph.bfs(s)
             dist = np.where(res["depth"] >= 0, res["depth"], np.inf).astype(np.float64)
-        ids = res["id"]
+        ids = res["id"].tolist()
         order = np.argsort(dist, kind="stable")
-        return {G.nodes[int(ids[i])]: float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
+        return {G.node(ids[i]): float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
 
 
 def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
@@ -414,7 +589,10 @@ def get_info() -> Dict[str, Any]:
         "pagerank": {"additional_docs": "Weighted by the edge attribute as networkx is; runs with the edges on disk."},
         "connected_components": {},
         "core_number": {},
-        "bfs_edges": {"additional_docs": "A BFS tree with networkx's depths; parents may differ where several qualify."},
+        "bfs_edges": {"additional_docs": "networkx's tree and order (neighbours in node order; graph files: id order)."},
+        "bfs_tree": {"additional_docs": "As bfs_edges."},
+        "bfs_predecessors": {"additional_docs": "As bfs_edges."},
+        "bfs_successors": {"additional_docs": "As bfs_edges."},
         "single_source_dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
         "triangles": {"additional_docs": "Undirected graphs; degree-ordered intersections within a memory budget."},
         "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},

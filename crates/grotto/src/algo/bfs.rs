@@ -12,7 +12,7 @@
 
 use super::output::{Table, Values};
 use super::reference::Csr;
-use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting, SEED, SOURCE};
+use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
 use super::{atomics_u32, fail, into_values, Verdict, NONE};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::Result;
@@ -21,12 +21,17 @@ use crate::VertexId;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
+pub mod first;
+
 /// Settings of a BFS.
 #[derive(Clone, Debug)]
 pub struct BfsConfig {
     /// Where the search starts (internal id; the CLI's default is a
     /// seeded random vertex with out-edges, see [`super::pick_source`]).
     pub source: VertexId,
+    /// networkx's tree and visiting order ([`first`]; sync engine),
+    /// instead of any BFS tree (default no).
+    pub first_parents: bool,
 }
 
 /// Depth per vertex at the width the search needed: a byte each while
@@ -153,6 +158,9 @@ pub struct BfsResult {
     pub reached: u64,
     /// Levels with at least one vertex.
     pub levels: u32,
+    /// Visiting position per vertex with `--parents first` ([`NONE`]:
+    /// unreached), else `None`.
+    pub order: Option<Vec<u32>>,
 }
 
 /// Runs BFS on the engine.
@@ -259,6 +267,7 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         parent: into_values(parent),
         reached,
         levels,
+        order: None,
     })
 }
 
@@ -332,6 +341,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         parent,
         reached,
         levels,
+        order: None,
     })
 }
 
@@ -378,6 +388,17 @@ impl BfsResult {
         let mut t = Table::for_graph(g.clone());
         t.push("depth", self.depth.into_values());
         t.push("parent", Values::Vertex(self.parent));
+        if let Some(order) = self.order {
+            t.push(
+                "order",
+                Values::I64(
+                    order
+                        .into_iter()
+                        .map(|p| if p == NONE { -1 } else { p as i64 })
+                        .collect(),
+                ),
+            );
+        }
         t
     }
 
@@ -398,7 +419,18 @@ impl Algorithm for Bfs {
     const NAME: &'static str = "bfs";
     const ABOUT: &'static str =
         "Breadth-first search: depth and parent of every vertex reachable from a source.";
-    const PARAMS: &'static [Param] = &[SOURCE, SEED];
+    const PARAMS: &'static [Param] = &[
+        SOURCE,
+        SEED,
+        Param::with_default(
+            "parents",
+            Kind::Choice(&["any", "first"]),
+            "any",
+            "any: a BFS tree; first: networkx's, each vertex's parent the first visited vertex \
+             with an edge to it (neighbours taken in increasing id order), and the column order \
+             (the visiting position; sync engine).",
+        ),
+    ];
     const SYNC: OnSync = OnSync::Native;
     const ASYNC: bool = true;
     type Config = BfsConfig;
@@ -415,22 +447,47 @@ impl Algorithm for Bfs {
             EngineKind::Async
         }
     }
+    /// networkx's tree is built by the sync engine only.
+    fn preferred_for(g: &Graph, p: &Params) -> EngineKind {
+        match p.text("parents") {
+            Ok(Some("first")) => EngineKind::Sync,
+            _ => Self::preferred(g),
+        }
+    }
     fn config(g: &Graph, p: &Params, _: &Setting) -> Result<BfsConfig> {
         Ok(BfsConfig {
             source: p.source(g)?,
+            first_parents: p.text("parents")? == Some("first"),
         })
     }
     fn config_json(g: &Graph, p: &Params, c: &BfsConfig) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?}))
+        Ok(
+            serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
+            "parents": if c.first_parents { "first" } else { "any" }}),
+        )
     }
     fn run_sync(r: &mut Run<'_>, c: &BfsConfig) -> Result<BfsResult> {
+        if c.first_parents {
+            return first::run(r, c);
+        }
         run(r, c)
     }
     fn run_async(r: &mut AsyncRun<'_>, c: &BfsConfig) -> Result<BfsResult> {
+        if c.first_parents {
+            return Err(crate::Error::Invalid(
+                "--parents first (networkx's tree) runs on the synchronous engine: use --engine \
+                 sync (or auto)"
+                    .into(),
+            ));
+        }
         run_async(r, c)
     }
-    fn verify(_: &Graph, csr: &Csr, _: &BfsConfig, out: &BfsResult) -> Verdict {
-        verify(csr, out)
+    fn verify(g: &Graph, csr: &Csr, c: &BfsConfig, out: &BfsResult) -> Verdict {
+        verify(csr, out)?;
+        if c.first_parents {
+            first::verify(g, csr, out)?;
+        }
+        Ok(())
     }
     fn table(g: &Arc<Graph>, out: BfsResult) -> Table {
         out.into_table(g)
@@ -460,7 +517,17 @@ mod tests {
             let s = super::super::pick_source(&tg.graph, 1).unwrap();
             for cfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
-                let (res, m) = e.run(|r| run(r, &BfsConfig { source: s })).unwrap();
+                let (res, m) = e
+                    .run(|r| {
+                        run(
+                            r,
+                            &BfsConfig {
+                                source: s,
+                                first_parents: false,
+                            },
+                        )
+                    })
+                    .unwrap();
                 verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
                 assert_eq!(matches!(res.depth, Depths::Wide(_)), wide, "{cfg:?}");
                 let want: u64 = (0..csr.vertex_count() as VertexId)
@@ -485,7 +552,17 @@ mod tests {
             let s = super::super::pick_source(&tg.graph, 1).unwrap();
             for cfg in testkit::configs() {
                 let e = crate::engine::AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
-                let (res, _) = e.run(|r| run_async(r, &BfsConfig { source: s })).unwrap();
+                let (res, _) = e
+                    .run(|r| {
+                        run_async(
+                            r,
+                            &BfsConfig {
+                                source: s,
+                                first_parents: false,
+                            },
+                        )
+                    })
+                    .unwrap();
                 verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
             }
         }
@@ -496,7 +573,17 @@ mod tests {
         let tg = testkit::grid(5, 5);
         let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
-        let (mut res, _) = e.run(|r| run(r, &BfsConfig { source: 0 })).unwrap();
+        let (mut res, _) = e
+            .run(|r| {
+                run(
+                    r,
+                    &BfsConfig {
+                        source: 0,
+                        first_parents: false,
+                    },
+                )
+            })
+            .unwrap();
         verify(&csr, &res).unwrap();
         res.parent[24] = 0;
         assert!(verify(&csr, &res).is_err());

@@ -93,7 +93,10 @@ fn sweeps(
     if cfg.sweeps == 0 {
         return Err(Error::Invalid("--sweeps must be at least 1".into()));
     }
-    let first = bfs(&BfsConfig { source: cfg.source })?;
+    let first = bfs(&BfsConfig {
+        source: cfg.source,
+        first_parents: false,
+    })?;
     let mut found = vec![sweep_of(&first)];
     // A sweep's start decides it, and its farthest vertex the next
     // start: once a start comes round again, the sweeps from it repeat
@@ -105,7 +108,10 @@ fn sweeps(
             Some(&i) => found[i],
             None => {
                 ran.insert(from, found.len());
-                sweep_of(&bfs(&BfsConfig { source: from })?)
+                sweep_of(&bfs(&BfsConfig {
+                    source: from,
+                    first_parents: false,
+                })?)
             }
         };
         found.push(next);

@@ -1,0 +1,48 @@
+"""networkx's own tests, run through the grotto backend the way networkx
+documents for backends (``NETWORKX_TEST_BACKEND=grotto
+NETWORKX_FALLBACK_TO_NX=True``): every test module that exercises a
+function the backend implements, listed below, must pass whole. A
+function added to the backend without its networkx tests here fails
+``test_every_implemented_function_has_its_networkx_tests``."""
+
+import os
+import subprocess
+import sys
+
+from grotto.nx import get_info
+
+# Each implemented function -> the networkx test modules that exercise it.
+MODULES = {
+    "pagerank": ["networkx.algorithms.link_analysis.tests.test_pagerank"],
+    "connected_components": ["networkx.algorithms.components.tests.test_connected"],
+    "core_number": ["networkx.algorithms.tests.test_core"],
+    "bfs_edges": ["networkx.algorithms.traversal.tests.test_bfs"],
+    "bfs_tree": ["networkx.algorithms.traversal.tests.test_bfs"],
+    "bfs_predecessors": ["networkx.algorithms.traversal.tests.test_bfs"],
+    "bfs_successors": ["networkx.algorithms.traversal.tests.test_bfs"],
+    "single_source_dijkstra_path_length": ["networkx.algorithms.shortest_paths.tests.test_weighted"],
+    "triangles": ["networkx.algorithms.tests.test_cluster"],
+    "clustering": ["networkx.algorithms.tests.test_cluster"],
+    "average_clustering": ["networkx.algorithms.tests.test_cluster"],
+    "transitivity": ["networkx.algorithms.tests.test_cluster"],
+    "strongly_connected_components": ["networkx.algorithms.components.tests.test_strongly_connected"],
+    "number_strongly_connected_components": ["networkx.algorithms.components.tests.test_strongly_connected"],
+    "is_strongly_connected": ["networkx.algorithms.components.tests.test_strongly_connected"],
+    "betweenness_centrality": ["networkx.algorithms.centrality.tests.test_betweenness_centrality"],
+}
+
+
+def test_every_implemented_function_has_its_networkx_tests():
+    assert set(get_info()["functions"]) == set(MODULES)
+
+
+def test_networkx_s_own_tests_pass_through_the_backend(tmp_path):
+    modules = sorted({m for ms in MODULES.values() for m in ms})
+    env = dict(os.environ, NETWORKX_TEST_BACKEND="grotto", NETWORKX_FALLBACK_TO_NX="True")
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", *modules],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900,
+    )
+    tail = (r.stdout + r.stderr)[-4000:]
+    assert r.returncode == 0, tail
+    assert " passed" in tail and "failed" not in tail and " error" not in tail, tail
