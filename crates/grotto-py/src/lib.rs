@@ -118,17 +118,29 @@ pub(crate) fn off_thread_with<T: Send>(
         Ok(())
     };
     std::thread::scope(|s| {
-        let h = s.spawn(work);
+        // The work says when it ends (its sender dropping says so too, if
+        // it panics), so a call returns as soon as its work is done, not
+        // at the next 10 ms tick: a run on a small graph costs what the
+        // run costs.
+        let (ended, end) = std::sync::mpsc::channel::<()>();
+        // (In a mutex: the wait runs with the interpreter released, which
+        // needs what it touches to be shareable.)
+        let end = std::sync::Mutex::new(end);
+        let h = s.spawn(move || {
+            let r = work();
+            let _ = ended.send(());
+            r
+        });
         // Signals are checked every 10 ms (an interrupt that comes while
         // the work can still stop stops it), progress every 100 ms.
         let mut tick = 0u32;
         loop {
             let done = py.detach(|| {
-                if h.is_finished() {
-                    return true;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-                h.is_finished()
+                let end = end.lock().unwrap_or_else(|p| p.into_inner());
+                !matches!(
+                    end.recv_timeout(Duration::from_millis(10)),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                )
             });
             if done {
                 break;
