@@ -193,6 +193,14 @@ def test_graph_files_are_backend_graphs(weighted, tmp_path):
     assert max(abs(bc[v] - want[v]) for v in want) < 1e-9
     with pytest.raises(nx.NodeNotFound):
         list(nx.bfs_edges(g, 10_000))
+    assert nx.number_connected_components(g) == nx.number_connected_components(weighted)
+    assert nx.is_connected(g) == nx.is_connected(weighted)
+    assert nx.node_connected_component(g, 3) == nx.node_connected_component(weighted, 3)
+    assert nx.single_source_shortest_path_length(g, 3) == nx.single_source_shortest_path_length(weighted, 3)
+    assert nx.single_source_shortest_path_length(g, 3, cutoff=2) == nx.single_source_shortest_path_length(weighted, 3, cutoff=2)
+    assert nx.descendants(g, 3) == nx.descendants(weighted, 3)
+    assert nx.has_path(g, 3, 400) == nx.has_path(weighted, 3, 400) is False
+    assert nx.has_path(g, 3, 5) == nx.has_path(weighted, 3, 5)
     # What grotto does not implement says so, naming the backend.
     with pytest.raises(NotImplementedError, match="grotto"):
         nx.average_neighbor_degree(g)
@@ -207,6 +215,10 @@ def test_directed_graph_files_and_names_are_backend_graphs(tmp_path):
     got = nx.pagerank(g, tol=1e-10)
     want = nx.pagerank(D, tol=1e-13, max_iter=1000)
     assert max(abs(got[v] - want[v]) for v in want) < 1e-8
+    weak = {frozenset(c) for c in nx.weakly_connected_components(g)}
+    assert weak == {frozenset(c) for c in nx.weakly_connected_components(D)}
+    assert nx.is_weakly_connected(g) == nx.is_weakly_connected(D)
+    assert nx.descendants(g, "v0") == nx.descendants(D, "v0")
     scc = {frozenset(c) for c in nx.strongly_connected_components(g)}
     assert scc == {frozenset(c) for c in nx.strongly_connected_components(D)}
     assert nx.number_strongly_connected_components(g) == nx.number_strongly_connected_components(D)

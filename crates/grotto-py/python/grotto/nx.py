@@ -300,8 +300,17 @@ class BackendInterface:
             if kwargs.get("weight") is not None and not isinstance(kwargs.get("weight"), str):
                 return "grotto's PageRank takes the name of a weight attribute, not a function"
             return True
-        if name in ("connected_components", "core_number"):
+        if name in ("connected_components", "number_connected_components", "is_connected",
+                    "node_connected_component", "core_number"):
             return True if not directed else f"{name} is for undirected graphs"
+        if name in ("weakly_connected_components", "number_weakly_connected_components", "is_weakly_connected"):
+            return True if directed else f"{name} is for directed graphs"
+        if name == "single_source_shortest_path_length":
+            if G is not None and not isinstance(G, Graph) and not _in_node_order(G):
+                return "G's adjacency lists are not in node order, which networkx's dict order follows"
+            return True
+        if name in ("descendants", "has_path"):
+            return True
         if name == "transitivity" and isinstance(G, Graph):
             return "transitivity needs each vertex's neighbours other than itself: not yet for graph files"
         if name in ("triangles", "clustering", "average_clustering", "transitivity"):
@@ -368,6 +377,83 @@ class BackendInterface:
         for i, c in zip(res["id"].tolist(), res["component"].tolist()):
             groups.setdefault(c, set()).add(G.node(i))
         yield from groups.values()
+
+    @staticmethod
+    def number_connected_components(G: GrottoGraph) -> int:
+        G = _view(G)
+        return len(set(G.graph.wcc()["component"].tolist())) if len(G) else 0
+
+    @staticmethod
+    def is_connected(G: GrottoGraph) -> bool:
+        import networkx as nx
+
+        G = _view(G)
+        if not len(G):
+            raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        return len(set(G.graph.wcc()["component"].tolist())) == 1
+
+    @staticmethod
+    def node_connected_component(G: GrottoGraph, n) -> Set[Any]:
+        G = _view(G)
+        v = G.vertex(n)
+        res = G.graph.wcc()
+        ids, comp = res["id"].tolist(), res["component"].tolist()
+        mine = comp[ids.index(v)] if not isinstance(G, GrottoGraph) else comp[v]
+        return {G.node(i) for i, c in zip(ids, comp) if c == mine}
+
+    # Weak components of a directed graph: the same union-find.
+    weakly_connected_components = connected_components
+
+    @staticmethod
+    def number_weakly_connected_components(G: GrottoGraph) -> int:
+        return BackendInterface.number_connected_components(G)
+
+    @staticmethod
+    def is_weakly_connected(G: GrottoGraph) -> bool:
+        import networkx as nx
+
+        if not len(_view(G)):
+            raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+        return BackendInterface.number_connected_components(G) == 1
+
+    @staticmethod
+    def single_source_shortest_path_length(G: GrottoGraph, source, cutoff=None) -> Dict[Any, int]:
+        G = _view(G)
+        res = G.graph.bfs(G.vertex(source), parents="first")
+        order, depth, ids = res["order"], res["depth"].tolist(), res["id"].tolist()
+        # networkx's dict lists the vertices as its BFS finds them.
+        out = {}
+        for i in np.argsort(order, kind="stable").tolist():
+            if order[i] < 0 or (cutoff is not None and depth[i] > cutoff):
+                continue
+            out[G.node(ids[i])] = depth[i]
+        return out
+
+    @staticmethod
+    def descendants(G: GrottoGraph, source) -> Set[Any]:
+        import networkx as nx
+
+        G = _view(G)
+        try:
+            s = G.vertex(source)
+        except nx.NodeNotFound:
+            raise nx.NetworkXError(f"The node {source} is not in the graph.") from None
+        res = G.graph.bfs(s)
+        return {G.node(i) for i, d in zip(res["id"].tolist(), res["depth"].tolist()) if d > 0}
+
+    @staticmethod
+    def has_path(G: GrottoGraph, source, target) -> bool:
+        import networkx as nx
+
+        G = _view(G)
+        try:
+            s, t = G.vertex(source), G.vertex(target)
+        except nx.NodeNotFound:
+            raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G") from None
+        res = G.graph.bfs(s)
+        ids = res["id"].tolist()
+        k = t if isinstance(G, GrottoGraph) else ids.index(t)
+        return int(res["depth"][k]) >= 0
 
     @staticmethod
     def core_number(G: GrottoGraph) -> Dict[Any, int]:
@@ -588,6 +674,15 @@ def get_info() -> Dict[str, Any]:
     functions = {
         "pagerank": {"additional_docs": "Weighted by the edge attribute as networkx is; runs with the edges on disk."},
         "connected_components": {},
+        "number_connected_components": {},
+        "is_connected": {},
+        "node_connected_component": {},
+        "weakly_connected_components": {},
+        "number_weakly_connected_components": {},
+        "is_weakly_connected": {},
+        "single_source_shortest_path_length": {"additional_docs": "In networkx's BFS order."},
+        "descendants": {},
+        "has_path": {},
         "core_number": {},
         "bfs_edges": {"additional_docs": "networkx's tree and order (neighbours in node order; graph files: id order)."},
         "bfs_tree": {"additional_docs": "As bfs_edges."},
