@@ -38,8 +38,13 @@ pub struct GraphWriter {
     open: Option<OpenSection>,
 }
 
-/// Bytes of one write buffer.
+/// Bytes of the largest write buffer.
 const WRITE_BUFFER_BYTES: usize = 8 << 20;
+/// Bytes of the first write buffer; each one made after it is four times
+/// larger, up to [`WRITE_BUFFER_BYTES`]: a small file touches 64 KiB of
+/// buffer, not 24 MiB (a conversion from Python, where the allocator
+/// hands back recycled memory that must be zeroed, spent 10 ms on it).
+const FIRST_BUFFER_BYTES: usize = 64 << 10;
 /// Buffers in rotation: one being filled, the others queued or in flight.
 const WRITE_BUFFERS: usize = 3;
 /// Bytes the writer thread writes between two data syncs of the file.
@@ -50,20 +55,22 @@ const SYNC_EVERY_BYTES: u64 = 32 << 20;
 struct PageBuf {
     raw: Vec<u8>,
     start: usize,
+    /// Usable bytes (a multiple of [`BLOCK_BYTES`]).
+    len: usize,
 }
 
 impl PageBuf {
     fn new(len: usize) -> PageBuf {
         let raw = vec![0u8; len + BLOCK_BYTES];
         let start = raw.as_ptr().align_offset(BLOCK_BYTES).min(BLOCK_BYTES);
-        PageBuf { raw, start }
+        PageBuf { raw, start, len }
     }
     fn bytes(&self, len: usize) -> &[u8] {
         &self.raw[self.start..self.start + len]
     }
     fn bytes_mut(&mut self) -> &mut [u8] {
         let s = self.start;
-        &mut self.raw[s..s + WRITE_BUFFER_BYTES]
+        &mut self.raw[s..s + self.len]
     }
 }
 
@@ -83,6 +90,10 @@ struct Appender {
     base: u64,
     jobs: Option<mpsc::SyncSender<Job>>,
     free: mpsc::Receiver<PageBuf>,
+    /// Buffers made so far (at most [`WRITE_BUFFERS`]), and the size of
+    /// the next one.
+    made: usize,
+    next_len: usize,
     worker: Option<std::thread::JoinHandle<std::io::Result<()>>>,
 }
 
@@ -90,22 +101,47 @@ impl Appender {
     fn new(path: &Path, buffered: File, direct: Option<File>) -> Result<Appender> {
         let (jobs, inbox) = mpsc::sync_channel::<Job>(WRITE_BUFFERS);
         let (give_back, free) = mpsc::channel::<PageBuf>();
-        for _ in 1..WRITE_BUFFERS {
-            let _ = give_back.send(PageBuf::new(WRITE_BUFFER_BYTES));
-        }
         let worker = std::thread::Builder::new()
             .name("grotto-writer".into())
             .spawn(move || write_jobs(inbox, give_back, direct, buffered))
             .map_err(|e| Error::io(path, "start writer thread", e))?;
         Ok(Appender {
             path: path.to_path_buf(),
-            buf: Some(PageBuf::new(WRITE_BUFFER_BYTES)),
+            buf: Some(PageBuf::new(FIRST_BUFFER_BYTES)),
             fill: 0,
             base: 0,
             jobs: Some(jobs),
             free,
+            made: 1,
+            next_len: (FIRST_BUFFER_BYTES * 4).min(WRITE_BUFFER_BYTES),
             worker: Some(worker),
         })
+    }
+
+    /// The buffer to fill next: a new one while fewer than
+    /// [`WRITE_BUFFERS`] exist, else one the writer thread gave back, which
+    /// is replaced by a larger one until they are all full size (so no
+    /// more than [`WRITE_BUFFERS`] exist at once).
+    fn next_buffer(&mut self) -> Result<PageBuf> {
+        if self.made < WRITE_BUFFERS {
+            self.made += 1;
+            return Ok(self.grown());
+        }
+        match self.free.recv() {
+            Ok(b) if b.len < WRITE_BUFFER_BYTES => {
+                drop(b);
+                Ok(self.grown())
+            }
+            Ok(b) => Ok(b),
+            Err(_) => Err(self.worker_error()),
+        }
+    }
+
+    /// A new buffer of the next size.
+    fn grown(&mut self) -> PageBuf {
+        let b = PageBuf::new(self.next_len);
+        self.next_len = (self.next_len * 4).min(WRITE_BUFFER_BYTES);
+        b
     }
 
     fn append(&mut self, mut bytes: &[u8]) -> Result<()> {
@@ -113,16 +149,14 @@ impl Appender {
             let Some(buf) = self.buf.as_mut() else {
                 return Err(self.worker_error());
             };
-            let n = bytes.len().min(WRITE_BUFFER_BYTES - self.fill);
+            let cap = buf.len;
+            let n = bytes.len().min(cap - self.fill);
             buf.bytes_mut()[self.fill..self.fill + n].copy_from_slice(&bytes[..n]);
             self.fill += n;
             bytes = &bytes[n..];
-            if self.fill == WRITE_BUFFER_BYTES {
+            if self.fill == cap {
                 self.submit()?;
-                match self.free.recv() {
-                    Ok(b) => self.buf = Some(b),
-                    Err(_) => return Err(self.worker_error()),
-                }
+                self.buf = Some(self.next_buffer()?);
             }
         }
         Ok(())
