@@ -16,13 +16,19 @@ pub(crate) fn count(n: u64, one: &str) -> String {
 
 /// The plural of one of the nouns the command line counts.
 fn plural(one: &str) -> String {
-    match one.strip_suffix("vertex") {
-        Some(head) => format!("{head}vertices"),
-        None => match one.strip_suffix("pass") {
-            Some(head) => format!("{head}passes"),
-            None => format!("{one}s"),
-        },
+    if let Some(head) = one.strip_suffix("vertex") {
+        return format!("{head}vertices");
     }
+    if one.ends_with("ss") {
+        return format!("{one}es");
+    }
+    // entry -> entries (but day -> days).
+    if let Some(head) = one.strip_suffix('y') {
+        if !head.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{head}ies");
+        }
+    }
+    format!("{one}s")
 }
 
 /// A number as a person reads it: integers whole, other values to four
@@ -117,6 +123,8 @@ mod tests {
         assert_eq!(count(3, "vertex"), "3 vertices");
         assert_eq!(count(2, "pass"), "2 passes");
         assert_eq!(count(7, "level"), "7 levels");
+        assert_eq!(count(2, "entry"), "2 entries");
+        assert_eq!(count(1, "entry"), "1 entry");
     }
 
     #[test]
