@@ -254,9 +254,17 @@ def _view(G: Any) -> Any:
 
 def _in_node_order(G: Any) -> bool:
     """Whether each of G's adjacency lists is in G's node order (as a
-    grotto file lists neighbours), checked natively."""
+    grotto file lists neighbours), checked natively once per state of G:
+    the answer is kept in ``G.__networkx_cache__``, which networkx clears
+    whenever G changes."""
+    cache = getattr(G, "__networkx_cache__", None)
+    if cache is not None and "grotto_node_order" in cache:
+        return cache["grotto_node_order"]
     index = {v: i for i, v in enumerate(G)}
-    return _grotto.adjacency_sorted(_adjacency(G), index)
+    answer = _grotto.adjacency_sorted(_adjacency(G), index)
+    if cache is not None:
+        cache["grotto_node_order"] = answer
+    return answer
 
 
 def _weight_name(weight: Any) -> Optional[str]:
