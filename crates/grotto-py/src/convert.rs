@@ -2,7 +2,7 @@
 //! memory into a `.grotto` file, through the library's own entry points,
 //! with progress and Ctrl-C as every native call has them.
 
-use crate::{invalid, off_thread_with, py_err, Report, Tracker};
+use crate::{invalid, maybe_off_thread, off_thread_with, py_err, Report, Tracker};
 use grotto::ingest::arrays::EdgeArrays;
 use grotto::ingest::parquet::EdgeColumns;
 use grotto::ingest::{
@@ -188,8 +188,11 @@ pub(crate) fn convert_arrays(
     }
     let tracker = Tracker::default();
     let read = || tracker.read();
-    let report = off_thread_with(
+    // A few thousand edges convert in less time than a thread starts.
+    let small = s.len() <= 16384;
+    let report = maybe_off_thread(
         py,
+        small,
         || convert_from(&Source::Generated(&arrays), &output, &opts, &tracker),
         progress
             .as_ref()

@@ -95,6 +95,41 @@ pub(crate) fn off_thread<T: Send>(
     off_thread_with(py, work, None)
 }
 
+/// [`off_thread_with`], or for `small` work with no progress to report,
+/// the work run whole on grotto's one-thread pool
+/// ([`grotto::small::one_thread`]) with the interpreter released:
+/// starting a thread, or handing each parallel loop to the pool, costs
+/// more than a run on a graph of ten vertices. An interrupt that
+/// comes meanwhile is taken after the work, which stands (as
+/// [`off_thread_with`] treats one in the last moments of finished work).
+pub(crate) fn maybe_off_thread<T: Send>(
+    py: Python<'_>,
+    small: bool,
+    work: impl FnOnce() -> grotto::Result<T> + Send,
+    progress: Option<ProgressTo<'_, '_>>,
+) -> PyResult<T> {
+    if !small || progress.is_some() {
+        return off_thread_with(py, work, progress);
+    }
+    let r = py
+        .detach(|| grotto::small::one_thread(work))
+        .map_err(py_err);
+    if r.is_ok() {
+        if let Err(e) = py.check_signals() {
+            if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
+                return Err(e);
+            }
+        }
+    }
+    r
+}
+
+/// Graphs this small run on the calling thread ([`maybe_off_thread`]):
+/// the slowest kernel (betweenness) takes milliseconds on them.
+pub(crate) fn small_graph(g: &Graph) -> bool {
+    g.vertex_count() <= 1024 && g.edge_count() <= 16384
+}
+
 /// What a progress callable is told: (stage, total if known, done).
 pub(crate) type Report = (String, Option<u64>, u64);
 
@@ -511,8 +546,9 @@ impl PyGraph {
                 live.edges.load(std::sync::atomic::Ordering::Relaxed),
             ))
         };
-        let outcome = off_thread_with(
+        let outcome = maybe_off_thread(
             py,
+            small_graph(&self.graph),
             || algo.execute(&eng, &plan, &p, verify),
             progress
                 .as_ref()
@@ -542,7 +578,8 @@ impl PyGraph {
 /// Opens a graph file (checks its header and loads its index).
 #[pyfunction]
 fn open(py: Python<'_>, path: PathBuf) -> PyResult<PyGraph> {
-    let g = off_thread(py, || Graph::open(&path))?;
+    let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= 1 << 20);
+    let g = maybe_off_thread(py, small, || Graph::open(&path), None)?;
     // A damaged manifest slot that may hide a commit: a RuntimeWarning.
     for w in g.warnings() {
         let msg =

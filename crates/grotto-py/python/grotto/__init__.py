@@ -629,13 +629,15 @@ def _progress(progress: Any, unit: str = "it"):
         return None
     import sys
 
+    # (The terminal first: a failed import is searched for again on every
+    # call, which costs more than a run on a small graph.)
+    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
+        return None
     try:
         import tqdm  # noqa: F401
     except ImportError:
         if progress:
             raise ImportError("progress=True needs tqdm: pip install tqdm") from None
-        return None
-    if progress is None and not (hasattr(sys.stderr, "isatty") and sys.stderr.isatty()):
         return None
     return _Bars(unit)
 

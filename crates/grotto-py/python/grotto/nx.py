@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import weakref
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 import numpy as np
@@ -126,6 +127,53 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     )
 
 
+class _Runs:
+    """A graph's algorithm methods with the backend's io choice."""
+
+    def __init__(self, graph: Graph, io: str):
+        self._graph, self._io = graph, io
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._graph, name)
+        return lambda *args, **kw: method(*args, io=self._io, **kw)
+
+
+# Graph files up to this size run with io="memory".
+_MEMORY_IO_BYTES = 4 << 20
+
+
+def _scratch_dir(edges: int) -> Optional[str]:
+    """Where a converted networkx graph's file goes: ``GROTTO_TMPDIR`` when
+    set; else ``/dev/shm`` (memory, like the networkx graph itself, which
+    takes ten times the file's bytes) when it is writable with room for
+    four times the file; else the system's temporary directory (None)."""
+    chosen = os.environ.get("GROTTO_TMPDIR")
+    if chosen:
+        return chosen
+    shm = "/dev/shm"
+    try:
+        st = os.statvfs(shm)
+    except OSError:
+        return None
+    need = 4 * (16 * edges + (1 << 20))
+    if st.f_bavail * st.f_frsize >= need and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return None
+
+
+def _remove_scratch(where: str) -> None:
+    """Removes a converted graph's file and its directory (what a crash
+    left is the system's temporary files to clean)."""
+    try:
+        os.unlink(os.path.join(where, "g.grotto"))
+    except OSError:
+        pass
+    try:
+        os.rmdir(where)
+    except OSError:
+        pass
+
+
 class GrottoGraph:
     """A networkx graph converted into a temporary grotto file, for the
     backend. ``nodes[i]`` is the networkx node of grotto vertex ``i``."""
@@ -136,16 +184,18 @@ class GrottoGraph:
         # A multigraph becomes a simple graph whose weights sum its
         # parallel edges (functions that depend on them are weighted).
         self.multigraph = G.is_multigraph()
-        self._dir = tempfile.TemporaryDirectory(prefix="grotto-nx-", dir=os.environ.get("GROTTO_TMPDIR"))
         self.directed = G.is_directed()
         src, dst, w, self.nodes = _edge_arrays(G, weight)
+        where = tempfile.mkdtemp(prefix="grotto-nx-", dir=_scratch_dir(len(src)))
+        # Removed with this object; a dir holding anything else is kept.
+        self._removal = weakref.finalize(self, _remove_scratch, where)
         if w is not None and bool(np.all(w == 1.0)):
             # Every weight 1 (networkx's default for an edge without the
             # attribute): the unweighted graph answers every function the
             # same, and PageRank runs on the faster unweighted kernel.
             w = None
         self.weighted = w is not None
-        path = os.path.join(self._dir.name, "g.grotto")
+        path = os.path.join(where, "g.grotto")
         n = len(self.nodes)
         loops = self.loops = int(np.count_nonzero(src == dst))
         convert(
@@ -158,6 +208,8 @@ class GrottoGraph:
             keep_self_loops=loops > 0,
         )
         self.graph: Graph = _open(path)
+        # A small file is read into memory once per run: no block I/O set up.
+        self.runs = _Runs(self.graph, "memory" if os.path.getsize(path) <= _MEMORY_IO_BYTES else "auto")
         self.index = None
         # Distinct neighbours other than itself (an undirected simple
         # graph lists each edge once), for transitivity's triples.
@@ -203,6 +255,7 @@ class _OnDisk:
 
     def __init__(self, g: Graph):
         self.graph = g
+        self.runs = _Runs(g, "auto")
         self.directed = g.directed
         self.weighted = g.weighted
         self._nodes: Optional[List[Any]] = None
@@ -376,7 +429,7 @@ class BackendInterface:
         # edges carry the attribute; a missing one counts as 1.
         # A multigraph's weights count its parallel edges even then.
         weighted = G.weighted and (weight is not None or getattr(G, "multigraph", False))
-        res = G.graph.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter,
+        res = G.runs.pagerank(damping=alpha, tolerance=tol, max_iterations=max_iter,
                                weighted=True if weighted else None)
         if not res.summary["converged"]:
             raise nx.PowerIterationFailedConvergence(max_iter)
@@ -385,7 +438,7 @@ class BackendInterface:
     @staticmethod
     def connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
         G = _view(G)
-        res = G.graph.wcc()
+        res = G.runs.wcc()
         groups: Dict[int, Set[Any]] = {}
         for i, c in zip(res["id"].tolist(), res["component"].tolist()):
             groups.setdefault(c, set()).add(G.node(i))
@@ -394,7 +447,7 @@ class BackendInterface:
     @staticmethod
     def number_connected_components(G: GrottoGraph) -> int:
         G = _view(G)
-        return len(set(G.graph.wcc()["component"].tolist())) if len(G) else 0
+        return len(set(G.runs.wcc()["component"].tolist())) if len(G) else 0
 
     @staticmethod
     def is_connected(G: GrottoGraph) -> bool:
@@ -403,13 +456,13 @@ class BackendInterface:
         G = _view(G)
         if not len(G):
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-        return len(set(G.graph.wcc()["component"].tolist())) == 1
+        return len(set(G.runs.wcc()["component"].tolist())) == 1
 
     @staticmethod
     def node_connected_component(G: GrottoGraph, n) -> Set[Any]:
         G = _view(G)
         v = G.vertex(n)
-        res = G.graph.wcc()
+        res = G.runs.wcc()
         ids, comp = res["id"].tolist(), res["component"].tolist()
         mine = comp[ids.index(v)] if not isinstance(G, GrottoGraph) else comp[v]
         return {G.node(i) for i, c in zip(ids, comp) if c == mine}
@@ -432,7 +485,7 @@ class BackendInterface:
     @staticmethod
     def single_source_shortest_path_length(G: GrottoGraph, source, cutoff=None) -> Dict[Any, int]:
         G = _view(G)
-        res = G.graph.bfs(G.vertex(source), parents="first")
+        res = G.runs.bfs(G.vertex(source), parents="first")
         order, depth, ids = res["order"], res["depth"].tolist(), res["id"].tolist()
         # networkx's dict lists the vertices as its BFS finds them.
         out = {}
@@ -451,7 +504,7 @@ class BackendInterface:
             s = G.vertex(source)
         except nx.NodeNotFound:
             raise nx.NetworkXError(f"The node {source} is not in the graph.") from None
-        res = G.graph.bfs(s)
+        res = G.runs.bfs(s)
         return {G.node(i) for i, d in zip(res["id"].tolist(), res["depth"].tolist()) if d > 0}
 
     @staticmethod
@@ -463,7 +516,7 @@ class BackendInterface:
             s, t = G.vertex(source), G.vertex(target)
         except nx.NodeNotFound:
             raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G") from None
-        res = G.graph.bfs(s)
+        res = G.runs.bfs(s)
         ids = res["id"].tolist()
         k = t if isinstance(G, GrottoGraph) else ids.index(t)
         return int(res["depth"][k]) >= 0
@@ -479,20 +532,20 @@ class BackendInterface:
                 "Input graph has self loops which is not permitted; "
                 "Consider using G.remove_edges_from(nx.selfloop_edges(G))."
             )
-        res = G.graph.coreness()
+        res = G.runs.coreness()
         return {G.node(i): int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
 
     @staticmethod
     def triangles(G: GrottoGraph, nodes=None):
         G = _view(G)
-        res = G.graph.tc(per_vertex=True)
+        res = G.runs.tc(per_vertex=True)
         counts = {G.node(i): int(t) for i, t in zip(res["id"].tolist(), res["triangles"].tolist())}
         return _pick(G, counts, nodes)
 
     @staticmethod
     def clustering(G: GrottoGraph, nodes=None, weight=None):
         G = _view(G)
-        res = G.graph.lcc()
+        res = G.runs.lcc()
         c = {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["lcc"].tolist())}
         return _pick(G, c, nodes)
 
@@ -511,7 +564,7 @@ class BackendInterface:
         G = _view(G)
         # Three times the triangles over the connected triples: each
         # vertex's neighbour pairs, d(d-1)/2, from its coefficient's count.
-        res = G.graph.tc(per_vertex=True)
+        res = G.runs.tc(per_vertex=True)
         total = int(res.summary["triangles"])
         if total == 0:
             return 0
@@ -522,7 +575,7 @@ class BackendInterface:
     @staticmethod
     def strongly_connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
         G = _view(G)
-        res = G.graph.scc()
+        res = G.runs.scc()
         groups: Dict[int, Set[Any]] = {}
         for i, c in zip(res["id"].tolist(), res["component"].tolist()):
             groups.setdefault(c, set()).add(G.node(i))
@@ -536,7 +589,7 @@ class BackendInterface:
         G = _view(G)
         if not len(G):
             return 0
-        return int(G.graph.scc().summary["components"])
+        return int(G.runs.scc().summary["components"])
 
     @staticmethod
     def is_strongly_connected(G: GrottoGraph) -> bool:
@@ -545,7 +598,7 @@ class BackendInterface:
 
         if not len(G):
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-        return int(G.graph.scc().summary["components"]) == 1
+        return int(G.runs.scc().summary["components"]) == 1
 
     @staticmethod
     def betweenness_centrality(G: GrottoGraph, k=None, normalized=True, weight=None, endpoints=False, seed=None):
@@ -554,7 +607,7 @@ class BackendInterface:
         if k is None:
             if n == 0:
                 return {}
-            res = G.graph.bc(normalized=normalized, endpoints=endpoints)
+            res = G.runs.bc(normalized=normalized, endpoints=endpoints)
             return {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
         # networkx's own draw (seed is its random.Random by now), the
         # plain sums from those sources, and networkx's own rescale.
@@ -563,7 +616,7 @@ class BackendInterface:
         rng = seed if seed is not None else random
         sampled = rng.sample(list(G.nodes), k)
         if sampled:
-            res = G.graph.bc(source=[G.vertex(v) for v in sampled], endpoints=endpoints)
+            res = G.runs.bc(source=[G.vertex(v) for v in sampled], endpoints=endpoints)
             sums = {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
         else:
             # k=0: no sources, and networkx's rescale divides by k, as ours
@@ -579,7 +632,7 @@ class BackendInterface:
         s = G.vertex(source)
         # networkx's own tree, in its visiting order: each vertex's parent
         # the first visited neighbour, neighbours taken in node order.
-        res = G.graph.bfs(s, parents="first")
+        res = G.runs.bfs(s, parents="first")
         order, parent, ids = res["order"], res["parent"].tolist(), res["id"].tolist()
         for i in np.argsort(order, kind="stable").tolist():
             if order[i] <= 0:
@@ -618,7 +671,7 @@ class BackendInterface:
         s = G.vertex(source)
         if G.weighted:
             try:
-                res = G.graph.sssp(s)
+                res = G.runs.sssp(s)
             except InputError as e:
                 if "non-negative weights" not in str(e):
                     raise
@@ -626,7 +679,7 @@ class BackendInterface:
                 raise ValueError(f"Contradictory paths found: negative weights? ({e})") from None
             dist = res["distance"]
         else:
-            res = G.graph.bfs(s)
+            res = G.runs.bfs(s)
             dist = np.where(res["depth"] >= 0, res["depth"], np.inf).astype(np.float64)
         ids = res["id"].tolist()
         order = np.argsort(dist, kind="stable")

@@ -158,9 +158,7 @@ impl Default for EngineConfig {
         EngineConfig {
             mode: Mode::Block,
             concurrency: 32,
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            threads: crate::metrics::cores(),
             cache: CacheSize::Percent(3.0),
             merge_bytes: 128 << 10,
             io: IoOptions::default(),

@@ -68,6 +68,14 @@ pub struct RunProgress {
     pub total: std::sync::atomic::AtomicU64,
 }
 
+/// Threads that can have work on `graph`: one per chunk of vertices or
+/// edge block, whichever is more (at least one).
+fn useful_threads(graph: &Graph) -> usize {
+    let chunks = graph.vertex_count().div_ceil(super::par::CHUNK);
+    let blocks = graph.out().block_count() + graph.inn().map_or(0, |a| a.block_count());
+    chunks.max(blocks).clamp(1, usize::MAX as u64) as usize
+}
+
 impl Session {
     /// Checks `cfg`'s ranges and opens the graph's file for block I/O.
     pub(super) fn open(graph: Arc<Graph>, cfg: EngineConfig) -> Result<Session> {
@@ -85,6 +93,11 @@ impl Session {
         }
         let io = IoFile::open_same(graph.file(), graph.path(), &cfg.io)?;
         let file_bytes = io.len();
+        // No more threads than there are pieces of work: a chunk of
+        // vertices or an edge block each. Starting a thread costs tens of
+        // microseconds, as much as a whole run on a graph of ten vertices.
+        let mut cfg = cfg;
+        cfg.threads = cfg.threads.min(useful_threads(&graph));
         Ok(Session {
             graph,
             io,

@@ -348,7 +348,7 @@ impl ParquetEdges {
         let mut edges = ParquetEdges::open(path, columns, weights)?;
         if edges.string_ids {
             let threads = match opts.threads {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                0 => crate::metrics::cores(),
                 t => t,
             };
             edges.learn_names(threads)?;

@@ -107,37 +107,40 @@ impl Plan<'_> {
                 let next = AtomicUsize::new(0);
                 let stopped = std::sync::atomic::AtomicBool::new(false);
                 let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
-                let sinks = std::thread::scope(|s| {
-                    let hs: Vec<_> = (0..self.threads)
-                        .map(|_| {
-                            s.spawn(|| {
-                                let mut sink = make();
-                                loop {
-                                    let c = next.fetch_add(1, Ordering::Relaxed);
-                                    if c >= g.chunks()
-                                        || stopped.load(Ordering::Relaxed)
-                                        || crate::interrupt::requested()
-                                    {
-                                        break;
-                                    }
-                                    match g.emit(c, &mut sink) {
-                                        Ok(true) => {}
-                                        Ok(false) => stopped.store(true, Ordering::Relaxed),
-                                        Err(e) => {
-                                            stopped.store(true, Ordering::Relaxed);
-                                            if let Ok(mut f) = failed.lock() {
-                                                f.get_or_insert(e);
-                                            }
-                                        }
-                                    }
-                                    progress.set(c as u64 + 1);
+                // One worker per chunk at most; a single one runs here.
+                let workers = self.threads.min(g.chunks()).max(1);
+                let work = || {
+                    let mut sink = make();
+                    loop {
+                        let c = next.fetch_add(1, Ordering::Relaxed);
+                        if c >= g.chunks()
+                            || stopped.load(Ordering::Relaxed)
+                            || crate::interrupt::requested()
+                        {
+                            break;
+                        }
+                        match g.emit(c, &mut sink) {
+                            Ok(true) => {}
+                            Ok(false) => stopped.store(true, Ordering::Relaxed),
+                            Err(e) => {
+                                stopped.store(true, Ordering::Relaxed);
+                                if let Ok(mut f) = failed.lock() {
+                                    f.get_or_insert(e);
                                 }
-                                sink
-                            })
-                        })
-                        .collect();
-                    hs.into_iter().map(|h| h.join()).collect::<Vec<_>>()
-                });
+                            }
+                        }
+                        progress.set(c as u64 + 1);
+                    }
+                    sink
+                };
+                let sinks = if workers == 1 {
+                    vec![Ok(work())]
+                } else {
+                    std::thread::scope(|s| {
+                        let hs: Vec<_> = (0..workers).map(|_| s.spawn(work)).collect();
+                        hs.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+                    })
+                };
                 let mut out = Vec::new();
                 for s in sinks {
                     match s {
@@ -167,9 +170,7 @@ pub(super) fn default_threads(t: usize) -> usize {
     if t > 0 {
         t
     } else {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+        crate::metrics::cores()
     }
 }
 

@@ -131,6 +131,18 @@ pub fn restore_default_sigpipe() {
     }
 }
 
+/// Peak resident set size of this process in bytes (`getrusage`'s
+/// `ru_maxrss`, which Linux gives in KiB), or `None` where it fails.
+pub fn peak_rss_bytes() -> Option<u64> {
+    // SAFETY: plain out parameter.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer to a rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return None;
+    }
+    Some(u.ru_maxrss.max(0) as u64 * 1024)
+}
+
 /// Bytes this process may still map under `ulimit -v` (RLIMIT_AS less the
 /// current virtual size), or `None` when no limit is set.
 pub fn address_space_left() -> Option<u64> {

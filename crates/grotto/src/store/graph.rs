@@ -131,15 +131,24 @@ impl Graph {
         // The committed runs are read and checked while the index loads:
         // both are mostly waiting on the disk.
         let crc = super::header::get_u32(&hb, BLOCK_BYTES - 4);
-        let (out, committed) = rayon::join(
-            || load_adjacency(&file, path, &header, Direction::Out),
-            || {
-                header
-                    .has_delta()
-                    .then(|| super::history::read_committed(&file, path, &header, crc, len))
-                    .transpose()
-            },
-        );
+        // (A small file has nothing worth overlapping: no hand-off to the
+        // thread pool, which costs more than its index.)
+        let (out, committed) = if !header.has_delta() {
+            (
+                load_adjacency(&file, path, &header, Direction::Out),
+                Ok(None),
+            )
+        } else if len <= 1 << 20 {
+            (
+                load_adjacency(&file, path, &header, Direction::Out),
+                super::history::read_committed(&file, path, &header, crc, len).map(Some),
+            )
+        } else {
+            rayon::join(
+                || load_adjacency(&file, path, &header, Direction::Out),
+                || super::history::read_committed(&file, path, &header, crc, len).map(Some),
+            )
+        };
         let (out, committed) = (out?, committed?);
         let mut g = Graph {
             path: path.to_path_buf(),

@@ -282,7 +282,7 @@ impl Order {
             f(0, t);
             return Ok(());
         }
-        let mut buf = vec![0u32; self.piece];
+        let mut buf = vec![0u32; self.piece.min(self.count as usize)];
         let mut at = 0usize;
         while at < self.count as usize {
             let len = self.piece.min(self.count as usize - at);

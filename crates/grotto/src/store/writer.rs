@@ -81,7 +81,9 @@ struct Job {
     len: usize,
 }
 
-/// Sequential output through a background writer thread.
+/// Sequential output through a background writer thread, started when
+/// the first buffer fills: a file that fits in one buffer is written by
+/// the caller when it closes (a thread costs more than such a write).
 struct Appender {
     path: PathBuf,
     buf: Option<PageBuf>,
@@ -94,17 +96,29 @@ struct Appender {
     /// the next one.
     made: usize,
     next_len: usize,
+    /// What the writer needs, until it is started.
+    idle: Option<IdleWriter>,
     worker: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+/// The writer's inbox and files before its thread starts.
+struct IdleWriter {
+    inbox: mpsc::Receiver<Job>,
+    give_back: mpsc::Sender<PageBuf>,
+    direct: Option<File>,
+    buffered: File,
+}
+
+impl IdleWriter {
+    fn write(self) -> std::io::Result<()> {
+        write_jobs(self.inbox, self.give_back, self.direct, self.buffered)
+    }
 }
 
 impl Appender {
     fn new(path: &Path, buffered: File, direct: Option<File>) -> Result<Appender> {
         let (jobs, inbox) = mpsc::sync_channel::<Job>(WRITE_BUFFERS);
         let (give_back, free) = mpsc::channel::<PageBuf>();
-        let worker = std::thread::Builder::new()
-            .name("grotto-writer".into())
-            .spawn(move || write_jobs(inbox, give_back, direct, buffered))
-            .map_err(|e| Error::io(path, "start writer thread", e))?;
         Ok(Appender {
             path: path.to_path_buf(),
             buf: Some(PageBuf::new(FIRST_BUFFER_BYTES)),
@@ -114,8 +128,26 @@ impl Appender {
             free,
             made: 1,
             next_len: (FIRST_BUFFER_BYTES * 4).min(WRITE_BUFFER_BYTES),
-            worker: Some(worker),
+            idle: Some(IdleWriter {
+                inbox,
+                give_back,
+                direct,
+                buffered,
+            }),
+            worker: None,
         })
+    }
+
+    /// Starts the writer thread unless it runs already.
+    fn start(&mut self) -> Result<()> {
+        if let Some(idle) = self.idle.take() {
+            let worker = std::thread::Builder::new()
+                .name("grotto-writer".into())
+                .spawn(move || idle.write())
+                .map_err(|e| Error::io(&self.path, "start writer thread", e))?;
+            self.worker = Some(worker);
+        }
+        Ok(())
     }
 
     /// The buffer to fill next: a new one while fewer than
@@ -155,6 +187,7 @@ impl Appender {
             self.fill += n;
             bytes = &bytes[n..];
             if self.fill == cap {
+                self.start()?;
                 self.submit()?;
                 self.buf = Some(self.next_buffer()?);
             }
@@ -186,6 +219,10 @@ impl Appender {
             self.submit()?;
         }
         self.jobs = None;
+        if let Some(idle) = self.idle.take() {
+            // Everything fit in the first buffer: written here.
+            return idle.write().map_err(|e| Error::io(&self.path, "write", e));
+        }
         match self.worker.take().map(|w| w.join()) {
             Some(Ok(Ok(()))) => Ok(()),
             Some(Ok(Err(e))) => Err(Error::io(&self.path, "write", e)),
