@@ -24,7 +24,7 @@ MODULES = {
     "single_source_shortest_path_length": ["networkx.algorithms.shortest_paths.tests.test_unweighted"],
     "descendants": ["networkx.algorithms.tests.test_dag"],
     "has_path": ["networkx.algorithms.shortest_paths.tests.test_generic"],
-    "core_number": ["networkx.algorithms.tests.test_core"],
+    "core_number": ["networkx.algorithms.tests.test_core", "networkx.algorithms.approximation.tests.test_kcomponents"],
     "bfs_edges": ["networkx.algorithms.traversal.tests.test_bfs"],
     "bfs_tree": ["networkx.algorithms.traversal.tests.test_bfs"],
     "bfs_predecessors": ["networkx.algorithms.traversal.tests.test_bfs"],
@@ -38,6 +38,15 @@ MODULES = {
     "number_strongly_connected_components": ["networkx.algorithms.components.tests.test_strongly_connected"],
     "is_strongly_connected": ["networkx.algorithms.components.tests.test_strongly_connected"],
     "betweenness_centrality": ["networkx.algorithms.centrality.tests.test_betweenness_centrality"],
+    "bfs_layers": ["networkx.algorithms.traversal.tests.test_bfs"],
+    "shortest_path_length": ["networkx.algorithms.shortest_paths.tests.test_generic"],
+    "dijkstra_path_length": ["networkx.algorithms.shortest_paths.tests.test_weighted"],
+    "eccentricity": ["networkx.algorithms.tests.test_distance_measures"],
+    "k_core": ["networkx.algorithms.tests.test_core", "networkx.algorithms.approximation.tests.test_kcomponents"],
+    "k_shell": ["networkx.algorithms.tests.test_core"],
+    "k_crust": ["networkx.algorithms.tests.test_core"],
+    "k_corona": ["networkx.algorithms.tests.test_core"],
+    "maximal_independent_set": ["networkx.algorithms.tests.test_mis"],
 }
 
 

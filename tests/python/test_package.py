@@ -347,6 +347,38 @@ def test_ctrl_c_raises_keyboard_interrupt_and_leaves_nothing(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+SMALL_LOOP = textwrap.dedent(
+    """
+    import signal, sys, grotto
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    grotto.convert([(0, 1), (1, 2), (2, 3)], sys.argv[1], undirected=True)
+    g = grotto.open(sys.argv[1])
+    try:
+        for i in range(10**9):
+            g.wcc()  # small work: run on the calling side, not off a thread
+            if i == 100:
+                print("ready", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    """
+)
+
+
+def test_ctrl_c_stops_a_loop_of_small_calls(tmp_path):
+    # Runs on small graphs do not poll for signals; the interrupt must
+    # still reach the loop as soon as a call returns, never be swallowed.
+    p = subprocess.Popen(
+        [sys.executable, "-c", SMALL_LOOP, str(tmp_path / "s.grotto")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert p.stdout.readline().strip() == "ready"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert out.strip() == "interrupted", (out, err)
+    assert time.monotonic() - t0 < 1.5
+
+
 def test_the_tutorial_runs(tmp_path):
     """Every ```python block of docs/python.md, in order, in one namespace."""
     text = open(DOCS).read()

@@ -334,25 +334,7 @@ fn charts(p: &Profile) -> Vec<Chart> {
 /// The profile for the device holding `path`, and a sentence saying which
 /// one is used (or that defaults are).
 pub fn profile_for(path: &Path) -> (Option<Profile>, String) {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    match profile::load_for(dir) {
-        Ok(Some((p, file))) => {
-            let msg = format!(
-                "device profile {} (k_r {}, merge size {} KiB; engines: {} reads in flight, merges up to {} KiB)",
-                file.display(),
-                p.k_r,
-                p.merge_bytes / 1024,
-                p.engine_concurrency(),
-                p.engine_merge_bytes() / 1024
-            );
-            (Some(p), msg)
-        }
-        Ok(None) => (None, "no device profile for this device (run `grotto profile --path DIR`); using k_r 32, merge size 128 KiB".into()),
-        Err(e) => (None, format!("device profile unreadable ({e}); using k_r 32, merge size 128 KiB")),
-    }
+    grotto::setup::profile_for(path)
 }
 
 /// Flags of `grotto doctor`.

@@ -2,16 +2,16 @@
 //! asynchronous engine, print a summary with the run's metrics, write
 //! per-vertex results.
 
-use crate::{device, words, Ctx, SCHEMA_VERSION};
+use crate::{words, Ctx, SCHEMA_VERSION};
 use clap::{Args, ValueEnum};
 use grotto::algo::output::Format;
 use grotto::algo::registry::{self, Kind, Outcome, Param, Params, Registered};
 use grotto::algo::ALGORITHMS;
 use grotto::cache::CacheSize;
-use grotto::engine::{Engine, EngineConfig, EngineKind, Mode, RunMetrics};
+use grotto::engine::{EngineKind, Mode, RunMetrics};
 use grotto::io::output::{Output, Streams};
-use grotto::io::profile::{ENGINE_MERGE_BYTES, ENGINE_MIN_DEPTH};
-use grotto::io::{BackendChoice, IoOptions};
+use grotto::io::BackendChoice;
+use grotto::setup::{Prepared, RunSettings};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -187,7 +187,6 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             Some(Format::Parquet) => Format::Parquet,
             _ => Format::Csv,
         });
-    let cfg_mode = c.mode.unwrap_or(Mode::Block);
     let graph = Arc::new(crate::open_graph(&c.graph)?);
     if graph.names().is_some() && matches!(out_format, Format::Bin | Format::Npy) {
         return Err(grotto::Error::Invalid(format!(
@@ -211,52 +210,35 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
         Some(o) => crate::say_to(o),
         None => Box::new(std::io::stdout()),
     };
-    let (profile, profile_msg) = device::profile_for(&c.graph);
     let concurrency = match c.concurrency.as_str() {
-        "auto" => profile
-            .as_ref()
-            .map_or(ENGINE_MIN_DEPTH, |p| p.engine_concurrency()),
-        s => s.parse::<usize>().map_err(|_| {
+        "auto" => None,
+        s => Some(s.parse::<usize>().map_err(|_| {
             grotto::Error::Invalid(format!(
                 "--concurrency {s:?}: expected a number of reads or auto"
             ))
-        })?,
+        })?),
     };
-    let cfg = EngineConfig {
-        mode: cfg_mode,
-        concurrency,
-        threads: ctx.threads,
-        cache: c.cache,
-        merge_bytes: profile
-            .as_ref()
-            .map_or(*ENGINE_MERGE_BYTES.start(), |p| p.engine_merge_bytes()),
-        io: IoOptions {
-            backend: c.io,
-            ..IoOptions::default()
-        },
-    };
-    let plan = a.algo.plan_for(
-        match c.engine {
+    let settings = RunSettings {
+        engine: match c.engine {
             EngineChoice::Sync => Some(EngineKind::Sync),
             EngineChoice::Async => Some(EngineKind::Async),
             EngineChoice::Auto => None,
         },
-        &graph,
-        &a.params,
-    )?;
-    if c.mode.is_some() && plan.engine == EngineKind::Async {
-        return Err(grotto::Error::Invalid(format!(
-            "--mode chooses how the sync engine reads blocks, and {name} runs on the async engine here{}",
-            if c.engine == EngineChoice::Auto { " (--engine auto picked it; --engine sync runs the sync engine where the algorithm allows)" } else { "" }
-        ))
-        .into());
-    }
-    let engine = Engine::open(plan.engine, Arc::clone(&graph), cfg)?;
+        mode: c.mode,
+        concurrency,
+        threads: Some(ctx.threads),
+        cache: c.cache,
+        io: c.io,
+    };
+    let Prepared {
+        engine,
+        plan,
+        config: cfg,
+        profile,
+        profile_note: profile_msg,
+    } = grotto::setup::prepare(a.algo, &graph, &a.params, &settings)?;
+    let concurrency = cfg.concurrency;
     let file_bytes = std::fs::metadata(&c.graph).map_or(0, |m| m.len());
-    grotto::metrics::check_memory(
-        engine.cache_bytes(),
-        &format!("the buffer pool (--cache {})", c.cache),
-    )?;
     if !ctx.quiet && !ctx.json {
         eprintln!(
             "grotto run {name}: {} ({} vertices, {} edges), engine {}, concurrency {concurrency}, cache {}, {} threads, io {}",
@@ -264,7 +246,7 @@ pub fn run_cmd(ctx: &Ctx, a: RunArgs) -> anyhow::Result<()> {
             graph.vertex_count(),
             graph.edge_count(),
             match plan.engine {
-                EngineKind::Sync => format!("sync ({} mode)", format!("{:?}", cfg_mode).to_lowercase()),
+                EngineKind::Sync => format!("sync ({} mode)", format!("{:?}", cfg.mode).to_lowercase()),
                 EngineKind::Async if plan.rounds => "async in rounds mode (the synchronous formulation)".into(),
                 EngineKind::Async => "async".into(),
             },

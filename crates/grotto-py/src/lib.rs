@@ -17,8 +17,9 @@ use grotto::algo::output::Values;
 use grotto::algo::registry::{self, EngineKind, Kind, Params};
 use grotto::algo::{ALGORITHMS, NONE};
 use grotto::cache::CacheSize;
-use grotto::engine::{Engine, EngineConfig, Mode};
-use grotto::io::{BackendChoice, IoOptions};
+use grotto::engine::Mode;
+use grotto::io::BackendChoice;
+use grotto::setup::{Prepared, RunSettings};
 use grotto::store::names::Names;
 use grotto::store::{BlockReader, Direction, Graph};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -99,9 +100,9 @@ pub(crate) fn off_thread<T: Send>(
 /// the work run whole on grotto's one-thread pool
 /// ([`grotto::small::one_thread`]) with the interpreter released:
 /// starting a thread, or handing each parallel loop to the pool, costs
-/// more than a run on a graph of ten vertices. An interrupt that
-/// comes meanwhile is taken after the work, which stands (as
-/// [`off_thread_with`] treats one in the last moments of finished work).
+/// more than a run on a graph of ten vertices. Small work takes
+/// milliseconds at most, so an interrupt waits for it: it is raised when
+/// the call has returned (a loop of such calls stops at once).
 pub(crate) fn maybe_off_thread<T: Send>(
     py: Python<'_>,
     small: bool,
@@ -111,17 +112,10 @@ pub(crate) fn maybe_off_thread<T: Send>(
     if !small || progress.is_some() {
         return off_thread_with(py, work, progress);
     }
-    let r = py
-        .detach(|| grotto::small::one_thread(work))
-        .map_err(py_err);
-    if r.is_ok() {
-        if let Err(e) = py.check_signals() {
-            if !e.is_instance_of::<PyKeyboardInterrupt>(py) {
-                return Err(e);
-            }
-        }
-    }
-    r
+    // A signal that comes meanwhile is left pending: Python raises it
+    // after this call returns, in the caller's code, as for any call.
+    py.detach(|| grotto::small::one_thread(work))
+        .map_err(py_err)
 }
 
 /// Graphs this small run on the calling thread ([`maybe_off_thread`]):
@@ -485,56 +479,27 @@ impl PyGraph {
                 )))
             }
         };
-        let plan = algo.plan_for(asked, &self.graph, &p).map_err(py_err)?;
         let mode: Option<Mode> = mode
             .map(|m| {
                 m.parse()
                     .map_err(|e: String| invalid(format!("mode={m:?}: {e}")))
             })
             .transpose()?;
-        if mode.is_some() && plan.engine == EngineKind::Async {
-            return Err(invalid(format!(
-                "mode chooses how the sync engine reads blocks, and {name} runs on the async engine here"
-            )));
-        }
         let cache: CacheSize = cache.parse().map_err(py_err)?;
         let backend: BackendChoice = io
             .parse()
             .map_err(|e: String| invalid(format!("io={io:?}: {e}")))?;
-        let dir = self
-            .graph
-            .path()
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map_or(PathBuf::from("."), |d| d.to_path_buf());
-        // The stored device profile, as the command line uses it; a
-        // missing or unreadable one means the defaults.
-        let profile = grotto::io::profile::load_for(&dir).ok().flatten();
-        let cfg = EngineConfig {
-            mode: mode.unwrap_or(Mode::Block),
-            concurrency: concurrency.unwrap_or_else(|| {
-                profile
-                    .as_ref()
-                    .map_or(grotto::io::profile::ENGINE_MIN_DEPTH, |p| {
-                        p.0.engine_concurrency()
-                    })
-            }),
-            threads: threads.unwrap_or_else(|| EngineConfig::default().threads),
+        let settings = RunSettings {
+            engine: asked,
+            mode,
+            concurrency,
+            threads,
             cache,
-            merge_bytes: profile
-                .as_ref()
-                .map_or(128 << 10, |p| p.0.engine_merge_bytes()),
-            io: IoOptions {
-                backend,
-                ..IoOptions::default()
-            },
+            io: backend,
         };
-        let eng = Engine::open(plan.engine, Arc::clone(&self.graph), cfg).map_err(py_err)?;
-        grotto::metrics::check_memory(
-            eng.cache_bytes(),
-            &format!("the buffer pool (cache={cache})"),
-        )
-        .map_err(py_err)?;
+        let Prepared {
+            engine: eng, plan, ..
+        } = grotto::setup::prepare(algo, &self.graph, &p, &settings).map_err(py_err)?;
         // Progress: edges handed to the algorithm so far, per level or
         // pass ("bfs", no total, edges).
         let live = eng.progress();

@@ -6,12 +6,18 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict};
 
-/// Edge columns: sources, destinations, weights when asked for.
+/// Edge columns: sources, destinations, weights when asked for, and
+/// whether every weight is a whole number of at most 2^24 in magnitude
+/// (so float32 holds it, and sums of them up to 2^24, exactly).
 type Columns<'py> = (
     Bound<'py, PyArray1<u64>>,
     Bound<'py, PyArray1<u64>>,
     Option<Bound<'py, PyArray1<f32>>>,
+    bool,
 );
+
+/// Magnitude up to which float32 holds every whole number.
+const F32_EXACT: f64 = (1u64 << 24) as f64;
 
 /// The id of networkx node `node`: its position in `index` when given,
 /// else the node itself, which must be a non-negative integer.
@@ -43,7 +49,8 @@ fn id_of(node: &Bound<'_, PyAny>, index: Option<&Bound<'_, PyDict>>) -> PyResult
 /// directed graph) as columns of ids: node ids themselves, or positions
 /// in `index` (a dict node -> int) when given. An undirected graph lists
 /// each edge in both dicts; it is taken once, from the smaller id (a loop
-/// once). With `weight`, that edge attribute as f32 (1 where absent).
+/// once). With `weight`, that edge attribute as f32 (1 where absent),
+/// and whether those weights are exact (see [`Columns`]).
 #[pyfunction]
 #[pyo3(signature = (adj, directed, index=None, weight=None))]
 pub fn adjacency_columns<'py>(
@@ -54,6 +61,7 @@ pub fn adjacency_columns<'py>(
     weight: Option<&str>,
 ) -> PyResult<Columns<'py>> {
     let (mut src, mut dst, mut ws) = (Vec::new(), Vec::new(), Vec::new());
+    let mut exact = true;
     for (u, nbrs) in adj.iter() {
         let nbrs = nbrs
             .cast_into::<PyDict>()
@@ -93,6 +101,7 @@ pub fn adjacency_columns<'py>(
                 })?,
                 _ => 1.0,
             };
+            exact &= x.fract() == 0.0 && x.abs() <= F32_EXACT;
             ws.push(x as f32);
         }
     }
@@ -100,6 +109,7 @@ pub fn adjacency_columns<'py>(
         PyArray1::from_vec(py, src),
         PyArray1::from_vec(py, dst),
         weight.map(|_| PyArray1::from_vec(py, ws)),
+        exact,
     ))
 }
 

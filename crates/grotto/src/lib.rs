@@ -77,6 +77,7 @@ pub mod interrupt;
 pub mod io;
 pub mod metrics;
 pub mod rng;
+pub mod setup;
 pub mod small;
 pub mod store;
 #[cfg(test)]

@@ -28,300 +28,15 @@ converted or loaded.
 
 from __future__ import annotations
 
-import os
-import tempfile
-import weakref
+import random
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 import numpy as np
 
-from . import Graph, InputError, _grotto, _Ranked, convert, open as _open
+from . import Graph, InputError
+from ._nxgraph import GrottoGraph, _OnDisk, _has_node, _in_node_order, _view, _weight_name, from_networkx
 
-
-def _edge_arrays(G: Any, weight: Optional[str]):
-    """(src, dst, weight or None) of G's edges (an undirected edge once)
-    as arrays of positions in ``nodes``, walked natively; and the node
-    list."""
-    nodes = list(G.nodes)
-    index = {v: i for i, v in enumerate(nodes)}
-    if G.is_multigraph():
-        src, dst, w = _multigraph_columns(G, index, weight)
-        return src, dst, w, nodes
-    src, dst, w = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), index, weight)
-    return src, dst, w, nodes
-
-
-def _adjacency(G: Any) -> Dict[Any, Dict[Any, Any]]:
-    """G's adjacency as a dict of dicts (``G._succ`` of a directed graph):
-    the graph's own dicts, or for a view (a subgraph, a reversed or
-    restricted graph) a dict of its filtered neighbours."""
-    adj = G._succ if G.is_directed() else G._adj
-    if type(adj) is dict:
-        return adj
-    return {u: dict(nbrs) for u, nbrs in adj.items()}
-
-
-def _multigraph_columns(G: Any, index: Dict[Any, int], weight: Optional[str]):
-    """A multigraph's edges as a simple graph's, each pair once with its
-    parallel edges' weights summed (the attribute ``weight``, 1 where an
-    edge has none or ``weight`` is None), as networkx's PageRank weighs
-    them; an undirected pair is taken once."""
-    directed = G.is_directed()
-    total: Dict[Tuple[int, int], float] = {}
-    for u, v, d in G.edges(data=True):
-        a, b = index[u], index[v]
-        if not directed and a > b:
-            a, b = b, a
-        x = d.get(weight, 1) if weight is not None else 1
-        total[(a, b)] = total.get((a, b), 0.0) + float(x)
-    if not total:
-        empty = np.zeros(0, dtype=np.uint64)
-        return empty, empty, np.zeros(0, dtype=np.float32)
-    pairs = np.array(list(total), dtype=np.uint64)
-    return pairs[:, 0].copy(), pairs[:, 1].copy(), np.array(list(total.values()), dtype=np.float32)
-
-
-def _check_plain(G: Any) -> None:
-    if G.is_multigraph():
-        raise InputError("grotto stores simple graphs; convert a MultiGraph to a Graph first")
-
-
-def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
-    """Writes networkx graph ``G`` as the grotto file ``path`` (undirected
-    unless ``G`` is directed; with ``weight``, that edge attribute as the
-    weights, 1 where an edge has none) and returns the conversion report.
-
-    Nodes that are non-negative integers are kept as the file's vertex
-    ids: the vertices are exactly G's nodes, isolated ones included (an
-    id between two nodes is no vertex, as in networkx). Nodes that are all
-    strings become vertex names, isolated ones included. Other nodes
-    (tuples, mixed types) are refused: relabel them first. The adjacency
-    dicts are walked natively, with no Python loop over the edges."""
-    _check_plain(G)
-    adj = _adjacency(G)
-    directed = G.is_directed()
-    try:
-        # Integer nodes, the common case: the native walk checks each one.
-        src, dst, w = _grotto.adjacency_columns(adj, directed, None, weight)
-        ints = True
-    except InputError as e:
-        if "is not a non-negative integer" not in str(e):
-            raise
-        ints = False
-    if ints:
-        # The vertices are G's nodes, isolated ones included, and no id
-        # between them (dense inside when the nodes are 0..n-1).
-        options.setdefault("vertices", np.fromiter((int(v) for v in adj), dtype=np.uint64, count=len(adj)))
-        cols = (src, dst) if w is None else (src, dst, w)
-        return convert(cols, path, undirected=not directed, **options)
-    nodes = list(adj)
-    if nodes and all(type(v) is str for v in nodes):
-        names = sorted(nodes)
-        index = {v: i for i, v in enumerate(names)}
-        src, dst, w = _grotto.adjacency_columns(adj, directed, index, weight)
-        what = f"a networkx {type(G).__name__} with string nodes"
-        return convert(_Ranked(src, dst, w, names, what), path, undirected=not directed, **options)
-    raise InputError(
-        "from_networkx needs nodes that are all non-negative integers or all strings; "
-        "relabel others with nx.convert_node_labels_to_integers(G, label_attribute='name')"
-    )
-
-
-class _Runs:
-    """A graph's algorithm methods with the backend's io choice."""
-
-    def __init__(self, graph: Graph, io: str):
-        self._graph, self._io = graph, io
-
-    def __getattr__(self, name: str) -> Any:
-        method = getattr(self._graph, name)
-        return lambda *args, **kw: method(*args, io=self._io, **kw)
-
-
-# Graph files up to this size run with io="memory".
-_MEMORY_IO_BYTES = 4 << 20
-
-
-def _scratch_dir(edges: int) -> Optional[str]:
-    """Where a converted networkx graph's file goes: ``GROTTO_TMPDIR`` when
-    set; else ``/dev/shm`` (memory, like the networkx graph itself, which
-    takes ten times the file's bytes) when it is writable with room for
-    four times the file; else the system's temporary directory (None)."""
-    chosen = os.environ.get("GROTTO_TMPDIR")
-    if chosen:
-        return chosen
-    shm = "/dev/shm"
-    try:
-        st = os.statvfs(shm)
-    except OSError:
-        return None
-    need = 4 * (16 * edges + (1 << 20))
-    if st.f_bavail * st.f_frsize >= need and os.access(shm, os.W_OK | os.X_OK):
-        return shm
-    return None
-
-
-def _remove_scratch(where: str) -> None:
-    """Removes a converted graph's file and its directory (what a crash
-    left is the system's temporary files to clean)."""
-    try:
-        os.unlink(os.path.join(where, "g.grotto"))
-    except OSError:
-        pass
-    try:
-        os.rmdir(where)
-    except OSError:
-        pass
-
-
-class GrottoGraph:
-    """A networkx graph converted into a temporary grotto file, for the
-    backend. ``nodes[i]`` is the networkx node of grotto vertex ``i``."""
-
-    __networkx_backend__ = "grotto"
-
-    def __init__(self, G: Any, weight: Optional[str]):
-        # A multigraph becomes a simple graph whose weights sum its
-        # parallel edges (functions that depend on them are weighted).
-        self.multigraph = G.is_multigraph()
-        self.directed = G.is_directed()
-        src, dst, w, self.nodes = _edge_arrays(G, weight)
-        where = tempfile.mkdtemp(prefix="grotto-nx-", dir=_scratch_dir(len(src)))
-        # Removed with this object; a dir holding anything else is kept.
-        self._removal = weakref.finalize(self, _remove_scratch, where)
-        if w is not None and bool(np.all(w == 1.0)):
-            # Every weight 1 (networkx's default for an edge without the
-            # attribute): the unweighted graph answers every function the
-            # same, and PageRank runs on the faster unweighted kernel.
-            w = None
-        self.weighted = w is not None
-        path = os.path.join(where, "g.grotto")
-        n = len(self.nodes)
-        loops = self.loops = int(np.count_nonzero(src == dst))
-        convert(
-            (src, dst) if w is None else (src, dst, w),
-            path,
-            undirected=not self.directed,
-            reverse=self.directed,
-            ids="dense",
-            vertices=max(n, 1),
-            keep_self_loops=loops > 0,
-        )
-        self.graph: Graph = _open(path)
-        # A small file is read into memory once per run: no block I/O set up.
-        self.runs = _Runs(self.graph, "memory" if os.path.getsize(path) <= _MEMORY_IO_BYTES else "auto")
-        self.index = None
-        # Distinct neighbours other than itself (an undirected simple
-        # graph lists each edge once), for transitivity's triples.
-        keep = src != dst
-        ends = [src[keep]] if self.directed else [src[keep], dst[keep]]
-        self.neighbour_counts = np.bincount(
-            np.concatenate(ends).astype(np.int64), minlength=n
-        )
-
-    def is_directed(self) -> bool:
-        return self.directed
-
-    def is_multigraph(self) -> bool:
-        return self.multigraph
-
-    def __len__(self) -> int:
-        return len(self.nodes)
-
-    def node(self, i: Any) -> Any:
-        """The networkx node of result id ``i``."""
-        return self.nodes[int(i)]
-
-    def index_or_build(self) -> Dict[Any, int]:
-        if self.index is None:
-            self.index = {u: i for i, u in enumerate(self.nodes)}
-        return self.index
-
-    def vertex(self, v: Any) -> int:
-        if self.index is None:
-            self.index = {u: i for i, u in enumerate(self.nodes)}
-        try:
-            return self.index[v]
-        except KeyError:
-            import networkx as nx
-
-            raise nx.NodeNotFound(f"Source {v} is not in G") from None
-
-
-class _OnDisk:
-    """A graph file opened with :func:`grotto.open`, as the backend sees
-    it: its vertices (your ids, or names) are the networkx nodes, results
-    need no mapping, and nothing is converted or copied."""
-
-    def __init__(self, g: Graph):
-        self.graph = g
-        self.runs = _Runs(g, "auto")
-        self.directed = g.directed
-        self.weighted = g.weighted
-        self._nodes: Optional[List[Any]] = None
-        self._index: Optional[Set[Any]] = None
-
-    def __len__(self) -> int:
-        return self.graph.num_vertices
-
-    @property
-    def nodes(self) -> List[Any]:
-        """Every vertex, in the order results list them."""
-        if self._nodes is None:
-            self._nodes = self.graph.vertices().tolist()
-        return self._nodes
-
-    def node(self, i: Any) -> Any:
-        return i
-
-    def index_or_build(self) -> Set[Any]:
-        if self._index is None:
-            self._index = set(self.nodes)
-        return self._index
-
-    def vertex(self, v: Any) -> Any:
-        if v not in self.index_or_build():
-            import networkx as nx
-
-            raise nx.NodeNotFound(f"Source {v} is not in G")
-        return v
-
-    @property
-    def neighbour_counts(self) -> np.ndarray:
-        """Distinct neighbours other than itself of each vertex (as
-        results order them): the stored degrees, which count a kept self
-        loop (``can_run`` refuses transitivity on such graphs)."""
-        return np.asarray(self.graph.degree(self.nodes), dtype=np.int64)
-
-
-def _view(G: Any) -> Any:
-    """What the backend's functions work on: a converted networkx graph
-    as it is, a graph file through its (cached) :class:`_OnDisk` view."""
-    if isinstance(G, Graph):
-        view = getattr(G, "_nx_view", None)
-        if view is None:
-            view = G._nx_view = _OnDisk(G)
-        return view
-    return G
-
-
-def _in_node_order(G: Any) -> bool:
-    """Whether each of G's adjacency lists is in G's node order (as a
-    grotto file lists neighbours), checked natively once per state of G:
-    the answer is kept in ``G.__networkx_cache__``, which networkx clears
-    whenever G changes."""
-    cache = getattr(G, "__networkx_cache__", None)
-    if cache is not None and "grotto_node_order" in cache:
-        return cache["grotto_node_order"]
-    index = {v: i for i, v in enumerate(G)}
-    answer = _grotto.adjacency_sorted(_adjacency(G), index)
-    if cache is not None:
-        cache["grotto_node_order"] = answer
-    return answer
-
-
-def _weight_name(weight: Any) -> Optional[str]:
-    return weight if isinstance(weight, str) else None
+__all__ = ["BackendInterface", "GrottoGraph", "from_networkx", "get_info"]
 
 
 class BackendInterface:
@@ -403,12 +118,65 @@ class BackendInterface:
                 # grotto file (lists sorted by id) does not keep.
                 return "G's adjacency lists are not in node order, which networkx's BFS order follows"
             return True
+        if name == "bfs_layers":
+            sources = kwargs.get("sources")
+            if not _has_node(G, sources) and not isinstance(sources, (int, str)):
+                # Not a node: a list of them (one, for grotto; an iterator
+                # is not consumed here), or what networkx refuses itself.
+                if not isinstance(sources, (list, tuple, set, frozenset)) or len(sources) != 1:
+                    return "grotto's bfs_layers starts from one source (a node, or a list of one)"
+            if not isinstance(G, Graph) and not _in_node_order(G):
+                return "G's adjacency lists are not in node order, which networkx's layer order follows"
+            return True
+        if name == "shortest_path_length":
+            if kwargs.get("source") is None:
+                return "grotto answers shortest_path_length from a source"
+            if kwargs.get("method") not in ("dijkstra", "bellman-ford"):
+                return "networkx refuses the method"
+            weight = kwargs.get("weight")
+            if weight is None:
+                if kwargs.get("target") is None and not isinstance(G, Graph) and not _in_node_order(G):
+                    return "G's adjacency lists are not in node order, which networkx's dict order follows"
+                return True
+            if not isinstance(weight, str) or kwargs.get("method") != "dijkstra":
+                return "grotto's weighted path lengths are Dijkstra's, by an attribute name"
+            if G.is_multigraph():
+                return "shortest paths of a multigraph: not yet in grotto"
+            return _exact_sums(G, weight)
+        if name == "dijkstra_path_length":
+            if not isinstance(kwargs.get("weight"), str):
+                return "grotto's path lengths take a weight attribute name"
+            if G.is_multigraph():
+                return "shortest paths of a multigraph: not yet in grotto"
+            return _exact_sums(G, kwargs["weight"])
+        if name == "eccentricity":
+            if kwargs.get("sp") is not None or kwargs.get("weight") is not None:
+                return "grotto's eccentricity is unweighted and computes its own paths"
+            v = kwargs.get("v")
+            if v is not None and not _has_node(G, v) and not isinstance(v, (list, tuple, set, frozenset)):
+                return "grotto's eccentricity takes a node, a list of nodes or None"
+            return True
+        if name in ("k_core", "k_shell", "k_crust", "k_corona"):
+            if directed:
+                return f"grotto's {name} is for undirected graphs"
+            if kwargs.get("core_number") is not None:
+                return "the core numbers are given: networkx needs no engine"
+            return True
+        if name == "maximal_independent_set":
+            if kwargs.get("nodes"):
+                return "grotto's maximal_independent_set takes no required nodes"
+            if kwargs.get("seed") is not random._inst:
+                # networkx's answer for a seed is its own random draws.
+                return "networkx's answer for a given seed is its own random draws"
+            if not isinstance(G, Graph) and any(True for _ in _selfloops(G)):
+                return "networkx keeps vertices with self loops in the set"
+            return True
         if name == "single_source_dijkstra_path_length":
             if G is not None and G.is_multigraph():
                 return "shortest paths of a multigraph take the lightest parallel edge: not yet in grotto"
             if kwargs.get("cutoff") is not None or not isinstance(kwargs.get("weight", "weight"), str):
                 return "grotto's shortest paths take no cutoff or weight function"
-            return True
+            return _exact_sums(G, kwargs.get("weight", "weight"))
         return False
 
     @staticmethod
@@ -666,8 +434,132 @@ class BackendInterface:
         yield (parent, children)
 
     @staticmethod
+    def bfs_layers(G: GrottoGraph, sources) -> Iterator[List[Any]]:
+        import networkx as nx
+
+        V = _view(G)
+        if not V.has(sources) and isinstance(sources, (list, tuple, set, frozenset)):
+            (sources,) = sources
+        try:
+            ids, depth, order = _bfs_from(V, sources)
+        except nx.NodeNotFound:
+            raise nx.NetworkXError(f"The node {sources} is not in the graph.") from None
+        layers: List[List[Any]] = []
+        for i in np.argsort(order, kind="stable").tolist():
+            if order[i] < 0:
+                continue
+            if depth[i] == len(layers):
+                layers.append([])
+            layers[depth[i]].append(V.node(ids[i]))
+        yield from layers
+
+    @staticmethod
+    def shortest_path_length(G: GrottoGraph, source=None, target=None, weight=None, method="dijkstra"):
+        import networkx as nx
+
+        if weight is not None:
+            if target is None:
+                return BackendInterface.single_source_dijkstra_path_length(G, source, weight=weight)
+            return BackendInterface.dijkstra_path_length(G, source, target, weight=weight)
+        if target is None:
+            return BackendInterface.single_source_shortest_path_length(G, source)
+        V = _view(G)
+        if not V.has(target):
+            try:
+                V.vertex(source)
+            except nx.NodeNotFound:
+                raise nx.NodeNotFound(f"Source {source} is not in G") from None
+            raise nx.NodeNotFound(f"Target {target} is not in G")
+        try:
+            s = V.vertex(source)
+        except nx.NodeNotFound:
+            raise nx.NodeNotFound(f"Source {source} is not in G") from None
+        t = V.vertex(target)
+        res = V.runs.bfs(s)
+        ids = res["id"].tolist()
+        d = int(res["depth"][t if isinstance(V, GrottoGraph) else ids.index(t)])
+        if d < 0:
+            raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
+        return d
+
+    @staticmethod
+    def dijkstra_path_length(G: GrottoGraph, source, target, weight="weight"):
+        import networkx as nx
+
+        V = _view(G)
+        try:
+            V.vertex(source)
+        except nx.NodeNotFound:
+            raise nx.NodeNotFound(f"Node {source} not found in graph") from None
+        if source == target:
+            return 0
+        dist = BackendInterface.single_source_dijkstra_path_length(G, source, weight=weight)
+        try:
+            return dist[target]
+        except KeyError:
+            raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}") from None
+
+    @staticmethod
+    def eccentricity(G: GrottoGraph, v=None, sp=None, weight=None):
+        import networkx as nx
+
+        V = _view(G)
+        # networkx's order: G's nodes, or the nodes of v that are in G.
+        if v is None:
+            which = list(V.nodes)
+        elif V.has(v):
+            which = [v]
+        else:
+            which = [u for u in v if V.has(u)]
+        what = "digraph is not strongly connected" if V.directed else "graph is not connected"
+        e = {}
+        for u in which:
+            depth = V.runs.bfs(V.vertex(u))["depth"]
+            if bool(np.any(depth < 0)):
+                raise nx.NetworkXError(f"Found infinite path length because the {what}")
+            e[u] = int(depth.max())
+        return e[v] if V.has(v) else e
+
+    @staticmethod
+    def k_core(G: GrottoGraph, k=None, core_number=None):
+        return _core_subgraph(G, k, lambda V, v, k, c: c[v] >= k)
+
+    @staticmethod
+    def k_shell(G: GrottoGraph, k=None, core_number=None):
+        return _core_subgraph(G, k, lambda V, v, k, c: c[v] == k)
+
+    @staticmethod
+    def k_crust(G: GrottoGraph, k=None, core_number=None):
+        V = _view(G)
+        c = _core_numbers(G)
+        if k is None:
+            k = max(c.values()) - 1
+        return V.subgraph({v for v, x in c.items() if x <= k})
+
+    @staticmethod
+    def k_corona(G: GrottoGraph, k, core_number=None):
+        def corona(V, v, k, c):
+            return c[v] == k and k == sum(1 for w in V.neighbours(v) if c[w] >= k)
+
+        return _core_subgraph(G, k, corona)
+
+    @staticmethod
+    def maximal_independent_set(G: GrottoGraph, nodes=None, seed=None) -> List[Any]:
+        V = _view(G)
+        # networkx's answer without a seed is any maximal set; ours is
+        # seeded from networkx's random state, so it varies as networkx's.
+        rng = seed if seed is not None else random
+        res = V.runs.mis(seed=rng.getrandbits(63))
+        return [V.node(i) for i, x in zip(res["id"].tolist(), res["in_set"].tolist()) if x]
+
+    @staticmethod
     def single_source_dijkstra_path_length(G: GrottoGraph, source, cutoff=None, weight="weight") -> Dict[Any, float]:
         G = _view(G)
+        if not G.exact_sums:
+            # networkx's answer is float64 sums of these weights, which
+            # grotto's float32 sums would miss by a rounding (and a
+            # networkx loop waiting for bounds to meet would not end).
+            raise NotImplementedError("these weights are not whole numbers float32 sums hold exactly")
         s = G.vertex(source)
         if G.weighted:
             try:
@@ -686,6 +578,53 @@ class BackendInterface:
         return {G.node(ids[i]): float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
 
 
+def _exact_sums(G: Any, weight: str) -> Any:
+    """True when float32 sums of G's ``weight`` attributes are networkx's
+    float64 sums (whole numbers adding up to at most 2^24; a missing one
+    is 1), else why not. A graph file: True (its weights are float32).
+    Kept in ``G.__networkx_cache__`` (cleared when G changes)."""
+    if G is None or isinstance(G, Graph):
+        return True
+    cache = getattr(G, "__networkx_cache__", None)
+    key = "grotto_exact_sums:" + weight
+    if cache is not None and key in cache:
+        return cache[key]
+    total, exact = 0.0, True
+    for _, _, x in G.edges(data=weight, default=1):
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            exact = False
+            break
+        if not x.is_integer():
+            exact = False
+            break
+        total += abs(x)
+    answer: Any = True
+    if not (exact and total <= 1 << 24):
+        answer = "grotto sums distances in float32, and these weights would round (networkx sums them in float64)"
+    if cache is not None:
+        cache[key] = answer
+    return answer
+
+
+def _selfloops(G: Any) -> Iterator[Any]:
+    import networkx as nx
+
+    return nx.nodes_with_selfloops(G)
+
+
+def _core_numbers(G: Any) -> Dict[Any, int]:
+    return BackendInterface.core_number(G)
+
+
+def _bfs_from(V: Any, source: Any) -> Tuple[List[int], List[int], np.ndarray]:
+    """(ids, depths, visiting positions) of a BFS from ``source`` in
+    networkx's order (sync engine, ``parents="first"``)."""
+    res = V.runs.bfs(V.vertex(source), parents="first")
+    return res["id"].tolist(), res["depth"].tolist(), res["order"]
+
+
 def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
     """networkx's ``nodes=`` rule: one node (in G) gives its value, an
     iterable of nodes the dict of those, None every node's."""
@@ -700,6 +639,17 @@ def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
     return {v: values[v] for v in nodes if v in values}
 
 
+def _core_subgraph(G: Any, k: Any, keep: Any) -> Any:
+    """networkx's k-core family: the core numbers from grotto, the
+    subgraph of the nodes ``keep(V, v, k, cores)`` holds for (k: the
+    largest core number when None)."""
+    V = _view(G)
+    c = _core_numbers(G)
+    if k is None:
+        k = max(c.values())
+    return V.subgraph({v for v in c if keep(V, v, k, c)})
+
+
 def _nx_rescale():
     """networkx's own rescale of sampled betweenness (3.5 and later), or
     None."""
@@ -712,17 +662,33 @@ def _nx_rescale():
     return _rescale if "sampled_nodes" in inspect.signature(_rescale).parameters else None
 
 
+# Each function's parameters (name, default), read once: inspecting a
+# signature on every call costs more than a run on a small graph.
+_PARAMETERS: Dict[str, List[Tuple[str, Any]]] = {}
+
+
 def _bound(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """The call's arguments by name, defaults included (networkx passes
-    them as the caller wrote them)."""
-    import inspect
+    them as the caller wrote them; one it lacks is None here, and
+    networkx's own call refuses it)."""
+    params = _PARAMETERS.get(name)
+    if params is None:
+        import inspect
 
-    from networkx.utils.backends import _registered_algorithms
+        from networkx.utils.backends import _registered_algorithms
 
-    sig = inspect.signature(_registered_algorithms[name])
-    b = sig.bind(*args, **kwargs)
-    b.apply_defaults()
-    return dict(b.arguments)
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        sig = inspect.signature(_registered_algorithms[name])
+        params = _PARAMETERS[name] = [
+            (p.name, None if p.default is inspect.Parameter.empty else p.default)
+            for p in sig.parameters.values()
+            if p.kind in kinds and p.name != "backend"
+        ]
+    out = dict(zip((n for n, _ in params), args))
+    for n, default in params:
+        if n not in out:
+            out[n] = kwargs.get(n, default)
+    return out
 
 
 def _has_weights(G: Any, attr: Any) -> bool:
@@ -755,6 +721,15 @@ def get_info() -> Dict[str, Any]:
         "bfs_predecessors": {"additional_docs": "As bfs_edges."},
         "bfs_successors": {"additional_docs": "As bfs_edges."},
         "single_source_dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
+        "dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
+        "shortest_path_length": {"additional_docs": "From a source; unweighted, or Dijkstra by an attribute name."},
+        "bfs_layers": {"additional_docs": "One source; networkx's layer order (neighbours in node order)."},
+        "eccentricity": {"additional_docs": "Unweighted: one BFS per vertex asked for."},
+        "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph."},
+        "k_shell": {"additional_docs": "As k_core."},
+        "k_crust": {"additional_docs": "As k_core."},
+        "k_corona": {"additional_docs": "As k_core."},
+        "maximal_independent_set": {"additional_docs": "Without a seed or nodes: a maximal set by seeded random ranks."},
         "triangles": {"additional_docs": "Undirected graphs; degree-ordered intersections within a memory budget."},
         "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},
         "average_clustering": {"additional_docs": "Undirected, unweighted, count_zeros=True."},

@@ -1,0 +1,380 @@
+"""The networkx backend's graphs: a networkx graph converted into a
+temporary grotto file (:class:`GrottoGraph`), a graph file as the backend
+sees it (:class:`_OnDisk`), and :func:`from_networkx`."""
+
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+import numpy as np
+
+from . import Graph, InputError, _grotto, _Ranked, convert, open as _open
+
+
+def _edge_arrays(G: Any, weight: Optional[str]):
+    """(src, dst, weight or None, exact) of G's edges (an undirected edge
+    once) as arrays of positions in ``nodes``, walked natively; and the
+    node list. ``exact``: the weights are whole numbers that float32
+    holds, so float32 sums of them are networkx's float64 sums."""
+    nodes = list(G.nodes)
+    index = {v: i for i, v in enumerate(nodes)}
+    if G.is_multigraph():
+        src, dst, w = _multigraph_columns(G, index, weight)
+        return src, dst, w, False, nodes
+    src, dst, w, exact = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), index, weight)
+    return src, dst, w, exact, nodes
+
+
+def _adjacency(G: Any) -> Dict[Any, Dict[Any, Any]]:
+    """G's adjacency as a dict of dicts (``G._succ`` of a directed graph):
+    the graph's own dicts, or what its public ``adj`` says for a view (a
+    subgraph, a reversed or restricted graph) or a class of its own that
+    answers for its neighbours itself (networkx's ``_AntiGraph`` keeps
+    the edges that are not there)."""
+    adj = G._succ if G.is_directed() else G._adj
+    if type(adj) is dict and _plain_class(G):
+        return adj
+    return {u: dict(nbrs) for u, nbrs in G.adj.items()}
+
+
+def _plain_class(G: Any) -> bool:
+    """Whether G's class reads its neighbours from its dicts as networkx's
+    Graph and DiGraph do (no override of ``adj``, ``[]`` or
+    ``neighbors``)."""
+    import networkx as nx
+
+    base = nx.DiGraph if G.is_directed() else nx.Graph
+    cls = type(G)
+    return (
+        cls.adj is base.adj
+        and cls.__getitem__ is base.__getitem__
+        and cls.neighbors is base.neighbors
+    )
+
+
+def _multigraph_columns(G: Any, index: Dict[Any, int], weight: Optional[str]):
+    """A multigraph's edges as a simple graph's, each pair once with its
+    parallel edges' weights summed (the attribute ``weight``, 1 where an
+    edge has none or ``weight`` is None), as networkx's PageRank weighs
+    them; an undirected pair is taken once."""
+    directed = G.is_directed()
+    total: Dict[Tuple[int, int], float] = {}
+    for u, v, d in G.edges(data=True):
+        a, b = index[u], index[v]
+        if not directed and a > b:
+            a, b = b, a
+        x = d.get(weight, 1) if weight is not None else 1
+        total[(a, b)] = total.get((a, b), 0.0) + float(x)
+    if not total:
+        empty = np.zeros(0, dtype=np.uint64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    pairs = np.array(list(total), dtype=np.uint64)
+    return pairs[:, 0].copy(), pairs[:, 1].copy(), np.array(list(total.values()), dtype=np.float32)
+
+
+def _check_plain(G: Any) -> None:
+    if G.is_multigraph():
+        raise InputError("grotto stores simple graphs; convert a MultiGraph to a Graph first")
+
+
+def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options: Any) -> Dict[str, Any]:
+    """Writes networkx graph ``G`` as the grotto file ``path`` (undirected
+    unless ``G`` is directed; with ``weight``, that edge attribute as the
+    weights, 1 where an edge has none) and returns the conversion report.
+
+    Nodes that are non-negative integers are kept as the file's vertex
+    ids: the vertices are exactly G's nodes, isolated ones included (an
+    id between two nodes is no vertex, as in networkx). Nodes that are all
+    strings become vertex names, isolated ones included. Other nodes
+    (tuples, mixed types) are refused: relabel them first. The adjacency
+    dicts are walked natively, with no Python loop over the edges."""
+    _check_plain(G)
+    adj = _adjacency(G)
+    directed = G.is_directed()
+    try:
+        # Integer nodes, the common case: the native walk checks each one.
+        src, dst, w, _ = _grotto.adjacency_columns(adj, directed, None, weight)
+        ints = True
+    except InputError as e:
+        if "is not a non-negative integer" not in str(e):
+            raise
+        ints = False
+    if ints:
+        # The vertices are G's nodes, isolated ones included, and no id
+        # between them (dense inside when the nodes are 0..n-1).
+        options.setdefault("vertices", np.fromiter((int(v) for v in adj), dtype=np.uint64, count=len(adj)))
+        cols = (src, dst) if w is None else (src, dst, w)
+        return convert(cols, path, undirected=not directed, **options)
+    nodes = list(adj)
+    if nodes and all(type(v) is str for v in nodes):
+        names = sorted(nodes)
+        index = {v: i for i, v in enumerate(names)}
+        src, dst, w, _ = _grotto.adjacency_columns(adj, directed, index, weight)
+        what = f"a networkx {type(G).__name__} with string nodes"
+        return convert(_Ranked(src, dst, w, names, what), path, undirected=not directed, **options)
+    raise InputError(
+        "from_networkx needs nodes that are all non-negative integers or all strings; "
+        "relabel others with nx.convert_node_labels_to_integers(G, label_attribute='name')"
+    )
+
+
+class _Runs:
+    """A graph's algorithm methods with the backend's io choice."""
+
+    def __init__(self, graph: Graph, io: str):
+        self._graph, self._io = graph, io
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._graph, name)
+        return lambda *args, **kw: method(*args, io=self._io, **kw)
+
+
+# Graph files up to this size run with io="memory".
+_MEMORY_IO_BYTES = 4 << 20
+
+
+def _scratch_dir(edges: int) -> Optional[str]:
+    """Where a converted networkx graph's file goes: ``GROTTO_TMPDIR`` when
+    set; else ``/dev/shm`` (memory, like the networkx graph itself, which
+    takes ten times the file's bytes) when it is writable with room for
+    four times the file; else the system's temporary directory (None)."""
+    chosen = os.environ.get("GROTTO_TMPDIR")
+    if chosen:
+        return chosen
+    shm = "/dev/shm"
+    try:
+        st = os.statvfs(shm)
+    except OSError:
+        return None
+    need = 4 * (16 * edges + (1 << 20))
+    if st.f_bavail * st.f_frsize >= need and os.access(shm, os.W_OK | os.X_OK):
+        return shm
+    return None
+
+
+def _remove_scratch(where: str) -> None:
+    """Removes a converted graph's file and its directory (what a crash
+    left is the system's temporary files to clean)."""
+    try:
+        os.unlink(os.path.join(where, "g.grotto"))
+    except OSError:
+        pass
+    try:
+        os.rmdir(where)
+    except OSError:
+        pass
+
+
+class GrottoGraph:
+    """A networkx graph converted into a temporary grotto file, for the
+    backend. ``nodes[i]`` is the networkx node of grotto vertex ``i``."""
+
+    __networkx_backend__ = "grotto"
+
+    def __init__(self, G: Any, weight: Optional[str]):
+        # A multigraph becomes a simple graph whose weights sum its
+        # parallel edges (functions that depend on them are weighted).
+        self.multigraph = G.is_multigraph()
+        # The networkx graph itself, for functions whose answer is a
+        # subgraph of it (attributes and all): k_core and its family.
+        self._source = weakref.ref(G)
+        self.directed = G.is_directed()
+        src, dst, w, exact, self.nodes = _edge_arrays(G, weight)
+        # Shortest-path sums in float32 are networkx's exactly when every
+        # weight is a whole number and all of them add up to at most 2^24.
+        self.exact_sums = w is None or (exact and float(np.abs(w.astype(np.float64)).sum()) <= 1 << 24)
+        where = tempfile.mkdtemp(prefix="grotto-nx-", dir=_scratch_dir(len(src)))
+        # Removed with this object; a dir holding anything else is kept.
+        self._removal = weakref.finalize(self, _remove_scratch, where)
+        if w is not None and bool(np.all(w == 1.0)):
+            # Every weight 1 (networkx's default for an edge without the
+            # attribute): the unweighted graph answers every function the
+            # same, and PageRank runs on the faster unweighted kernel.
+            w = None
+        self.weighted = w is not None
+        path = os.path.join(where, "g.grotto")
+        n = len(self.nodes)
+        loops = self.loops = int(np.count_nonzero(src == dst))
+        convert(
+            (src, dst) if w is None else (src, dst, w),
+            path,
+            undirected=not self.directed,
+            reverse=self.directed,
+            ids="dense",
+            vertices=max(n, 1),
+            keep_self_loops=loops > 0,
+            # A small graph's budget is given, not read from /proc/meminfo.
+            memory="64MiB" if len(src) <= 1 << 18 else None,
+        )
+        self.graph: Graph = _open(path)
+        # A small file is read into memory once per run: no block I/O set up.
+        self.runs = _Runs(self.graph, "memory" if os.path.getsize(path) <= _MEMORY_IO_BYTES else "auto")
+        self.index = None
+        # Distinct neighbours other than itself (an undirected simple
+        # graph lists each edge once), for transitivity's triples.
+        keep = src != dst
+        ends = [src[keep]] if self.directed else [src[keep], dst[keep]]
+        self.neighbour_counts = np.bincount(
+            np.concatenate(ends).astype(np.int64), minlength=n
+        )
+
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return self.multigraph
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def node(self, i: Any) -> Any:
+        """The networkx node of result id ``i``."""
+        return self.nodes[int(i)]
+
+    def has(self, v: Any) -> bool:
+        """Whether ``v`` is a node (False for what cannot be one)."""
+        try:
+            return v in self.index_or_build()
+        except TypeError:
+            return False
+
+    def index_or_build(self) -> Dict[Any, int]:
+        if self.index is None:
+            self.index = {u: i for i, u in enumerate(self.nodes)}
+        return self.index
+
+    def subgraph(self, keep: Set[Any]) -> Any:
+        """The networkx graph's subgraph on the nodes in ``keep`` (a copy,
+        attributes included, as networkx's k_core returns)."""
+        return self._source().subgraph(keep).copy()
+
+    def neighbours(self, v: Any) -> Any:
+        """The networkx nodes adjacent to node ``v`` (out-neighbours)."""
+        return self._source()[v]
+
+    def vertex(self, v: Any) -> int:
+        if self.index is None:
+            self.index = {u: i for i, u in enumerate(self.nodes)}
+        try:
+            return self.index[v]
+        except KeyError:
+            import networkx as nx
+
+            raise nx.NodeNotFound(f"Source {v} is not in G") from None
+
+
+class _OnDisk:
+    """A graph file opened with :func:`grotto.open`, as the backend sees
+    it: its vertices (your ids, or names) are the networkx nodes, results
+    need no mapping, and nothing is converted or copied."""
+
+    def __init__(self, g: Graph):
+        self.graph = g
+        self.runs = _Runs(g, "auto")
+        # Distances on a file are float32 sums of its float32 weights.
+        self.exact_sums = True
+        self.directed = g.directed
+        self.weighted = g.weighted
+        self._nodes: Optional[List[Any]] = None
+        self._index: Optional[Set[Any]] = None
+
+    def __len__(self) -> int:
+        return self.graph.num_vertices
+
+    @property
+    def nodes(self) -> List[Any]:
+        """Every vertex, in the order results list them."""
+        if self._nodes is None:
+            self._nodes = self.graph.vertices().tolist()
+        return self._nodes
+
+    def node(self, i: Any) -> Any:
+        return i
+
+    has = GrottoGraph.has
+
+    def index_or_build(self) -> Set[Any]:
+        if self._index is None:
+            self._index = set(self.nodes)
+        return self._index
+
+    def vertex(self, v: Any) -> Any:
+        if v not in self.index_or_build():
+            import networkx as nx
+
+            raise nx.NodeNotFound(f"Source {v} is not in G")
+        return v
+
+    def neighbours(self, v: Any) -> Any:
+        """The vertices adjacent to ``v`` (its stored list, read from disk)."""
+        got = self.graph.neighbors(v)
+        return got if isinstance(got, list) else got.tolist()
+
+    def subgraph(self, keep: Set[Any]) -> Any:
+        """The subgraph on the vertices in ``keep`` as a networkx graph in
+        memory (weights as the attribute ``weight``), vertices in the order
+        results list them."""
+        import networkx as nx
+
+        H = nx.DiGraph() if self.directed else nx.Graph()
+        H.add_nodes_from(v for v in self.nodes if v in keep)
+        for v in list(H):
+            ids, w = self.graph.neighbors(v, weights=True)
+            ids = ids if isinstance(ids, list) else ids.tolist()
+            if w is None:
+                H.add_edges_from((v, u) for u in ids if u in keep)
+            else:
+                H.add_weighted_edges_from((v, u, float(x)) for u, x in zip(ids, w.tolist()) if u in keep)
+        return H
+
+    @property
+    def neighbour_counts(self) -> np.ndarray:
+        """Distinct neighbours other than itself of each vertex (as
+        results order them): the stored degrees, which count a kept self
+        loop (``can_run`` refuses transitivity on such graphs)."""
+        return np.asarray(self.graph.degree(self.nodes), dtype=np.int64)
+
+
+def _view(G: Any) -> Any:
+    """What the backend's functions work on: a converted networkx graph
+    as it is, a graph file through its (cached) :class:`_OnDisk` view."""
+    if isinstance(G, Graph):
+        view = getattr(G, "_nx_view", None)
+        if view is None:
+            view = G._nx_view = _OnDisk(G)
+        return view
+    return G
+
+
+def _in_node_order(G: Any) -> bool:
+    """Whether each of G's adjacency lists is in G's node order (as a
+    grotto file lists neighbours), checked natively once per state of G:
+    the answer is kept in ``G.__networkx_cache__``, which networkx clears
+    whenever G changes."""
+    cache = getattr(G, "__networkx_cache__", None)
+    if cache is not None and "grotto_node_order" in cache:
+        return cache["grotto_node_order"]
+    index = {v: i for i, v in enumerate(G)}
+    answer = _grotto.adjacency_sorted(_adjacency(G), index)
+    if cache is not None:
+        cache["grotto_node_order"] = answer
+    return answer
+
+
+def _weight_name(weight: Any) -> Optional[str]:
+    return weight if isinstance(weight, str) else None
+
+
+def _has_node(G: Any, v: Any) -> bool:
+    """Whether ``v`` is a node of G (a networkx graph, or a graph file's
+    vertex); False for what cannot be one (a list)."""
+    if isinstance(G, Graph):
+        return _view(G).has(v)
+    try:
+        return v in G
+    except TypeError:
+        return False
