@@ -4,15 +4,17 @@
 
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict};
+use pyo3::types::{PyBool, PyDict, PyInt};
 
-/// Edge columns: sources, destinations, weights when asked for, and
-/// whether every weight is a whole number of at most 2^24 in magnitude
-/// (so float32 holds it, and sums of them up to 2^24, exactly).
+/// Edge columns: sources, destinations, weights when asked for, whether
+/// every weight is a whole number of at most 2^24 in magnitude (so
+/// float32 holds it, and sums of them up to 2^24, exactly), and whether
+/// every weight is a Python int (networkx's sums of them are ints).
 type Columns<'py> = (
     Bound<'py, PyArray1<u64>>,
     Bound<'py, PyArray1<u64>>,
     Option<Bound<'py, PyArray1<f32>>>,
+    bool,
     bool,
 );
 
@@ -61,7 +63,7 @@ pub fn adjacency_columns<'py>(
     weight: Option<&str>,
 ) -> PyResult<Columns<'py>> {
     let (mut src, mut dst, mut ws) = (Vec::new(), Vec::new(), Vec::new());
-    let mut exact = true;
+    let (mut exact, mut ints) = (true, true);
     for (u, nbrs) in adj.iter() {
         let nbrs = nbrs
             .cast_into::<PyDict>()
@@ -91,14 +93,17 @@ pub fn adjacency_columns<'py>(
                 .map(|d| d.get_item(w))
                 .transpose()?
             {
-                Some(Some(x)) => x.extract::<f64>().map_err(|_| {
-                    crate::invalid(format!(
-                        "edge ({}, {}) has {w}={}, not a number",
-                        u.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
-                        v.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
-                        x.repr().map_or_else(|_| "?".into(), |r| r.to_string())
-                    ))
-                })?,
+                Some(Some(x)) => {
+                    ints &= x.is_instance_of::<PyInt>() && !x.is_instance_of::<PyBool>();
+                    x.extract::<f64>().map_err(|_| {
+                        crate::invalid(format!(
+                            "edge ({}, {}) has {w}={}, not a number",
+                            u.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
+                            v.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
+                            x.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                        ))
+                    })?
+                }
                 _ => 1.0,
             };
             exact &= x.fract() == 0.0 && x.abs() <= F32_EXACT;
@@ -110,6 +115,7 @@ pub fn adjacency_columns<'py>(
         PyArray1::from_vec(py, dst),
         weight.map(|_| PyArray1::from_vec(py, ws)),
         exact,
+        ints,
     ))
 }
 

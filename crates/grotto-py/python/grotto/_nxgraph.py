@@ -16,17 +16,18 @@ from . import Graph, InputError, _grotto, _Ranked, convert, open as _open
 
 
 def _edge_arrays(G: Any, weight: Optional[str]):
-    """(src, dst, weight or None, exact) of G's edges (an undirected edge
-    once) as arrays of positions in ``nodes``, walked natively; and the
-    node list. ``exact``: the weights are whole numbers that float32
-    holds, so float32 sums of them are networkx's float64 sums."""
+    """(src, dst, weight or None, exact, ints) of G's edges (an undirected
+    edge once) as arrays of positions in ``nodes``, walked natively; and
+    the node list. ``exact``: the weights are whole numbers that float32
+    holds, so float32 sums of them are networkx's float64 sums; ``ints``:
+    they are Python ints (a missing one is networkx's default, 1)."""
     nodes = list(G.nodes)
     index = {v: i for i, v in enumerate(nodes)}
     if G.is_multigraph():
         src, dst, w = _multigraph_columns(G, index, weight)
-        return src, dst, w, False, nodes
-    src, dst, w, exact = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), index, weight)
-    return src, dst, w, exact, nodes
+        return src, dst, w, False, False, nodes
+    src, dst, w, exact, ints = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), index, weight)
+    return src, dst, w, exact, ints, nodes
 
 
 def _adjacency(G: Any) -> Dict[Any, Dict[Any, Any]]:
@@ -97,7 +98,7 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     directed = G.is_directed()
     try:
         # Integer nodes, the common case: the native walk checks each one.
-        src, dst, w, _ = _grotto.adjacency_columns(adj, directed, None, weight)
+        src, dst, w, _, _ = _grotto.adjacency_columns(adj, directed, None, weight)
         ints = True
     except InputError as e:
         if "is not a non-negative integer" not in str(e):
@@ -113,7 +114,7 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     if nodes and all(type(v) is str for v in nodes):
         names = sorted(nodes)
         index = {v: i for i, v in enumerate(names)}
-        src, dst, w, _ = _grotto.adjacency_columns(adj, directed, index, weight)
+        src, dst, w, _, _ = _grotto.adjacency_columns(adj, directed, index, weight)
         what = f"a networkx {type(G).__name__} with string nodes"
         return convert(_Ranked(src, dst, w, names, what), path, undirected=not directed, **options)
     raise InputError(
@@ -183,7 +184,9 @@ class GrottoGraph:
         # subgraph of it (attributes and all): k_core and its family.
         self._source = weakref.ref(G)
         self.directed = G.is_directed()
-        src, dst, w, exact, self.nodes = _edge_arrays(G, weight)
+        src, dst, w, exact, ints, self.nodes = _edge_arrays(G, weight)
+        # Whether networkx's path lengths here are ints (sums of ints).
+        self.int_lengths = ints
         # Shortest-path sums in float32 are networkx's exactly when every
         # weight is a whole number and all of them add up to at most 2^24.
         self.exact_sums = w is None or (exact and float(np.abs(w.astype(np.float64)).sum()) <= 1 << 24)
@@ -277,6 +280,7 @@ class _OnDisk:
         self.runs = _Runs(g, "auto")
         # Distances on a file are float32 sums of its float32 weights.
         self.exact_sums = True
+        self.int_lengths = not self.weighted
         self.directed = g.directed
         self.weighted = g.weighted
         self._nodes: Optional[List[Any]] = None

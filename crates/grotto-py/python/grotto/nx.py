@@ -150,8 +150,15 @@ class BackendInterface:
                 return "shortest paths of a multigraph: not yet in grotto"
             return _exact_sums(G, kwargs["weight"])
         if name == "eccentricity":
-            if kwargs.get("sp") is not None or kwargs.get("weight") is not None:
-                return "grotto's eccentricity is unweighted and computes its own paths"
+            weight = kwargs.get("weight")
+            if kwargs.get("sp") is not None or (weight is not None and not isinstance(weight, str)):
+                return "grotto's eccentricity computes its own paths, weighted by an attribute name"
+            if weight is not None:
+                if G.is_multigraph():
+                    return "shortest paths of a multigraph: not yet in grotto"
+                exact = _exact_sums(G, weight)
+                if exact is not True:
+                    return exact
             v = kwargs.get("v")
             if v is not None and not _has_node(G, v) and not isinstance(v, (list, tuple, set, frozenset)):
                 return "grotto's eccentricity takes a node, a list of nodes or None"
@@ -514,6 +521,13 @@ class BackendInterface:
         what = "digraph is not strongly connected" if V.directed else "graph is not connected"
         e = {}
         for u in which:
+            if weight is not None:
+                # One Dijkstra per vertex on the one converted graph.
+                dist = BackendInterface.single_source_dijkstra_path_length(G, u, weight=weight)
+                if len(dist) != len(V):
+                    raise nx.NetworkXError(f"Found infinite path length because the {what}")
+                e[u] = max(dist.values())
+                continue
             depth = V.runs.bfs(V.vertex(u))["depth"]
             if bool(np.any(depth < 0)):
                 raise nx.NetworkXError(f"Found infinite path length because the {what}")
@@ -575,7 +589,9 @@ class BackendInterface:
             dist = np.where(res["depth"] >= 0, res["depth"], np.inf).astype(np.float64)
         ids = res["id"].tolist()
         order = np.argsort(dist, kind="stable")
-        return {G.node(ids[i]): float(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
+        # networkx's type: sums of int weights (or of its default 1) are ints.
+        kind = int if G.int_lengths else float
+        return {G.node(ids[i]): kind(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
 
 
 def _exact_sums(G: Any, weight: str) -> Any:
@@ -724,7 +740,7 @@ def get_info() -> Dict[str, Any]:
         "dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
         "shortest_path_length": {"additional_docs": "From a source; unweighted, or Dijkstra by an attribute name."},
         "bfs_layers": {"additional_docs": "One source; networkx's layer order (neighbours in node order)."},
-        "eccentricity": {"additional_docs": "Unweighted: one BFS per vertex asked for."},
+        "eccentricity": {"additional_docs": "One BFS (or Dijkstra, by an attribute name) per vertex asked for."},
         "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph."},
         "k_shell": {"additional_docs": "As k_core."},
         "k_crust": {"additional_docs": "As k_core."},
