@@ -280,7 +280,7 @@ class _OnDisk:
         self.runs = _Runs(g, "auto")
         # Distances on a file are float32 sums of its float32 weights.
         self.exact_sums = True
-        self.int_lengths = not self.weighted
+        self.int_lengths = not g.weighted
         self.directed = g.directed
         self.weighted = g.weighted
         self._nodes: Optional[List[Any]] = None
