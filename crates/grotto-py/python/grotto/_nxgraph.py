@@ -238,6 +238,11 @@ class GrottoGraph:
         """The networkx node of result id ``i``."""
         return self.nodes[int(i)]
 
+    def nodes_of(self, ids: np.ndarray) -> List[Any]:
+        """The networkx nodes of an array of result ids."""
+        nodes = self.nodes
+        return [nodes[i] for i in ids.tolist()]
+
     def has(self, v: Any) -> bool:
         """Whether ``v`` is a node (False for what cannot be one)."""
         try:
@@ -298,6 +303,10 @@ class _OnDisk:
 
     def node(self, i: Any) -> Any:
         return i
+
+    def nodes_of(self, ids: Any) -> List[Any]:
+        """Result ids are the vertices themselves."""
+        return ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
 
     has = GrottoGraph.has
 
