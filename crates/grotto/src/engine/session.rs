@@ -127,6 +127,11 @@ impl Session {
         &self.io
     }
 
+    /// Bytes of the graph file.
+    pub(super) fn file_bytes(&self) -> u64 {
+        self.file_bytes
+    }
+
     /// The configured buffer pool size for this file, in bytes.
     pub(super) fn configured_cache_bytes(&self) -> u64 {
         self.cfg.cache.resolve(self.file_bytes)

@@ -86,10 +86,14 @@ impl AsyncEngine {
 
     /// The buffer pool size a run uses, in bytes: the configured size, but
     /// at least four slots per read in flight (an executor holds a block
-    /// and its weights while more reads land).
+    /// and its weights while more reads land). A file of fewer blocks
+    /// than the reads allowed has no more than its blocks in flight: a
+    /// 24 KiB graph does not get (and fault in) a pool of half a MiB.
     pub fn cache_bytes(&self) -> u64 {
         let cfg = self.session.config();
-        let floor = (4 * cfg.concurrency + 4 * cfg.threads) as u64 * SLOT_BYTES as u64;
+        let blocks = self.session.file_bytes().div_ceil(SLOT_BYTES as u64).max(1);
+        let in_flight = (cfg.concurrency as u64).min(blocks);
+        let floor = (4 * in_flight + 4 * cfg.threads as u64) * SLOT_BYTES as u64;
         self.session.configured_cache_bytes().max(floor)
     }
 
