@@ -22,6 +22,17 @@ def _edge_arrays(G: Any, weight: Optional[str]):
     holds, so float32 sums of them are networkx's float64 sums; ``ints``:
     they are Python ints (a missing one is networkx's default, 1)."""
     nodes = list(G.nodes)
+    if not G.is_multigraph() and nodes and all(type(v) is int for v in nodes):
+        ids = np.fromiter(nodes, dtype=np.int64, count=len(nodes))
+        top = int(ids.max())
+        if int(ids.min()) >= 0 and top <= 8 * len(nodes) + (1 << 20):
+            # Integer nodes: the walk takes the ids as they are (no dict
+            # lookup per neighbour, which was most of a large graph's
+            # conversion), and a table turns them into positions.
+            src, dst, w, exact, ints = _grotto.adjacency_columns(_adjacency(G), G.is_directed(), None, weight)
+            table = np.zeros(top + 1, dtype=np.uint64)
+            table[ids] = np.arange(len(nodes), dtype=np.uint64)
+            return table[src], table[dst], w, exact, ints, nodes
     index = {v: i for i, v in enumerate(nodes)}
     if G.is_multigraph():
         src, dst, w = _multigraph_columns(G, index, weight)
