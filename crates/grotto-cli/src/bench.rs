@@ -1,12 +1,12 @@
 //! `grotto bench`: measurements of grotto's own layers, to compare against
 //! fio and against the device profile in the same run.
 
-use crate::device::profile_for;
 use crate::{parse_size, Ctx, SCHEMA_VERSION};
 use clap::{Args, Subcommand, ValueEnum};
 use grotto::cache::{BlockCache, Lookup};
 use grotto::io::profile::measure_range;
 use grotto::io::{BackendChoice, IoFile, IoOptions};
+use grotto::setup::profile_for;
 use grotto::store::codec::{TAG_PACKED, TAG_SPAN};
 use grotto::store::{Direction, Graph};
 use grotto::BlockId;

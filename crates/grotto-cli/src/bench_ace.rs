@@ -4,7 +4,6 @@
 //! of the graph; runs are interleaved and medians reported, with the PIO
 //! model's prediction next to the measured speedup.
 
-use crate::device::profile_for;
 use crate::Ctx;
 use clap::Args;
 use grotto::cache::ace::workload::{self, graph_sections};
@@ -12,6 +11,7 @@ use grotto::cache::ace::{pio_speedup, Ace, PolicyKind, PoolConfig, Workload, Wri
 use grotto::cache::CacheSize;
 use grotto::io::scratch::ScratchCopy;
 use grotto::io::IoOptions;
+use grotto::setup::profile_for;
 use grotto::store::Graph;
 use serde::Serialize;
 use serde_json::json;

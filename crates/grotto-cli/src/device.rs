@@ -331,12 +331,6 @@ fn charts(p: &Profile) -> Vec<Chart> {
     ]
 }
 
-/// The profile for the device holding `path`, and a sentence saying which
-/// one is used (or that defaults are).
-pub fn profile_for(path: &Path) -> (Option<Profile>, String) {
-    grotto::setup::profile_for(path)
-}
-
 /// Flags of `grotto doctor`.
 #[derive(Args)]
 pub struct DoctorArgs {

@@ -145,7 +145,7 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     }
     let write_depth = match a.write_depth {
         WriteDepth::Fixed(n) => n,
-        WriteDepth::Auto => crate::device::profile_for(&a.graph)
+        WriteDepth::Auto => grotto::setup::profile_for(&a.graph)
             .0
             .map_or(grotto::io::inplace::DEFAULT_WRITE_DEPTH, |p| {
                 p.k_w.clamp(1, grotto::io::inplace::MAX_WRITE_DEPTH)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import tempfile
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -387,10 +387,6 @@ def _in_node_order(G: Any) -> bool:
     if cache is not None:
         cache["grotto_node_order"] = answer
     return answer
-
-
-def _weight_name(weight: Any) -> Optional[str]:
-    return weight if isinstance(weight, str) else None
 
 
 def _has_node(G: Any, v: Any) -> bool:

@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 import numpy as np
 
 from . import Graph, InputError
-from ._nxgraph import GrottoGraph, _OnDisk, _has_node, _in_node_order, _view, _weight_name, from_networkx
+from ._nxgraph import GrottoGraph, _has_node, _in_node_order, _view, from_networkx
 
 __all__ = ["BackendInterface", "GrottoGraph", "from_networkx", "get_info"]
 
@@ -716,15 +716,6 @@ def _bound(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Dict[str, Any]:
         if n not in out:
             out[n] = kwargs.get(n, default)
     return out
-
-
-def _has_weights(G: Any, attr: Any) -> bool:
-    if not isinstance(attr, str):
-        return True
-    for _, _, d in G.edges(data=True):
-        if attr in d:
-            return True
-    return False
 
 
 def get_info() -> Dict[str, Any]:
