@@ -2,9 +2,12 @@
 parameters, undirected, duplicates and self loops dropped), one run each
 of: first call (conversion included), second call (cached conversion),
 networkx. Usage: python bench/python/nx_backend_rmat.py SCALE [EDGE_FACTOR]
-(GROTTO_BIN names the binary; default target/release/grotto)."""
+(GROTTO_BIN names the binary; default target/release/grotto; NX_LIMIT the
+seconds networkx's own call may take before it is stopped and reported as
+"> NX_LIMIT s", default 900)."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -15,6 +18,18 @@ import numpy as np
 
 nx.config.warnings_to_ignore.add("cache")
 BIN = os.environ.get("GROTTO_BIN", "target/release/grotto")
+LIMIT = int(os.environ.get("NX_LIMIT", "900"))
+
+
+class TooLong(Exception):
+    pass
+
+
+def stop(*_):
+    raise TooLong()
+
+
+signal.signal(signal.SIGALRM, stop)
 scale = int(sys.argv[1])
 factor = int(sys.argv[2]) if len(sys.argv) > 2 else 16
 with tempfile.TemporaryDirectory() as d:
@@ -35,7 +50,19 @@ for name, call in calls.items():
     t = []
     for be in ({"backend": "grotto"}, {"backend": "grotto"}, {}):
         t0 = time.perf_counter()
-        call(be)
+        if not be:
+            signal.alarm(LIMIT)
+        try:
+            call(be)
+        except TooLong:
+            t.append(None)
+            continue
+        finally:
+            signal.alarm(0)
         t.append(time.perf_counter() - t0)
-    print(f"  {name}: first {t[0]:.2f} s, second {t[1]:.2f} s, networkx {t[2]:.2f} s "
-          f"(networkx / first {t[2] / t[0]:.1f}x, / second {t[2] / t[1]:.1f}x)")
+    if t[2] is None:
+        print(f"  {name}: first {t[0]:.2f} s, second {t[1]:.2f} s, networkx > {LIMIT} s (stopped) "
+              f"(networkx / first > {LIMIT / t[0]:.1f}x, / second > {LIMIT / t[1]:.1f}x)")
+    else:
+        print(f"  {name}: first {t[0]:.2f} s, second {t[1]:.2f} s, networkx {t[2]:.2f} s "
+              f"(networkx / first {t[2] / t[0]:.1f}x, / second {t[2] / t[1]:.1f}x)")

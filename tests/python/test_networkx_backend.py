@@ -104,10 +104,30 @@ def test_from_networkx_keeps_ids_weights_and_isolated_nodes(tmp_path, weighted):
     for u, x in zip(ids.tolist(), w.tolist()):
         assert x == pytest.approx(weighted[11][u]["weight"], rel=1e-6)
     assert g.degree(404) == 0
-    with pytest.raises(grotto.InputError, match="all non-negative integers or all strings"):
-        grotto.from_networkx(nx.path_graph([("a", 1), ("b", 2)]), tmp_path / "t.grotto")
-    with pytest.raises(grotto.InputError, match="all non-negative integers or all strings"):
-        grotto.from_networkx(nx.path_graph(["a", 3]), tmp_path / "t.grotto")
+    # Tuples and mixed nodes are named by their repr.
+    grid = nx.grid_2d_graph(3, 4)
+    grid.add_node((9, 9))
+    r = grotto.from_networkx(grid, tmp_path / "t.grotto")
+    t = grotto.open(tmp_path / "t.grotto")
+    assert r["node_names"] == "repr" and t.has_names and len(t) == 13
+    assert sorted(t.neighbors("(1, 1)")) == sorted(repr(v) for v in grid[(1, 1)])
+    assert t.degree("(9, 9)") == 0
+    assert nx.core_number(t) == {repr(v): c for v, c in nx.core_number(grid).items()}
+    mixed = nx.path_graph(["a", 3, (1, "b"), -2])
+    grotto.from_networkx(mixed, tmp_path / "m.grotto")
+    m = grotto.open(tmp_path / "m.grotto")
+    assert sorted(m.vertices().tolist()) == sorted(["'a'", "3", "(1, 'b')", "-2"])
+    assert sorted(m.neighbors("3")) == ["'a'", "(1, 'b')"]
+    class Same:
+        def __repr__(self):
+            return "same"
+
+    with pytest.raises(grotto.InputError, match="same one"):
+        grotto.from_networkx(nx.path_graph([Same(), 3, Same()]), tmp_path / "dup.grotto")
+    assert grotto.from_networkx(weighted, tmp_path / "i.grotto")["node_names"] == "ids"
+    os.remove(tmp_path / "t.grotto")
+    os.remove(tmp_path / "m.grotto")
+    os.remove(tmp_path / "i.grotto")
     with pytest.raises(grotto.InputError, match="not a number"):
         H = nx.Graph()
         H.add_edge(1, 2, weight="heavy")
@@ -213,6 +233,71 @@ def test_graph_files_are_backend_graphs(weighted, tmp_path):
         nx.average_neighbor_degree(g)
 
 
+def test_results_on_graph_files_stay_arrays_and_read_as_dicts_and_sets(tmp_path):
+    # A graph file's per-vertex answers keep the result's columns
+    # (VertexMap, VertexSet) and read as networkx's dict and sets do.
+    import tracemalloc
+
+    from grotto.nx import VertexMap, VertexSet
+
+    G = nx.gnm_random_graph(3000, 9000, seed=4)
+    G.add_edges_from([(5000, 5001), (5001, 5002)])  # a gap, another component
+    p = tmp_path / "r.grotto"
+    # Numbered by degree inside: a vertex's row in results (its rank among
+    # the ids) is not its number in the file.
+    grotto.from_networkx(G, p, order="degree")
+    g = grotto.open(p)
+    assert g.info()["ordered"]
+    pr, want = nx.pagerank(g, tol=1e-10), nx.pagerank(G, tol=1e-12, max_iter=500)
+    assert isinstance(pr, VertexMap) and len(pr) == len(G)
+    assert list(pr) == sorted(G) and set(pr.keys()) == set(G)
+    assert max(abs(x - want[v]) for v, x in pr.items()) < 1e-8
+    assert max(abs(pr[v] - want[v]) for v in want) < 1e-8
+    assert type(pr[7]) is float and pr[7.0] == pr[7] and pr[True] == pr[1]
+    assert 4000 not in pr and "7" not in pr and [7] not in pr
+    with pytest.raises(KeyError):
+        pr[4000]
+    assert pr.get(4000, -1) == -1 and max(pr, key=pr.get) == max(want, key=want.get)
+    ids, scores = pr.to_numpy()
+    assert ids.tolist() == list(pr) and scores.tolist() == list(pr.values())
+    assert dict(pr) == pytest.approx(want, abs=1e-8)
+    cores = nx.core_number(g)
+    assert cores == nx.core_number(G) and type(cores[3]) is int
+    comps = list(nx.connected_components(g))
+    # Larger components stay arrays; one vertex is a Python set of it.
+    assert all(isinstance(c, VertexSet) if len(c) > 1 else type(c) is set for c in comps)
+    assert any(len(c) == 1 for c in comps) and any(len(c) == 3 for c in comps)
+    assert [set(c) for c in comps] == list(nx.connected_components(G))
+    small = next(c for c in comps if 5000 in c)
+    assert len(small) == 3 and 4999 not in small and "x" not in small and 5000.0 in small
+    assert small == {5000, 5001, 5002} and small & {5001, 9} == {5001}
+    assert small.to_numpy().tolist() == [5000, 5001, 5002]
+    assert nx.node_connected_component(g, 5002) == {5000, 5001, 5002}
+    assert nx.descendants(g, 5000) == {5001, 5002}
+    assert nx.has_path(g, 0, 5002) is False and nx.shortest_path_length(g, 5000, 5002) == 2
+    assert nx.triangles(g, 17) == nx.triangles(G, 17)
+    # Names, numbered by degree inside too.
+    S = nx.relabel_nodes(G, {v: f"n{v}" for v in G})
+    grotto.from_networkx(S, tmp_path / "s.grotto", order="degree")
+    s = grotto.open(tmp_path / "s.grotto")
+    assert nx.core_number(s) == nx.core_number(S)
+    assert nx.node_connected_component(s, "n5001") == {"n5000", "n5001", "n5002"}
+    assert "n4000" not in nx.pagerank(s) and 17 not in nx.pagerank(s)
+    # The answer is the run's arrays (made natively, which tracemalloc
+    # does not see), not Python objects per vertex: a dict of floats
+    # takes over 100 bytes a vertex.
+    n = 200_000
+    src = np.arange(n, dtype=np.uint64)
+    grotto.convert((src, (src * 7 + 1) % n), tmp_path / "big.grotto", undirected=True)
+    big = grotto.open(tmp_path / "big.grotto")
+    nx.pagerank(big)  # the first call opens what later calls reuse
+    tracemalloc.start()
+    pr = nx.pagerank(big)
+    per_vertex = tracemalloc.get_traced_memory()[1] / n
+    tracemalloc.stop()
+    assert len(pr) == n and per_vertex < 4, per_vertex
+
+
 def test_directed_graph_files_and_names_are_backend_graphs(tmp_path):
     D = nx.gnm_random_graph(200, 900, seed=9, directed=True)
     D = nx.relabel_nodes(D, {v: f"v{v}" for v in D})
@@ -310,3 +395,29 @@ def test_more_networkx_names_on_graph_files_and_converted_graphs(weighted, tmp_p
     assert BackendInterface.can_run("maximal_independent_set", (P,), {"seed": 3}) is not True
     assert BackendInterface.can_run("bfs_layers", (P, [0, 1]), {}) is not True
 
+
+
+def test_should_run_leaves_small_graphs_to_networkx_unless_converted(tmp_path):
+    # Asked when grotto is in nx.config.backend_priority: a graph too small
+    # for a conversion to pay runs in networkx; a large one, or one whose
+    # conversion networkx has cached, runs in grotto.
+    from grotto.nx import BackendInterface as B
+
+    small, large = nx.path_graph(50), nx.gnm_random_graph(50_000, 250_000, seed=1)
+    assert "faster than a conversion" in B.should_run("connected_components", (small,), {})
+    assert B.should_run("connected_components", (large,), {}) is True
+    assert B.should_run("triangles", (nx.gnm_random_graph(2000, 6000, seed=1),), {}) is True
+    assert "stops at the target" in B.should_run("has_path", (large, 0, 1), {})
+    nx.core_number(small, backend="grotto")  # networkx caches the conversion
+    assert B.should_run("core_number", (small,), {}) is True
+    grotto.from_networkx(small, tmp_path / "p.grotto")
+    g = grotto.open(tmp_path / "p.grotto")
+    assert B.should_run("pagerank", (g,), {}) is True
+    # Through networkx's own dispatch, as a user with grotto first in
+    # backend_priority gets it: a small graph is answered by networkx.
+    with nx.config.backend_priority(algos=["grotto"]):
+        H = nx.path_graph(10)
+        assert nx.number_connected_components(H) == 1
+        assert not H.__networkx_cache__.get("backends", {}).get("grotto")
+        assert nx.pagerank(large, tol=1e-10) == pytest.approx(nx.pagerank(large, tol=1e-10, backend="networkx"), abs=1e-8)
+        assert large.__networkx_cache__["backends"]["grotto"]

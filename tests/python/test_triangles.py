@@ -107,6 +107,12 @@ def test_networkx_backend(tmp_path):
     assert nx.average_clustering(G, backend="grotto") == pytest.approx(nx.average_clustering(G))
     assert nx.transitivity(G, backend="grotto") == pytest.approx(nx.transitivity(G))
     assert nx.transitivity(nx.path_graph(4), backend="grotto") == 0
+    # On a graph file too, whose self loop is kept: it is no neighbour.
+    g = to_grotto(G, tmp_path / "t.grotto", keep_self_loops=True)
+    assert nx.transitivity(g) == pytest.approx(nx.transitivity(G), rel=1e-12)
+    assert g.tc(per_vertex=True).summary["connected_triples"] == sum(
+        d * (d - 1) // 2 for d in (len(set(G[v]) - {v}) for v in G)
+    )
 
 
 @pytest.mark.parametrize("directed", [False, True])

@@ -397,6 +397,36 @@ impl PyGraph {
         Ok(PyArray1::from_vec(py, d))
     }
 
+    /// Where each of the user ids `ids` is in a result's rows (its rank),
+    /// -1 for an id that is no vertex.
+    fn positions<'py>(
+        &self,
+        py: Python<'py>,
+        ids: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let g = &self.graph;
+        let at = ids
+            .as_slice()?
+            .iter()
+            .map(|&id| g.rank_of(id).map_or(-1, i64::from))
+            .collect();
+        Ok(PyArray1::from_vec(py, at))
+    }
+
+    /// [`Self::positions`] of the vertices called `names`.
+    fn positions_named<'py>(
+        &self,
+        py: Python<'py>,
+        names: Vec<String>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let g = &self.graph;
+        let at = names
+            .iter()
+            .map(|n| g.rank_named(n).map_or(-1, i64::from))
+            .collect();
+        Ok(PyArray1::from_vec(py, at))
+    }
+
     /// Out-neighbours of user id `id` (user ids) and their weights (None
     /// for an unweighted graph), read from disk.
     fn neighbors<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Neighbours<'py>> {
@@ -522,6 +552,8 @@ impl PyGraph {
         if let Some(Err(m)) = &outcome.verdict {
             return Err(VerifyError::new_err(format!("verification failed: {m}")));
         }
+        // The engine's cache and buffers go before the columns are made.
+        drop(eng);
         let d = PyDict::new(py);
         let cols = PyList::empty(py);
         for (name, values) in outcome.table.into_columns().map_err(py_err)? {

@@ -220,6 +220,18 @@ class Graph:
             return int(self._g.degree(np.array([ids], dtype=np.uint64))[0])
         return self._g.degree(_ids(np.asarray(ids), "ids"))
 
+    def _position(self, v: Any) -> int:
+        """Where vertex ``v`` is in a result's rows; -1 when it is no
+        vertex (or cannot be one: a list, a string on a graph of integers).
+        A number equal to an integer id finds it, as in a dict."""
+        if self.has_names:
+            return int(self._g.positions_named([v])[0]) if isinstance(v, str) else -1
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not isinstance(v, (int, np.integer)) or not 0 <= v < 1 << 64:
+            return -1
+        return int(self._g.positions(np.array([v], dtype=np.uint64))[0])
+
     def neighbors(self, v: Vertex, weights: bool = False):
         """Out-neighbours of ``v`` (read from disk): an array of ids, or a
         list of names for a graph with names; with ``weights=True``, also

@@ -101,9 +101,14 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
     Nodes that are non-negative integers are kept as the file's vertex
     ids: the vertices are exactly G's nodes, isolated ones included (an
     id between two nodes is no vertex, as in networkx). Nodes that are all
-    strings become vertex names, isolated ones included. Other nodes
-    (tuples, mixed types) are refused: relabel them first. The adjacency
-    dicts are walked natively, with no Python loop over the edges."""
+    strings become vertex names, isolated ones included. Any other nodes
+    (tuples, mixed types, negative integers) become names too, each its
+    ``repr``: node ``(2, 3)`` is vertex ``"(2, 3)"``, a string ``"a"``
+    among integers ``"'a'"`` (``ast.literal_eval`` gives back a node of
+    Python's literal types); two nodes with one ``repr`` are refused. The
+    report's ``node_names`` says which: ``"ids"``, ``"strings"`` or
+    ``"repr"``. The adjacency dicts are walked natively, with no Python
+    loop over the edges."""
     _check_plain(G)
     adj = _adjacency(G)
     directed = G.is_directed()
@@ -120,18 +125,26 @@ def from_networkx(G: Any, path: Any, *, weight: Optional[str] = None, **options:
         # between them (dense inside when the nodes are 0..n-1).
         options.setdefault("vertices", np.fromiter((int(v) for v in adj), dtype=np.uint64, count=len(adj)))
         cols = (src, dst) if w is None else (src, dst, w)
-        return convert(cols, path, undirected=not directed, **options)
+        return dict(convert(cols, path, undirected=not directed, **options), node_names="ids")
     nodes = list(adj)
-    if nodes and all(type(v) is str for v in nodes):
-        names = sorted(nodes)
-        index = {v: i for i, v in enumerate(names)}
-        src, dst, w, _, _ = _grotto.adjacency_columns(adj, directed, index, weight)
-        what = f"a networkx {type(G).__name__} with string nodes"
-        return convert(_Ranked(src, dst, w, names, what), path, undirected=not directed, **options)
-    raise InputError(
-        "from_networkx needs nodes that are all non-negative integers or all strings; "
-        "relabel others with nx.convert_node_labels_to_integers(G, label_attribute='name')"
-    )
+    if all(type(v) is str for v in nodes):
+        labels, how = nodes, "strings"
+    else:
+        labels, how = [repr(v) for v in nodes], "repr"
+    # Names are stored sorted: a node's vertex is its label's rank.
+    order = sorted(range(len(nodes)), key=labels.__getitem__)
+    for a, b in zip(order, order[1:]):
+        if labels[a] == labels[b]:
+            raise InputError(
+                f"from_networkx names these nodes by their repr, and nodes {nodes[a]!r} "
+                f"({type(nodes[a]).__name__}) and {nodes[b]!r} ({type(nodes[b]).__name__}) "
+                "have the same one; relabel one of them first"
+            )
+    index = {nodes[i]: rank for rank, i in enumerate(order)}
+    src, dst, w, _, _ = _grotto.adjacency_columns(adj, directed, index, weight)
+    what = f"a networkx {type(G).__name__} with {'string' if how == 'strings' else 'non-integer'} nodes"
+    report = convert(_Ranked(src, dst, w, [labels[i] for i in order], what), path, undirected=not directed, **options)
+    return dict(report, node_names=how)
 
 
 class _Runs:
@@ -228,13 +241,6 @@ class GrottoGraph:
         # A small file is read into memory once per run: no block I/O set up.
         self.runs = _Runs(self.graph, "memory" if os.path.getsize(path) <= _MEMORY_IO_BYTES else "auto")
         self.index = None
-        # Distinct neighbours other than itself (an undirected simple
-        # graph lists each edge once), for transitivity's triples.
-        keep = src != dst
-        ends = [src[keep]] if self.directed else [src[keep], dst[keep]]
-        self.neighbour_counts = np.bincount(
-            np.concatenate(ends).astype(np.int64), minlength=n
-        )
 
     def is_directed(self) -> bool:
         return self.directed
@@ -276,14 +282,16 @@ class GrottoGraph:
         return self._source()[v]
 
     def vertex(self, v: Any) -> int:
-        if self.index is None:
-            self.index = {u: i for i, u in enumerate(self.nodes)}
+        """The grotto vertex of node ``v`` (NodeNotFound when none)."""
         try:
-            return self.index[v]
+            return self.index_or_build()[v]
         except KeyError:
             import networkx as nx
 
             raise nx.NodeNotFound(f"Source {v} is not in G") from None
+
+    # A converted graph's vertices are its rows.
+    row = vertex
 
 
 class _OnDisk:
@@ -300,7 +308,6 @@ class _OnDisk:
         self.directed = g.directed
         self.weighted = g.weighted
         self._nodes: Optional[List[Any]] = None
-        self._index: Optional[Set[Any]] = None
 
     def __len__(self) -> int:
         return self.graph.num_vertices
@@ -319,18 +326,25 @@ class _OnDisk:
         """Result ids are the vertices themselves."""
         return ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
 
-    has = GrottoGraph.has
+    def has(self, v: Any) -> bool:
+        """Whether ``v`` is a vertex, asked of the file's own index."""
+        try:
+            return self.graph._position(v) >= 0
+        except TypeError:
+            return False
 
-    def index_or_build(self) -> Set[Any]:
-        if self._index is None:
-            self._index = set(self.nodes)
-        return self._index
-
-    def vertex(self, v: Any) -> Any:
-        if v not in self.index_or_build():
+    def row(self, v: Any) -> int:
+        """Where vertex ``v`` is in a result's rows."""
+        at = self.graph._position(v)
+        if at < 0:
             import networkx as nx
 
             raise nx.NodeNotFound(f"Source {v} is not in G")
+        return at
+
+    def vertex(self, v: Any) -> Any:
+        """``v`` itself (what runs take), once the file knows it."""
+        self.row(v)
         return v
 
     def neighbours(self, v: Any) -> Any:
@@ -354,13 +368,6 @@ class _OnDisk:
             else:
                 H.add_weighted_edges_from((v, u, float(x)) for u, x in zip(ids, w.tolist()) if u in keep)
         return H
-
-    @property
-    def neighbour_counts(self) -> np.ndarray:
-        """Distinct neighbours other than itself of each vertex (as
-        results order them): the stored degrees, which count a kept self
-        loop (``can_run`` refuses transitivity on such graphs)."""
-        return np.asarray(self.graph.degree(self.nodes), dtype=np.int64)
 
 
 def _view(G: Any) -> Any:

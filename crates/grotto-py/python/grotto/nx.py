@@ -34,9 +34,10 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 import numpy as np
 
 from . import Graph, InputError
-from ._nxgraph import GrottoGraph, _has_node, _in_node_order, _view, from_networkx
+from ._maps import VertexMap, VertexSet
+from ._nxgraph import GrottoGraph, _has_node, _in_node_order, _OnDisk, _view, from_networkx
 
-__all__ = ["BackendInterface", "GrottoGraph", "from_networkx", "get_info"]
+__all__ = ["BackendInterface", "GrottoGraph", "VertexMap", "VertexSet", "from_networkx", "get_info"]
 
 
 class BackendInterface:
@@ -92,8 +93,6 @@ class BackendInterface:
             return True
         if name in ("descendants", "has_path"):
             return True
-        if name == "transitivity" and isinstance(G, Graph):
-            return "transitivity needs each vertex's neighbours other than itself: not yet for graph files"
         if name in ("triangles", "clustering", "average_clustering", "transitivity"):
             if directed:
                 return f"grotto's {name} is for undirected graphs (its lcc follows Graphalytics on directed ones)"
@@ -187,7 +186,19 @@ class BackendInterface:
         return False
 
     @staticmethod
-    def should_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> bool:
+    def should_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Any:
+        # Asked only when networkx would convert a networkx graph on its
+        # own (grotto in nx.config.backend_priority): a graph too small
+        # for the conversion to pay is left to networkx, unless G's
+        # conversion is cached already.
+        G = _bound(name, args, kwargs).get("G")
+        if G is None or isinstance(G, Graph) or _converted(G):
+            return True
+        need = _PAYS_FROM.get(name, _PAYS_FROM_DEFAULT)
+        if need == float("inf"):
+            return f"networkx's {name} stops at the target: converting G costs more than its search"
+        if G.number_of_edges() < need:
+            return f"networkx answers {name} on fewer than {need} edges faster than a conversion"
         return True
 
     @staticmethod
@@ -208,18 +219,19 @@ class BackendInterface:
                                weighted=True if weighted else None)
         if not res.summary["converged"]:
             raise nx.PowerIterationFailedConvergence(max_iter)
-        return {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["score"].tolist())}
+        return _per_vertex(G, res, "score")
 
     @staticmethod
     def connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
         G = _view(G)
-        res = G.runs.wcc()
-        yield from _groups(G, res["id"], res["component"])
+        # The result itself is not kept: only its two columns, which the
+        # grouping drops as soon as it has what it needs.
+        yield from _groups(G, *_id_and(G.runs.wcc(), "component"))
 
     @staticmethod
     def number_connected_components(G: GrottoGraph) -> int:
         G = _view(G)
-        return len(set(G.runs.wcc()["component"].tolist())) if len(G) else 0
+        return int(G.runs.wcc().summary["components"]) if len(G) else 0
 
     @staticmethod
     def is_connected(G: GrottoGraph) -> bool:
@@ -228,16 +240,18 @@ class BackendInterface:
         G = _view(G)
         if not len(G):
             raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-        return len(set(G.runs.wcc()["component"].tolist())) == 1
+        return int(G.runs.wcc().summary["components"]) == 1
 
     @staticmethod
     def node_connected_component(G: GrottoGraph, n) -> Set[Any]:
         G = _view(G)
-        v = G.vertex(n)
+        at = G.row(n)
         res = G.runs.wcc()
-        ids, comp = res["id"].tolist(), res["component"].tolist()
-        mine = comp[ids.index(v)] if not isinstance(G, GrottoGraph) else comp[v]
-        return {G.node(i) for i, c in zip(ids, comp) if c == mine}
+        comp = res["component"]
+        rows = np.flatnonzero(comp == comp[at])
+        if isinstance(G, _OnDisk):
+            return VertexSet(G.graph, res["id"][rows], rows)
+        return set(G.nodes_of(res["id"][rows]))
 
     # Weak components of a directed graph: the same union-find.
     weakly_connected_components = connected_components
@@ -277,7 +291,10 @@ class BackendInterface:
         except nx.NodeNotFound:
             raise nx.NetworkXError(f"The node {source} is not in the graph.") from None
         res = G.runs.bfs(s)
-        return {G.node(i) for i, d in zip(res["id"].tolist(), res["depth"].tolist()) if d > 0}
+        rows = np.flatnonzero(res["depth"] > 0)
+        if isinstance(G, _OnDisk):
+            return VertexSet(G.graph, res["id"][rows], rows)
+        return set(G.nodes_of(res["id"][rows]))
 
     @staticmethod
     def has_path(G: GrottoGraph, source, target) -> bool:
@@ -289,9 +306,7 @@ class BackendInterface:
         except nx.NodeNotFound:
             raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G") from None
         res = G.runs.bfs(s)
-        ids = res["id"].tolist()
-        k = t if isinstance(G, GrottoGraph) else ids.index(t)
-        return int(res["depth"][k]) >= 0
+        return int(res["depth"][G.row(target)]) >= 0
 
     @staticmethod
     def core_number(G: GrottoGraph) -> Dict[Any, int]:
@@ -304,51 +319,41 @@ class BackendInterface:
                 "Input graph has self loops which is not permitted; "
                 "Consider using G.remove_edges_from(nx.selfloop_edges(G))."
             )
-        res = G.runs.coreness()
-        return {G.node(i): int(c) for i, c in zip(res["id"].tolist(), res["core"].tolist())}
+        return _per_vertex(G, G.runs.coreness(), "core")
 
     @staticmethod
     def triangles(G: GrottoGraph, nodes=None):
         G = _view(G)
-        res = G.runs.tc(per_vertex=True)
-        counts = {G.node(i): int(t) for i, t in zip(res["id"].tolist(), res["triangles"].tolist())}
-        return _pick(G, counts, nodes)
+        return _pick(G, _per_vertex(G, G.runs.tc(per_vertex=True), "triangles"), nodes)
 
     @staticmethod
     def clustering(G: GrottoGraph, nodes=None, weight=None):
         G = _view(G)
-        res = G.runs.lcc()
-        c = {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["lcc"].tolist())}
-        return _pick(G, c, nodes)
+        return _pick(G, _per_vertex(G, G.runs.lcc(), "lcc"), nodes)
 
     @staticmethod
     def average_clustering(G: GrottoGraph, nodes=None, weight=None, count_zeros=True):
         G = _view(G)
         c = BackendInterface.clustering(G, nodes)
-        if not isinstance(c, dict):
+        if not isinstance(c, (dict, VertexMap)):
             return c
         if not c:
             raise ZeroDivisionError("average_clustering of no nodes")
+        if isinstance(c, VertexMap):
+            return float(np.mean(c.to_numpy()[1]))
         return sum(c.values()) / len(c)
 
     @staticmethod
     def transitivity(G: GrottoGraph):
         G = _view(G)
-        # Three times the triangles over the connected triples: each
-        # vertex's neighbour pairs, d(d-1)/2, from its coefficient's count.
-        res = G.runs.tc(per_vertex=True)
-        total = int(res.summary["triangles"])
-        if total == 0:
-            return 0
-        deg = G.neighbour_counts
-        triples = int(np.sum(deg.astype(np.float64) * (deg.astype(np.float64) - 1)) // 2)
-        return 3 * total / triples
+        # Three triangles per connected triple (a vertex's pairs of distinct
+        # neighbours other than itself), both from the one count.
+        return float(G.runs.tc(per_vertex=True).summary["transitivity"]) or 0
 
     @staticmethod
     def strongly_connected_components(G: GrottoGraph) -> Iterator[Set[Any]]:
         G = _view(G)
-        res = G.runs.scc()
-        groups = _groups(G, res["id"], res["component"])
+        groups = _groups(G, *_id_and(G.runs.scc(), "component"))
         # networkx promises no order; the largest first (ties in the order
         # of their smallest vertex) is one a reader can rely on, and gives
         # nx.condensation the numbering its tests expect.
@@ -378,7 +383,7 @@ class BackendInterface:
             if n == 0:
                 return {}
             res = G.runs.bc(normalized=normalized, endpoints=endpoints)
-            return {G.node(i): float(x) for i, x in zip(res["id"].tolist(), res["betweenness"].tolist())}
+            return _per_vertex(G, res, "betweenness")
         # networkx's own draw (seed is its random.Random by now), the
         # plain sums from those sources, and networkx's own rescale.
         import random
@@ -478,8 +483,7 @@ class BackendInterface:
             raise nx.NodeNotFound(f"Source {source} is not in G") from None
         t = V.vertex(target)
         res = V.runs.bfs(s)
-        ids = res["id"].tolist()
-        d = int(res["depth"][t if isinstance(V, GrottoGraph) else ids.index(t)])
+        d = int(res["depth"][V.row(t)])
         if d < 0:
             raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
         return d
@@ -589,12 +593,47 @@ class BackendInterface:
         return {G.node(ids[i]): kind(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
 
 
-def _groups(V: Any, ids: np.ndarray, labels: np.ndarray) -> List[Set[Any]]:
-    """The vertices of each label as sets of nodes, in the order of each
+# Edges from which converting a networkx graph and running in grotto is
+# faster than networkx's own call, rounded up from the crossovers
+# bench/python/nx_crossover.py measured on G(n, m) graphs (networkx's time
+# over grotto's first call at 1e3 / 1e4 / 1e5 edges: connected_components
+# 0.04 / 0.21 / 0.75x, 1.5x at 1e6; descendants 0.07 / 0.24 / 1.41x;
+# core_number 0.26 / 0.82 / 4.8x; pagerank 0.40 / 0.87 / 4.4x; triangles
+# 0.66 / 2.75 / 4.8x). networkx's has_path and dijkstra_path_length stop
+# at the target: a conversion never pays for one call.
+_ONE_PASS = ("connected_components", "number_connected_components", "is_connected",
+             "node_connected_component", "weakly_connected_components",
+             "number_weakly_connected_components", "is_weakly_connected")
+_SEARCH = ("descendants", "bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors", "bfs_layers",
+           "single_source_shortest_path_length", "shortest_path_length", "single_source_dijkstra_path_length")
+_PER_EDGE_WORK = ("triangles", "clustering", "average_clustering", "transitivity", "betweenness_centrality")
+_PAYS_FROM: Dict[str, float] = {
+    **{name: 200_000 for name in _ONE_PASS},
+    **{name: 50_000 for name in _SEARCH},
+    **{name: 5_000 for name in _PER_EDGE_WORK},
+    "has_path": float("inf"),
+    "dijkstra_path_length": float("inf"),
+}
+# PageRank, core numbers and the k-core family, strong components, MIS,
+# eccentricity.
+_PAYS_FROM_DEFAULT = 20_000
+
+
+def _converted(G: Any) -> bool:
+    """Whether networkx holds G's grotto conversion in its cache."""
+    cache = getattr(G, "__networkx_cache__", None) or {}
+    return bool(cache.get("backends", {}).get("grotto"))
+
+
+def _groups(V: Any, ids: np.ndarray, labels: np.ndarray) -> Any:
+    """The vertices of each label as sets of nodes (of a graph file:
+    :class:`VertexSet` objects, made one at a time), in the order of each
     label's first vertex (networkx's order of components: by their first
     node), grouped with NumPy rather than a Python loop per vertex."""
     if len(labels) == 0:
         return []
+    if isinstance(V, _OnDisk) and not V.graph.has_names:
+        return _file_groups(V, ids, labels)
     order = np.argsort(labels, kind="stable")
     ranked = labels[order]
     starts = np.concatenate(([0], np.flatnonzero(ranked[1:] != ranked[:-1]) + 1))
@@ -603,6 +642,39 @@ def _groups(V: Any, ids: np.ndarray, labels: np.ndarray) -> List[Set[Any]]:
     by_first = np.argsort(order[starts], kind="stable")
     members = V.nodes_of(ids[order])
     return [set(members[starts[k]:ends[k]]) for k in by_first.tolist()]
+
+
+def _id_and(res: Any, column: str) -> Tuple[np.ndarray, np.ndarray]:
+    """A result's id column and ``column``."""
+    return res["id"], res[column]
+
+
+def _file_groups(V: Any, ids: np.ndarray, labels: np.ndarray) -> Iterator[Any]:
+    """:func:`_groups` on a graph file of integer ids, whose labels are
+    vertices: rows grouped by their label's row, the groups in the order
+    of their first row. A group of one vertex is a Python set of it (a
+    graph can have tens of millions, and a one-element set is the cheapest
+    answer); larger ones are :class:`VertexSet` objects over the arrays."""
+    first = V.graph._g.positions(np.ascontiguousarray(labels, dtype=np.uint64))
+    del labels
+    order = np.argsort(first, kind="stable")
+    ranked = first[order]
+    del first
+    bounds = np.concatenate(([0], np.flatnonzero(ranked[1:] != ranked[:-1]) + 1, [len(order)]))
+    del ranked
+    members = ids[order]
+    del ids
+    heads = order[bounds[:-1]]  # each group's first row (rows ascend in a group)
+    groups = np.arange(len(bounds) - 1)
+    if len(heads) > 1 and not bool(np.all(heads[1:] > heads[:-1])):
+        groups = np.argsort(heads, kind="stable")
+    del heads
+    graph, chunk = V.graph, 1 << 16
+    for c in range(0, len(groups), chunk):
+        which = groups[c:c + chunk]
+        starts, ends = bounds[which], bounds[which + 1]
+        for a, b, one in zip(starts.tolist(), ends.tolist(), members[starts].tolist()):
+            yield {one} if b - a == 1 else VertexSet(graph, members[a:b], order[a:b])
 
 
 def _exact_sums(G: Any, weight: str) -> Any:
@@ -641,6 +713,14 @@ def _selfloops(G: Any) -> Iterator[Any]:
     return nx.nodes_with_selfloops(G)
 
 
+def _per_vertex(V: Any, res: Any, column: str) -> Any:
+    """A result column as networkx's ``{node: value}``: a :class:`VertexMap`
+    over the arrays for a graph file, a dict for a converted graph."""
+    if isinstance(V, _OnDisk):
+        return VertexMap(V.graph, res["id"], res[column])
+    return dict(zip(V.nodes_of(res["id"]), res[column].tolist()))
+
+
 def _core_numbers(G: Any) -> Dict[Any, int]:
     return BackendInterface.core_number(G)
 
@@ -657,11 +737,7 @@ def _pick(G: GrottoGraph, values: Dict[Any, Any], nodes: Any) -> Any:
     iterable of nodes the dict of those, None every node's."""
     if nodes is None:
         return values
-    try:
-        one = nodes in G.index_or_build()
-    except TypeError:  # a list or set of nodes: not hashable
-        one = False
-    if one:
+    if G.has(nodes):
         return values[nodes]
     return {v: values[v] for v in nodes if v in values}
 

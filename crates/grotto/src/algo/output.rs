@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::io::output::{Output, Streams};
 use crate::store::names::Names;
 use crate::store::Graph;
+use crate::VertexId;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -330,7 +331,7 @@ impl Table {
             return (0..rows).try_for_each(|i| f(i, i)).map_err(werr);
         };
         let chunk = (rows / 16).max(1 << 16).min(rows.max(1));
-        let mut vs = vec![0 as crate::VertexId; chunk];
+        let mut vs = vec![0 as VertexId; chunk];
         let mut lo = 0;
         while lo < rows {
             let n = chunk.min(rows - lo);
@@ -347,7 +348,7 @@ impl Table {
     fn indices(&self, lo: usize, hi: usize) -> Result<Vec<usize>> {
         Ok(match &self.graph {
             Some(g) => {
-                let mut vs = vec![0 as crate::VertexId; hi - lo];
+                let mut vs = vec![0 as VertexId; hi - lo];
                 g.vertices_at_ranks(lo as u32, &mut vs)?;
                 vs.into_iter().map(|v| v as usize).collect()
             }
@@ -395,66 +396,33 @@ impl Table {
     /// the Python package).
     pub fn into_columns(mut self) -> Result<Vec<(&'static str, Values)>> {
         self.resolve_vertices()?;
-        let g = self.graph();
         let rows = self.rows();
-        let idx = self.indices(0, rows)?;
-        Ok(self
-            .columns
-            .iter()
-            .map(|c| {
-                let v = &c.values;
-                let out = match v.npy_type(g) {
-                    "str" => {
-                        let names = match (v, g.and_then(|g| g.names())) {
-                            (Values::Name(n, _), _) => n.clone(),
-                            (_, Some(n)) => n.clone(),
-                            _ => Arc::new(Names::default()),
-                        };
-                        let ranks = idx
-                            .iter()
-                            .enumerate()
-                            .map(|(r, &i)| match v {
-                                Values::Name(_, x) | Values::Rank(x) | Values::VertexRank(x) => {
-                                    x[i]
-                                }
-                                Values::Vertex(x) if x[i] == super::NONE => super::NONE,
-                                Values::Vertex(x) => g.map_or(x[i], |g| g.rank(x[i])),
-                                _ => r as u32,
-                            })
-                            .collect();
-                        Values::Name(names, ranks)
-                    }
-                    "<u8" => Values::U64(
-                        idx.iter()
-                            .enumerate()
-                            .map(|(r, &i)| match v.cell(i, r, g) {
-                                Cell::U(x) => x,
-                                _ => 0,
-                            })
-                            .collect(),
-                    ),
-                    "<i8" => Values::I64(
-                        idx.iter()
-                            .enumerate()
-                            .map(|(r, &i)| match v.cell(i, r, g) {
-                                Cell::I(x) => x,
-                                _ => 0,
-                            })
-                            .collect(),
-                    ),
-                    _ => Values::F64(
-                        idx.iter()
-                            .enumerate()
-                            .map(|(r, &i)| match v.cell(i, r, g) {
-                                Cell::F(x) => x,
-                                _ => 0.0,
-                            })
-                            .collect(),
-                    ),
-                };
-                (c.name, out)
-            })
-            .collect())
+        let graph = self.graph.clone();
+        let g = graph.as_deref();
+        // Row r holds the vertex of rank r: by[r] when the file numbers
+        // its vertices in another order, r itself otherwise.
+        let by: Option<Vec<VertexId>> = match g {
+            Some(g) if g.header().has_order() => {
+                let mut vs = vec![0 as VertexId; rows];
+                g.vertices_at_ranks(0, &mut vs)?;
+                Some(vs)
+            }
+            _ => None,
+        };
+        // One column at a time, each dropped once converted; the id column
+        // last, once the rows' vertices are dropped.
+        let mut out = Vec::with_capacity(self.columns.len());
+        for c in std::mem::take(&mut self.columns) {
+            match c.values {
+                Values::Own => out.push((c.name, Values::Own)),
+                v => out.push((c.name, column_in_rows(v, rows, g, by.as_deref()))),
+            }
+        }
+        drop(by);
+        for (_, v) in out.iter_mut().filter(|(_, v)| matches!(v, Values::Own)) {
+            *v = column_in_rows(Values::Own, rows, g, None);
+        }
+        Ok(out)
     }
 
     /// Writes the table to `path` in `format`, atomically (see
@@ -658,8 +626,119 @@ impl Table {
     }
 }
 
+/// Column `v` (indexed by vertex) as one of the four kinds
+/// [`Table::into_columns`] gives, in row order (`by`: the vertex of each
+/// row, None when rows are vertices). A column of one of those kinds is
+/// reordered in place, the others converted row by row.
+fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>, by: Option<&[VertexId]>) -> Values {
+    let at = |r: usize| by.map_or(r, |b| b[r] as usize);
+    match v {
+        Values::U64(mut x) if x.len() == rows => {
+            in_row_order(&mut x, by);
+            Values::U64(x)
+        }
+        Values::I64(mut x) if x.len() == rows => {
+            in_row_order(&mut x, by);
+            Values::I64(x)
+        }
+        Values::F64(mut x) if x.len() == rows => {
+            in_row_order(&mut x, by);
+            Values::F64(x)
+        }
+        v => match v.npy_type(g) {
+            "str" => {
+                let names = match (&v, g.and_then(|g| g.names())) {
+                    (Values::Name(n, _), _) => n.clone(),
+                    (_, Some(n)) => n.clone(),
+                    _ => Arc::new(Names::default()),
+                };
+                let ranks = (0..rows)
+                    .map(|r| match &v {
+                        Values::Name(_, x) | Values::Rank(x) | Values::VertexRank(x) => x[at(r)],
+                        Values::Vertex(x) if x[at(r)] == super::NONE => super::NONE,
+                        Values::Vertex(x) => g.map_or(x[at(r)], |g| g.rank(x[at(r)])),
+                        _ => r as u32,
+                    })
+                    .collect();
+                Values::Name(names, ranks)
+            }
+            "<u8" => Values::U64(
+                (0..rows)
+                    .map(|r| match v.cell(at(r), r, g) {
+                        Cell::U(x) => x,
+                        _ => 0,
+                    })
+                    .collect(),
+            ),
+            "<i8" => Values::I64(
+                (0..rows)
+                    .map(|r| match v.cell(at(r), r, g) {
+                        Cell::I(x) => x,
+                        _ => 0,
+                    })
+                    .collect(),
+            ),
+            _ => Values::F64(
+                (0..rows)
+                    .map(|r| match v.cell(at(r), r, g) {
+                        Cell::F(x) => x,
+                        _ => 0.0,
+                    })
+                    .collect(),
+            ),
+        },
+    }
+}
+
+/// Puts `x`, indexed by vertex, in row order: row `r` gets the value of
+/// vertex `by[r]` (a permutation; None: rows are vertices already). In
+/// place, following the permutation's cycles with a bit a vertex, so a
+/// column of a hundred million values needs no second copy.
+fn in_row_order<T: Copy>(x: &mut [T], by: Option<&[VertexId]>) {
+    let Some(by) = by else { return };
+    let mut done = vec![0u64; x.len().div_ceil(64)];
+    for start in 0..x.len() {
+        if done[start / 64] >> (start % 64) & 1 != 0 {
+            continue;
+        }
+        let first = x[start];
+        let mut r = start;
+        loop {
+            done[r / 64] |= 1 << (r % 64);
+            let v = by[r] as usize;
+            if v == start {
+                x[r] = first;
+                break;
+            }
+            x[r] = x[v];
+            r = v;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// The in-place reordering gathers as a copy would, whatever the
+    /// permutation's cycles (fixed points, one long cycle, a swap).
+    #[test]
+    fn in_row_order_is_a_gather() {
+        let mut rng = crate::rng::Rng::new(7, 0);
+        for n in [0usize, 1, 2, 3, 10, 1000] {
+            let mut by: Vec<VertexId> = (0..n as VertexId).collect();
+            for i in (1..n).rev() {
+                by.swap(i, rng.next_u64() as usize % (i + 1));
+            }
+            let x: Vec<u64> = (0..n as u64).map(|v| v * 10 + 3).collect();
+            let want: Vec<u64> = by.iter().map(|&v| x[v as usize]).collect();
+            let mut got = x.clone();
+            in_row_order(&mut got, Some(&by));
+            assert_eq!(got, want, "n {n}");
+            in_row_order(&mut got, None);
+            assert_eq!(got, want);
+        }
+    }
+
     use super::*;
 
     fn table() -> Table {

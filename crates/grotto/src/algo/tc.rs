@@ -5,7 +5,10 @@
 //! graph (which needs its reverse edges) an edge in either direction
 //! joins two vertices, as networkx counts `triangles(G.to_undirected())`.
 //! The total is in the summary; `--per-vertex` adds each vertex's count
-//! (the triangles it is a corner of), the column `triangles`.
+//! (the triangles it is a corner of), the column `triangles`, and to the
+//! summary the connected triples (paths of two edges: `d (d - 1) / 2` at
+//! a vertex of `d` distinct neighbours other than itself) and the
+//! transitivity, three triangles per triple (networkx's `transitivity`).
 //!
 //! The work is [`super::intersect`]'s: degree-ordered lists, each
 //! triangle found once from its lowest-ranked corner, within a memory
@@ -67,11 +70,35 @@ pub fn run(r: &mut Run<'_>, cfg: &TcConfig) -> Result<TcResult> {
     Ok(TcResult { counts, memory })
 }
 
+/// Paths of two edges, `d (d - 1) / 2` summed over the vertices, when the
+/// counts have each vertex's distinct neighbours (per-vertex runs).
+pub fn connected_triples(c: &Counts) -> Option<u128> {
+    if c.neighbours.is_empty() {
+        return None;
+    }
+    Some(
+        c.neighbours
+            .iter()
+            .map(|&d| d as u128 * (d as u128).saturating_sub(1) / 2)
+            .sum(),
+    )
+}
+
+/// Three triangles per connected triple (0 without triangles), as
+/// networkx's `transitivity`.
+pub fn transitivity(triangles: u64, triples: u128) -> f64 {
+    if triangles == 0 || triples == 0 {
+        0.0
+    } else {
+        3.0 * triangles as f64 / triples as f64
+    }
+}
+
 /// Checks `res` against [`intersect::serial`]: the total, and every
 /// vertex's count when there are any.
 pub fn verify(g: &Graph, csr: &Csr, res: &TcResult) -> Verdict {
     let inn = g.directed().then(|| csr.reversed());
-    let (count, _, total) = intersect::serial(csr, inn.as_ref(), false);
+    let (count, neighbours, total) = intersect::serial(csr, inn.as_ref(), false);
     if res.counts.triangles != total {
         fail!(
             "{} triangles counted, the serial count finds {total}",
@@ -83,6 +110,15 @@ pub fn verify(g: &Graph, csr: &Csr, res: &TcResult) -> Verdict {
             if got != want {
                 fail!(
                     "vertex {} is a corner of {got} triangles, the serial count says {want}",
+                    g.original_id(v as crate::VertexId)
+                );
+            }
+        }
+        // The neighbour counts the connected triples come from.
+        for (v, (&got, &want)) in res.counts.neighbours.iter().zip(&neighbours).enumerate() {
+            if got != want {
+                fail!(
+                    "vertex {} has {got} distinct neighbours, the serial count says {want}",
                     g.original_id(v as crate::VertexId)
                 );
             }
@@ -156,16 +192,27 @@ impl Algorithm for Tc {
         t
     }
 
-    /// The total, how the lists were cut and the memory they took.
+    /// The total, how the lists were cut and the memory they took; with
+    /// per-vertex counts, the connected triples and the transitivity.
     fn summary(_: &Graph, out: &TcResult) -> serde_json::Value {
         let c = &out.counts;
-        serde_json::json!({
+        let mut s = serde_json::json!({
             "triangles": c.triangles,
             "oriented_edges": c.oriented_edges,
             "held_ranges": c.held_ranges,
             "pivot_loads": c.pivot_loads,
             "memory_budget_bytes": out.memory,
             "peak_list_bytes": c.peak_list_bytes,
-        })
+        });
+        if let Some(triples) = connected_triples(c) {
+            // Past u64 (2^32 neighbours at several vertices) the count is
+            // given as a float, which the ratio needs anyway.
+            s["connected_triples"] = match u64::try_from(triples) {
+                Ok(t) => serde_json::json!(t),
+                Err(_) => serde_json::json!(triples as f64),
+            };
+            s["transitivity"] = serde_json::json!(transitivity(c.triangles, triples));
+        }
+        s
     }
 }

@@ -530,11 +530,18 @@ impl Graph {
         Ok(())
     }
 
-    /// The internal vertex of the user's integer id `id` (an error for a
-    /// graph with names: use [`Graph::vertex_named`]).
+    /// The internal vertex of the user's integer id `id` (on a graph with
+    /// names, the vertex named by the id's digits).
     pub fn vertex_of(&self, id: u64) -> Result<VertexId> {
+        self.rank_of(id).and_then(|r| self.vertex_of_rank(r))
+    }
+
+    /// The rank of the user's integer id `id`: the row results list it in
+    /// (ids in order; on a graph with names, the vertex named by the id's
+    /// digits). Reads no vertex order.
+    pub fn rank_of(&self, id: u64) -> Result<u32> {
         if self.names.is_some() {
-            return self.vertex_named(&id.to_string());
+            return self.rank_named(&id.to_string());
         }
         let r = match &self.id_map {
             Some(m) => self.rank_in_map(m, id),
@@ -542,8 +549,8 @@ impl Graph {
                 .checked_sub(self.header().id_base)
                 .filter(|&v| v < self.vertex_count()),
         };
-        let r = r.ok_or_else(|| Error::NoSuchVertex { id: id.to_string() })?;
-        self.vertex_of_rank(r as u32)
+        r.map(|r| r as u32)
+            .ok_or_else(|| Error::NoSuchVertex { id: id.to_string() })
     }
 
     /// The rank of the user's id `id` in the id map `m` (this graph's): a
@@ -566,15 +573,18 @@ impl Graph {
     /// The internal vertex a user typed: a name when the graph has names,
     /// else an integer id.
     pub fn vertex_named(&self, text: &str) -> Result<VertexId> {
+        self.rank_named(text).and_then(|r| self.vertex_of_rank(r))
+    }
+
+    /// The rank (row in results) of the vertex a user typed, as
+    /// [`Graph::vertex_named`] reads it. Reads no vertex order.
+    pub fn rank_named(&self, text: &str) -> Result<u32> {
         match &self.names {
-            Some(t) => t
-                .find(text.as_bytes())
-                .ok_or_else(|| Error::NoSuchVertex {
-                    id: format!("{text:?}"),
-                })
-                .and_then(|r| self.vertex_of_rank(r)),
+            Some(t) => t.find(text.as_bytes()).ok_or_else(|| Error::NoSuchVertex {
+                id: format!("{text:?}"),
+            }),
             None => match text.trim().parse::<u64>() {
-                Ok(id) => self.vertex_of(id),
+                Ok(id) => self.rank_of(id),
                 Err(_) => Err(Error::Invalid(format!(
                     "vertex {text:?}: this graph's vertex ids are integers"
                 ))),

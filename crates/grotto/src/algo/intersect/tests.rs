@@ -243,3 +243,19 @@ proptest! {
         prop_assert_eq!(c.neighbours, want.1);
     }
 }
+
+/// A triangle with a tail: 5 connected triples (1 + 1 + 3 at the corner
+/// with the tail), so networkx's transitivity 3/5; a self loop and a
+/// repeated edge change neither.
+#[test]
+fn connected_triples_and_transitivity() {
+    let edges = [(0, 1), (1, 2), (2, 0), (2, 3), (2, 2), (3, 2)];
+    for messy in [false, true] {
+        let tg = graph(&edges, true, messy);
+        let c = counts(&tg.graph, 1 << 40, false, EngineConfig::default());
+        assert_eq!(tc::connected_triples(&c), Some(5));
+        assert_eq!(tc::transitivity(c.triangles, 5), 0.6);
+    }
+    assert_eq!(tc::transitivity(0, 5), 0.0);
+    assert_eq!(tc::transitivity(3, 0), 0.0);
+}
