@@ -483,7 +483,7 @@ class BackendInterface:
             raise nx.NodeNotFound(f"Source {source} is not in G") from None
         t = V.vertex(target)
         res = V.runs.bfs(s)
-        d = int(res["depth"][V.row(t)])
+        d = int(res["depth"][V.row(target)])
         if d < 0:
             raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
         return d
@@ -827,7 +827,7 @@ def get_info() -> Dict[str, Any]:
         "triangles": {"additional_docs": "Undirected graphs; degree-ordered intersections within a memory budget."},
         "clustering": {"additional_docs": "Undirected, unweighted; LDBC Graphalytics' LCC."},
         "average_clustering": {"additional_docs": "Undirected, unweighted, count_zeros=True."},
-        "transitivity": {"additional_docs": "Undirected graphs."},
+        "transitivity": {"additional_docs": "Undirected graphs; graph files too."},
         "strongly_connected_components": {},
         "number_strongly_connected_components": {},
         "is_strongly_connected": {},

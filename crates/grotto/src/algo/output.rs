@@ -399,28 +399,10 @@ impl Table {
         let rows = self.rows();
         let graph = self.graph.clone();
         let g = graph.as_deref();
-        // Row r holds the vertex of rank r: by[r] when the file numbers
-        // its vertices in another order, r itself otherwise.
-        let by: Option<Vec<VertexId>> = match g {
-            Some(g) if g.header().has_order() => {
-                let mut vs = vec![0 as VertexId; rows];
-                g.vertices_at_ranks(0, &mut vs)?;
-                Some(vs)
-            }
-            _ => None,
-        };
-        // One column at a time, each dropped once converted; the id column
-        // last, once the rows' vertices are dropped.
+        // One column at a time, each dropped once converted.
         let mut out = Vec::with_capacity(self.columns.len());
         for c in std::mem::take(&mut self.columns) {
-            match c.values {
-                Values::Own => out.push((c.name, Values::Own)),
-                v => out.push((c.name, column_in_rows(v, rows, g, by.as_deref()))),
-            }
-        }
-        drop(by);
-        for (_, v) in out.iter_mut().filter(|(_, v)| matches!(v, Values::Own)) {
-            *v = column_in_rows(Values::Own, rows, g, None);
+            out.push((c.name, column_in_rows(c.values, rows, g)?));
         }
         Ok(out)
     }
@@ -627,24 +609,17 @@ impl Table {
 }
 
 /// Column `v` (indexed by vertex) as one of the four kinds
-/// [`Table::into_columns`] gives, in row order (`by`: the vertex of each
-/// row, None when rows are vertices). A column of one of those kinds is
-/// reordered in place, the others converted row by row.
-fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>, by: Option<&[VertexId]>) -> Values {
-    let at = |r: usize| by.map_or(r, |b| b[r] as usize);
-    match v {
-        Values::U64(mut x) if x.len() == rows => {
-            in_row_order(&mut x, by);
-            Values::U64(x)
-        }
-        Values::I64(mut x) if x.len() == rows => {
-            in_row_order(&mut x, by);
-            Values::I64(x)
-        }
-        Values::F64(mut x) if x.len() == rows => {
-            in_row_order(&mut x, by);
-            Values::F64(x)
-        }
+/// [`Table::into_columns`] gives, in row order. A column of one of those
+/// kinds whose rows are its vertices (a file without a vertex order) is
+/// kept as it is; the others are made row by row ([`by_rows`]).
+fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>) -> Result<Values> {
+    let ordered = g.is_some_and(|g| g.header().has_order());
+    // The id column's rows are their own vertices' ranks: no lookup.
+    let order = g.filter(|_| ordered && !matches!(v, Values::Own));
+    Ok(match v {
+        Values::U64(x) if x.len() == rows && !ordered => Values::U64(x),
+        Values::I64(x) if x.len() == rows && !ordered => Values::I64(x),
+        Values::F64(x) if x.len() == rows && !ordered => Values::F64(x),
         v => match v.npy_type(g) {
             "str" => {
                 let names = match (&v, g.and_then(|g| g.names())) {
@@ -652,90 +627,82 @@ fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>, by: Option<&[Vertex
                     (_, Some(n)) => n.clone(),
                     _ => Arc::new(Names::default()),
                 };
-                let ranks = (0..rows)
-                    .map(|r| match &v {
-                        Values::Name(_, x) | Values::Rank(x) | Values::VertexRank(x) => x[at(r)],
-                        Values::Vertex(x) if x[at(r)] == super::NONE => super::NONE,
-                        Values::Vertex(x) => g.map_or(x[at(r)], |g| g.rank(x[at(r)])),
-                        _ => r as u32,
-                    })
-                    .collect();
+                let ranks = by_rows(rows, ROW_CHUNK, order, |i, r| match &v {
+                    Values::Name(_, x) | Values::Rank(x) | Values::VertexRank(x) => x[i],
+                    Values::Vertex(x) if x[i] == super::NONE => super::NONE,
+                    Values::Vertex(x) => g.map_or(x[i], |g| g.rank(x[i])),
+                    _ => r as u32,
+                })?;
                 Values::Name(names, ranks)
             }
-            "<u8" => Values::U64(
-                (0..rows)
-                    .map(|r| match v.cell(at(r), r, g) {
-                        Cell::U(x) => x,
-                        _ => 0,
-                    })
-                    .collect(),
-            ),
-            "<i8" => Values::I64(
-                (0..rows)
-                    .map(|r| match v.cell(at(r), r, g) {
-                        Cell::I(x) => x,
-                        _ => 0,
-                    })
-                    .collect(),
-            ),
-            _ => Values::F64(
-                (0..rows)
-                    .map(|r| match v.cell(at(r), r, g) {
-                        Cell::F(x) => x,
-                        _ => 0.0,
-                    })
-                    .collect(),
-            ),
+            "<u8" => Values::U64(by_rows(rows, ROW_CHUNK, order, |i, r| {
+                match v.cell(i, r, g) {
+                    Cell::U(x) => x,
+                    _ => 0,
+                }
+            })?),
+            "<i8" => Values::I64(by_rows(rows, ROW_CHUNK, order, |i, r| {
+                match v.cell(i, r, g) {
+                    Cell::I(x) => x,
+                    _ => 0,
+                }
+            })?),
+            _ => Values::F64(by_rows(rows, ROW_CHUNK, order, |i, r| {
+                match v.cell(i, r, g) {
+                    Cell::F(x) => x,
+                    _ => 0.0,
+                }
+            })?),
         },
-    }
+    })
 }
 
-/// Puts `x`, indexed by vertex, in row order: row `r` gets the value of
-/// vertex `by[r]` (a permutation; None: rows are vertices already). In
-/// place, following the permutation's cycles with a bit a vertex, so a
-/// column of a hundred million values needs no second copy.
-fn in_row_order<T: Copy>(x: &mut [T], by: Option<&[VertexId]>) {
-    let Some(by) = by else { return };
-    let mut done = vec![0u64; x.len().div_ceil(64)];
-    for start in 0..x.len() {
-        if done[start / 64] >> (start % 64) & 1 != 0 {
-            continue;
+/// Rows [`by_rows`] looks up the vertices of at once.
+const ROW_CHUNK: usize = 1 << 20;
+
+/// `f(vertex, row)` for every row in order, the vertex of each row read
+/// from `g`'s vertex order `chunk` rows at a time (the order is not held
+/// whole; None: each row is its vertex) and
+/// each chunk computed in parallel: a column of a hundred million values
+/// reordered by random reads, several at once, in a second or two.
+fn by_rows<T: Send>(
+    rows: usize,
+    chunk: usize,
+    g: Option<&Graph>,
+    f: impl Fn(usize, usize) -> T + Sync,
+) -> Result<Vec<T>> {
+    use rayon::prelude::*;
+    let mut out = Vec::with_capacity(rows);
+    let mut vs = vec![0 as VertexId; chunk.min(rows)];
+    for lo in (0..rows).step_by(chunk.max(1)) {
+        let vs = &mut vs[..(rows - lo).min(chunk)];
+        match g {
+            Some(g) => g.vertices_at_ranks(lo as u32, vs)?,
+            None => vs
+                .iter_mut()
+                .zip(lo..)
+                .for_each(|(v, r)| *v = r as VertexId),
         }
-        let first = x[start];
-        let mut r = start;
-        loop {
-            done[r / 64] |= 1 << (r % 64);
-            let v = by[r] as usize;
-            if v == start {
-                x[r] = first;
-                break;
-            }
-            x[r] = x[v];
-            r = v;
-        }
+        out.par_extend(
+            vs.par_iter()
+                .enumerate()
+                .map(|(k, &v)| f(v as usize, lo + k)),
+        );
     }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
 
-    /// The in-place reordering gathers as a copy would, whatever the
-    /// permutation's cycles (fixed points, one long cycle, a swap).
+    /// Rows come out in order whatever the chunk (one row, a chunk that
+    /// does not divide the rows, one chunk for all, no rows).
     #[test]
-    fn in_row_order_is_a_gather() {
-        let mut rng = crate::rng::Rng::new(7, 0);
-        for n in [0usize, 1, 2, 3, 10, 1000] {
-            let mut by: Vec<VertexId> = (0..n as VertexId).collect();
-            for i in (1..n).rev() {
-                by.swap(i, rng.next_u64() as usize % (i + 1));
-            }
-            let x: Vec<u64> = (0..n as u64).map(|v| v * 10 + 3).collect();
-            let want: Vec<u64> = by.iter().map(|&v| x[v as usize]).collect();
-            let mut got = x.clone();
-            in_row_order(&mut got, Some(&by));
-            assert_eq!(got, want, "n {n}");
-            in_row_order(&mut got, None);
-            assert_eq!(got, want);
+    fn by_rows_keeps_row_order_across_chunks() {
+        for (rows, chunk) in [(0, 4), (1, 1), (10, 3), (10, 10), (1000, 7), (5, 64)] {
+            let got = by_rows(rows, chunk, None, |v, r| (v, r)).unwrap();
+            let want: Vec<(usize, usize)> = (0..rows).map(|r| (r, r)).collect();
+            assert_eq!(got, want, "{rows} rows, chunk {chunk}");
         }
     }
 
