@@ -613,7 +613,7 @@ impl Table {
 /// kinds whose rows are its vertices (a file without a vertex order) is
 /// kept as it is; the others are made row by row ([`by_rows`]).
 fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>) -> Result<Values> {
-    let ordered = g.is_some_and(|g| g.header().has_order());
+    let ordered = g.is_some_and(Graph::has_vertex_order);
     // The id column's rows are their own vertices' ranks: no lookup.
     let order = g.filter(|_| ordered && !matches!(v, Values::Own));
     Ok(match v {

@@ -423,6 +423,13 @@ impl Graph {
         }
     }
 
+    /// Whether internal vertex numbers differ from ranks: the file has a
+    /// vertex order, or committed updates made one (new ids in the
+    /// middle of the old ones).
+    pub fn has_vertex_order(&self) -> bool {
+        self.order.is_some()
+    }
+
     /// Whether finding a vertex by rank is a table lookup (no order, or
     /// the rank-to-vertex table is built) rather than a pass over the
     /// order.
