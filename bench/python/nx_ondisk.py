@@ -4,7 +4,8 @@ against ``grotto run pagerank`` and ``grotto run wcc``, each in its own
 process, with its wall time and peak RSS (getrusage's maximum resident
 set: the process's own, or for the CLI its child's).
 
-Usage: python bench/python/nx_ondisk.py GRAPH.grotto [ROUNDS]
+Usage: python bench/python/nx_ondisk.py GRAPH.grotto [ROUNDS] [KERNELS]
+(KERNELS: pagerank,wcc by default)
 (GROTTO_BIN names the binary; default target/release/grotto). The
 networkx run's time is the process's whole wall time, Python's start
 and imports included, and, inside it, the call's own; its components are
@@ -74,15 +75,20 @@ def run_cli(kernel):
 info = json.loads(subprocess.run([BIN, "info", path, "--json"], capture_output=True, text=True, check=True).stdout)
 n = info.get("vertices") or info.get("vertex_count")
 print(f"{path}: {n} vertices")
-for kernel in ("pagerank", "wcc"):
+for kernel in (sys.argv[3] if len(sys.argv) > 3 else "pagerank,wcc").split(","):
     py, cli = [], []
     for r in range(rounds):
-        wall, report, rss = run_cli(kernel)
-        cli.append((wall, rss))
-        print(f"  {kernel} round {r + 1}: CLI {wall:.1f} s, peak {rss / n:.1f} B/vertex")
-        wall, call, rss = run_py(kernel)
-        py.append((wall, call, rss))
-        print(f"  {kernel} round {r + 1}: networkx on the file {wall:.1f} s (call {call:.1f} s), peak {rss / n:.1f} B/vertex")
+        # Interleaved, and each first in every other round.
+        for which in ("cli", "py") if r % 2 == 0 else ("py", "cli"):
+            if which == "cli":
+                wall, report, rss = run_cli(kernel)
+                cli.append((wall, rss))
+                print(f"  {kernel} round {r + 1}: CLI {wall:.1f} s, peak {rss / n:.1f} B/vertex", flush=True)
+            else:
+                wall, call, rss = run_py(kernel)
+                py.append((wall, call, rss))
+                print(f"  {kernel} round {r + 1}: networkx on the file {wall:.1f} s (call {call:.1f} s), "
+                      f"peak {rss / n:.1f} B/vertex", flush=True)
     c = statistics.median(w for w, _ in cli)
     p = statistics.median(w for w, _, _ in py)
     pc = statistics.median(x for _, x, _ in py)

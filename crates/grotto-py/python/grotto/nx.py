@@ -481,7 +481,6 @@ class BackendInterface:
             s = V.vertex(source)
         except nx.NodeNotFound:
             raise nx.NodeNotFound(f"Source {source} is not in G") from None
-        t = V.vertex(target)
         res = V.runs.bfs(s)
         d = int(res["depth"][V.row(target)])
         if d < 0:
@@ -626,8 +625,8 @@ def _converted(G: Any) -> bool:
 
 
 def _groups(V: Any, ids: np.ndarray, labels: np.ndarray) -> Any:
-    """The vertices of each label as sets of nodes (of a graph file:
-    :class:`VertexSet` objects, made one at a time), in the order of each
+    """The vertices of each label as sets of nodes (of a graph file of
+    integer ids: made one at a time by :func:`_file_groups`), in the order of each
     label's first vertex (networkx's order of components: by their first
     node), grouped with NumPy rather than a Python loop per vertex."""
     if len(labels) == 0:
