@@ -660,6 +660,9 @@ fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>) -> Result<Values> {
 /// Rows [`by_rows`] looks up the vertices of at once.
 const ROW_CHUNK: usize = 1 << 20;
 
+/// Rows from which [`by_rows`] computes a chunk in parallel.
+const PARALLEL_ROWS: usize = 1 << 14;
+
 /// `f(vertex, row)` for every row in order, the vertex of each row read
 /// from `g`'s vertex order `chunk` rows at a time (the order is not held
 /// whole; None: each row is its vertex) and
@@ -683,11 +686,13 @@ fn by_rows<T: Send>(
                 .zip(lo..)
                 .for_each(|(v, r)| *v = r as VertexId),
         }
-        out.par_extend(
-            vs.par_iter()
-                .enumerate()
-                .map(|(k, &v)| f(v as usize, lo + k)),
-        );
+        let each = |(k, &v): (usize, &VertexId)| f(v as usize, lo + k);
+        if vs.len() >= PARALLEL_ROWS {
+            out.par_extend(vs.par_iter().enumerate().map(each));
+        } else {
+            // A small table: waking the pool costs more than the rows.
+            out.extend(vs.iter().enumerate().map(each));
+        }
     }
     Ok(out)
 }
