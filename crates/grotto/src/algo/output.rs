@@ -657,17 +657,21 @@ fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>) -> Result<Values> {
     })
 }
 
-/// Rows [`by_rows`] looks up the vertices of at once.
-const ROW_CHUNK: usize = 1 << 20;
+/// Rows [`by_rows`] finds the vertices of at once: 32 MiB of vertex
+/// numbers, and eight passes over the order of 67M vertices (1M-row
+/// chunks made it 64 passes, 2.5 s there).
+const ROW_CHUNK: usize = 1 << 23;
 
 /// Rows from which [`by_rows`] computes a chunk in parallel.
 const PARALLEL_ROWS: usize = 1 << 14;
 
-/// `f(vertex, row)` for every row in order, the vertex of each row read
-/// from `g`'s vertex order `chunk` rows at a time (the order is not held
-/// whole; None: each row is its vertex) and
-/// each chunk computed in parallel: a column of a hundred million values
-/// reordered by random reads, several at once, in a second or two.
+/// `f(vertex, row)` for every row in order, computed in parallel `chunk`
+/// rows at a time (a table under [`PARALLEL_ROWS`] rows on the calling
+/// thread): a column of a hundred million values reordered by random
+/// reads, several at once, in a second or two. The vertices of a chunk's
+/// rows come from `g`'s vertex order, a pass over it each (the order is
+/// not held whole: 4 bytes a row at the peak of a large answer); None:
+/// each row is its vertex.
 fn by_rows<T: Send>(
     rows: usize,
     chunk: usize,
