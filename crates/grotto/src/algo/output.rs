@@ -399,10 +399,20 @@ impl Table {
         let rows = self.rows();
         let graph = self.graph.clone();
         let g = graph.as_deref();
-        // One column at a time, each dropped once converted.
+        // One column at a time, each dropped once converted, the id column
+        // last: it is new memory, which a reordered column's two copies
+        // need not sit on top of.
         let mut out = Vec::with_capacity(self.columns.len());
         for c in std::mem::take(&mut self.columns) {
-            out.push((c.name, column_in_rows(c.values, rows, g)?));
+            match c.values {
+                Values::Own => out.push((c.name, Values::Own)),
+                v => out.push((c.name, column_in_rows(v, rows, g)?)),
+            }
+        }
+        for (_, v) in out.iter_mut() {
+            if matches!(v, Values::Own) {
+                *v = column_in_rows(Values::Own, rows, g)?;
+            }
         }
         Ok(out)
     }
