@@ -302,11 +302,10 @@ class BackendInterface:
 
         G = _view(G)
         try:
-            s, t = G.vertex(source), G.vertex(target)
+            s, at = G.vertex(source), G.row(target)
         except nx.NodeNotFound:
             raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G") from None
-        res = G.runs.bfs(s)
-        return int(res["depth"][G.row(target)]) >= 0
+        return int(G.runs.bfs(s)["depth"][at]) >= 0
 
     @staticmethod
     def core_number(G: GrottoGraph) -> Dict[Any, int]:
