@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs grotto's whole test suite: Rust unit, property and CLI tests, then
-# the Python package and the reference checks against networkx, scipy and
-# igraph (all installed into .venv).
+# the Python package and the reference checks against networkx, scipy,
+# igraph and Spark's GraphX (all installed into .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +24,17 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check networkx scipy igraph pytest pandas pyarrow
+# Spark for tests/python/test_spark.py: PySpark from PyPI (its jars include
+# GraphX and the Scala compiler the GraphX reference is built with), and a
+# Java runtime from Debian's packages only where none is installed.
+.venv/bin/python -m pip install --quiet --disable-pip-version-check "pyspark==4.0.1"
+if ! command -v java >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless >/dev/null
+  else
+    echo "java not found: install a Java 17 runtime (Debian: openjdk-17-jre-headless) for the Spark tests" >&2; exit 1
+  fi
+fi
 # The Python package, built from this checkout (maturin, one abi3 wheel)
 # and installed into .venv, so tests/python drives it as a user would.
 .venv/bin/python -m pip install --quiet --disable-pip-version-check ./crates/grotto-py

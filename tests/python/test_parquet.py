@@ -108,3 +108,20 @@ def test_bad_tables_exit_2_and_write_nothing(tmp_path, table, message):
     r = run("convert", src, tmp_path / "bad.grotto", code=2)
     assert message in r.stderr and "bad.parquet" in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path)) == ["bad.parquet"]
+
+
+def test_string_id_table_with_listed_vertex_names(tmp_path):
+    """Names listed with vertices= join a Parquet table's string ids: a
+    vertex on no edge is a vertex, and the others keep their edges."""
+    src = tmp_path / "named.parquet"
+    pq.write_table(pa.table({"src": ["a", "b"], "dst": ["b", "c"]}), src)
+    r = grotto.convert(src, tmp_path / "g.grotto", vertices=["lonely", "a"], undirected=True)
+    assert (r["vertices"], r["edges"]) == (4, 2)
+    cc = grotto.open(tmp_path / "g.grotto").wcc()
+    comp = dict(zip(cc["id"].tolist(), cc["component"].tolist()))
+    assert comp["a"] == comp["b"] == comp["c"] != comp["lonely"]
+    ints = tmp_path / "ints.parquet"
+    pq.write_table(pa.table({"src": [1], "dst": [2]}), ints)
+    with pytest.raises(grotto.InputError, match="names in the edges"):
+        grotto.convert(ints, tmp_path / "h.grotto", vertices=["x"])
+    assert not (tmp_path / "h.grotto").exists()

@@ -105,6 +105,14 @@ class Result:
             raise ImportError("to_arrow() needs pyarrow: pip install pyarrow") from e
         return pa.table({c: self._arrow.get(c, v) for c, v in self.columns.items()})
 
+    def to_spark(self, spark: Any, *, style: str = "graphframes", path: Optional[PathLike] = None):
+        """The table as a Spark DataFrame in session ``spark`` (needs
+        PySpark), with GraphFrames' column names and scale by default;
+        see :func:`grotto.spark.to_spark`."""
+        from . import spark as _spark
+
+        return _spark.to_spark(self, spark, style=style, path=path)
+
     def to_pandas(self):
         """The table as a ``pandas.DataFrame`` (needs pandas)."""
         try:

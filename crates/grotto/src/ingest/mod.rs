@@ -287,11 +287,17 @@ pub fn convert_from(
                 .into(),
         ));
     }
-    if opts.vertex_names.is_some()
-        && (opts.ids != IdMode::String || matches!(source, Source::Generated(_)))
-    {
+    // Listed names join the names of the edges: those a text input read
+    // with --ids string collects below, or a table's string id columns
+    // (whose source learnt them, the listed ones included, when opened).
+    let names_in_edges = match source {
+        Source::Generated(_) => plan.names.is_some(),
+        _ => opts.ids == IdMode::String,
+    };
+    if opts.vertex_names.is_some() && !names_in_edges {
         return Err(Error::Invalid(
-            "listed vertex names need a text input read with --ids string (names in its edges)"
+            "listed vertex names need names in the edges: a text input read with --ids string, \
+             or a table whose id columns hold strings"
                 .into(),
         ));
     }

@@ -263,9 +263,13 @@ impl ParquetEdges {
 
     /// The first pass over string id columns: reads every row group (with
     /// `threads` workers) and keeps the sorted table of distinct names,
-    /// which the edges are then resolved against.
-    pub fn learn_names(&mut self, threads: usize) -> Result<()> {
+    /// those in `listed` included (vertices on no edge), which the edges
+    /// are then resolved against.
+    pub fn learn_names(&mut self, threads: usize, listed: &[String]) -> Result<()> {
         let set = NameSet::default();
+        for name in listed {
+            set.insert(name.as_bytes());
+        }
         let next = std::sync::atomic::AtomicUsize::new(0);
         let first_error: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
         std::thread::scope(|s| {
@@ -334,7 +338,8 @@ impl ParquetEdges {
 
     /// [`ParquetEdges::open`] with the weight rule of `opts`
     /// (`ignore_weights` drops the weight column, `weighted` requires it),
-    /// and the names learnt when the id columns hold strings.
+    /// and the names learnt when the id columns hold strings (with
+    /// `opts.vertex_names`, the listed vertices).
     pub fn for_options(
         path: &Path,
         columns: &EdgeColumns,
@@ -351,7 +356,7 @@ impl ParquetEdges {
                 0 => crate::metrics::cores(),
                 t => t,
             };
-            edges.learn_names(threads)?;
+            edges.learn_names(threads, opts.vertex_names.as_deref().map_or(&[][..], |v| &v[..]))?;
         }
         Ok(edges)
     }
