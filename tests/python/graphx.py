@@ -72,6 +72,10 @@ class GraphX:
 
         return DataFrame(jdf, self.spark)
 
+    def load(self, edges, both_ways=False):
+        """(vertices, edges) of the graph GraphX builds, built and counted."""
+        return tuple(self.jvm.load(edges._jdf, both_ways))
+
     def page_rank(self, edges, iterations, reset=0.15, both_ways=False):
         return self._df(self.jvm.pageRank(edges._jdf, both_ways, iterations, float(reset)))
 

@@ -59,7 +59,7 @@ def test_convert_run_and_export_parquet(tmp_path, edges):
     run("run", "pagerank", g, "--tolerance", "1e-10", "--max-iterations", "500", "--out", out, "-q")
     res = pq.read_table(out)
     assert res.column_names == ["id", "score"]
-    assert res.schema.field("id").type == pa.uint64()
+    assert res.schema.field("id").type == pa.int64()  # Spark's long
     got = dict(zip(res.column("id").to_pylist(), res.column("score").to_pylist()))
     want = nx.pagerank(h, tol=1e-13, max_iter=2000, weight=None)
     assert sum(abs(got[v] - want[v]) for v in want) < 1e-6
@@ -68,6 +68,7 @@ def test_convert_run_and_export_parquet(tmp_path, edges):
     run("export", g, "--format", "parquet", "-o", exp, "-q")
     e = pq.read_table(exp)
     assert e.column_names == ["src", "dst", "weight"] and e.num_rows == h.number_of_edges()
+    assert e.schema.field("src").type == pa.int64()  # Spark's long
     back = {frozenset(p) for p in zip(e.column("src").to_pylist(), e.column("dst").to_pylist())}
     assert back == {frozenset(p) for p in h.edges()}
 
@@ -125,3 +126,25 @@ def test_string_id_table_with_listed_vertex_names(tmp_path):
     with pytest.raises(grotto.InputError, match="names in the edges"):
         grotto.convert(ints, tmp_path / "h.grotto", vertices=["x"])
     assert not (tmp_path / "h.grotto").exists()
+
+
+def test_ids_beyond_a_signed_long_stay_unsigned(tmp_path):
+    """Ids of 2**63 and more have no signed 64-bit type: results and
+    exports keep them unsigned (Spark reads them as decimals) rather than
+    wrap them."""
+    huge = 2**63 + 5
+    src = tmp_path / "huge.parquet"
+    pq.write_table(pa.table({"src": pa.array([huge, 1], pa.uint64()),
+                             "dst": pa.array([1, 2], pa.uint64())}), src)
+    g = tmp_path / "g.grotto"
+    run("convert", src, g, "--undirected", "-q")
+    out = tmp_path / "cc.parquet"
+    run("run", "wcc", g, "--out", out, "-q")
+    t = pq.read_table(out)
+    assert t.schema.field("id").type == pa.uint64()
+    assert sorted(t.column("id").to_pylist()) == [1, 2, huge]
+    exp = tmp_path / "e.parquet"
+    run("export", g, "--format", "parquet", "-o", exp, "-q")
+    e = pq.read_table(exp)
+    assert e.schema.field("src").type == pa.uint64()
+    assert huge in e.column("src").to_pylist() + e.column("dst").to_pylist()

@@ -152,11 +152,12 @@ const PARQUET_GROUP_EDGES: usize = 1 << 20;
 
 /// Writes every edge of `g` (an undirected edge once, `src <= dst`) as a
 /// Parquet table with GraphFrames' columns `src`, `dst` (the user's ids:
-/// u64, or strings for a graph with names) and, on a weighted graph, `weight` (f32), in snappy-compressed row
+/// i64, Spark's `long`, or u64 when an id exceeds it; strings for a graph
+/// with names) and, on a weighted graph, `weight` (f32), in snappy-compressed row
 /// groups of 1M edges; `name` names the output in errors. Returns edges
 /// written. Isolated vertices have no row, as in GraphFrames' edge tables.
 pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result<u64> {
-    use arrow_array::{ArrayRef, Float32Array, RecordBatch, StringArray, UInt64Array};
+    use arrow_array::{ArrayRef, Float32Array, Int64Array, RecordBatch, StringArray, UInt64Array};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
     let perr = |e: parquet::errors::ParquetError| {
@@ -164,8 +165,13 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     };
     let weighted = g.weighted();
     let names = g.names();
+    // Spark reads an unsigned 64-bit column as decimal(20,0): ids that
+    // fit are written signed.
+    let signed = g.ids_fit_i64();
     let id_type = if names.is_some() {
         DataType::Utf8
+    } else if signed {
+        DataType::Int64
     } else {
         DataType::UInt64
     };
@@ -188,6 +194,9 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
         match names {
             Some(t) => Arc::new(StringArray::from_iter_values(
                 vs.iter().map(|&v| t.get(g.rank(v))),
+            )),
+            None if signed => Arc::new(Int64Array::from_iter_values(
+                vs.iter().map(|&v| g.original_id(v) as i64),
             )),
             None => Arc::new(UInt64Array::from_iter_values(
                 vs.iter().map(|&v| g.original_id(v)),

@@ -467,6 +467,9 @@ impl Table {
     }
 
     /// The table as Parquet, in row groups of [`PARQUET_GROUP_ROWS`].
+    /// Unsigned 64-bit columns (ids, labels, counts) are written as
+    /// signed ones when the graph's ids fit: Spark reads an unsigned
+    /// 64-bit column as decimal(20,0), and GraphFrames' ids are `long`.
     fn write_parquet(&self, file: &std::fs::File, path: &Path) -> Result<()> {
         use arrow_array::{
             ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, UInt64Array,
@@ -480,6 +483,7 @@ impl Table {
             .build();
         let mut writer: Option<parquet::arrow::ArrowWriter<&std::fs::File>> = None;
         let rows = self.rows();
+        let signed = self.graph().is_none_or(|g| g.ids_fit_i64());
         let mut lo = 0;
         while lo < rows || (rows == 0 && writer.is_none()) {
             let hi = (lo + PARQUET_GROUP_ROWS).min(rows);
@@ -488,11 +492,28 @@ impl Table {
             let cols: Vec<(&str, ArrayRef)> = self
                 .columns
                 .iter()
-                .map(|c| {
+                .map(|c| -> Result<(&str, ArrayRef)> {
                     let name = c.name;
                     let v = &c.values;
                     let cells = idx.iter().enumerate().map(|(k, &i)| v.cell(i, lo + k, g));
                     let a: ArrayRef = match v.npy_type(g) {
+                        "<u8" if signed => {
+                            let mut vals = Vec::with_capacity(idx.len());
+                            for x in cells {
+                                let x = match x {
+                                    Cell::U(x) => x,
+                                    _ => 0,
+                                };
+                                match i64::try_from(x) {
+                                    Ok(x) => vals.push(x),
+                                    Err(_) => return Err(Error::Invalid(format!(
+                                        "{}: column {name} holds {x}, beyond a signed 64-bit integer",
+                                        path.display()
+                                    ))),
+                                }
+                            }
+                            Arc::new(Int64Array::from(vals))
+                        }
                         "<u8" => Arc::new(UInt64Array::from_iter_values(cells.map(|x| match x {
                             Cell::U(x) => x,
                             _ => 0,
@@ -514,9 +535,9 @@ impl Table {
                                 .collect::<StringArray>(),
                         ),
                     };
-                    (name, a)
+                    Ok((name, a))
                 })
-                .collect();
+                .collect::<Result<_>>()?;
             let batch = RecordBatch::try_from_iter(cols).map_err(|e| {
                 Error::Invalid(format!("{}: building a Parquet batch: {e}", path.display()))
             })?;

@@ -356,7 +356,10 @@ impl ParquetEdges {
                 0 => crate::metrics::cores(),
                 t => t,
             };
-            edges.learn_names(threads, opts.vertex_names.as_deref().map_or(&[][..], |v| &v[..]))?;
+            edges.learn_names(
+                threads,
+                opts.vertex_names.as_deref().map_or(&[][..], |v| &v[..]),
+            )?;
         }
         Ok(edges)
     }

@@ -482,6 +482,16 @@ impl Graph {
         }
     }
 
+    /// Whether every user integer id fits a signed 64-bit integer, the
+    /// type Spark, Java and SQL tables have (ranks follow the ids, so the
+    /// last rank holds the largest; a graph with names has ranks as ids).
+    pub fn ids_fit_i64(&self) -> bool {
+        match self.vertex_count() {
+            0 => true,
+            n => self.original_id_of_rank((n - 1) as u32) <= i64::MAX as u64,
+        }
+    }
+
     /// The user's ids by rank, when ids were compacted (an id map).
     pub fn id_map(&self) -> Option<&[u64]> {
         self.id_map.as_deref()
