@@ -196,7 +196,15 @@ def main():
     ap.add_argument("--handoff", type=int)
     ap.add_argument("--memory", default="16g")
     ap.add_argument("--plot")
+    ap.add_argument("--summary", nargs="+", metavar="JSONL",
+                    help="print the table (and --plot) of earlier runs' output instead of running")
     a = ap.parse_args()
+    if a.summary:
+        rows = [json.loads(line) for f in a.summary for line in open(f) if line.startswith('{"scale"')]
+        rows = [r for r in rows if "algorithm" in r]
+        algos = list(dict.fromkeys(r["algorithm"] for r in rows))
+        report(rows, algos, a.cap, a.plot)
+        return
     os.makedirs(a.work, exist_ok=True)
     jar = compile_reference(os.path.join(a.work, "jars"))
     spark = session(jar, memory=a.memory, name="grotto-bench")
@@ -224,10 +232,16 @@ def main():
                 print(json.dumps(row), flush=True)
                 if got["graphx"][0]["total_s"] is None:
                     break  # one capped GraphX run is enough
-    print("\nscale algorithm   grotto total (load+run)   GraphX total   GraphX/grotto")
+    report(results, a.algorithms.split(","), a.cap, a.plot)
+    spark.stop()
+
+
+def report(results, algos, cap, plot_path):
+    """The table of medians (and the plot)."""
+    print("\nscale algorithm   grotto total (load + run)   GraphX total   GraphX/grotto   rounds")
     summary = []
     for scale in sorted({r["scale"] for r in results}):
-        for algo in a.algorithms.split(","):
+        for algo in algos:
             rs = [r for r in results if r["scale"] == scale and r["algorithm"] == algo]
             if not rs:
                 continue
@@ -236,12 +250,11 @@ def main():
             theirs = [r["graphx"]["total_s"] for r in rs if r["graphx"]["total_s"] is not None]
             t = statistics.median(theirs) if theirs else None
             summary.append((scale, algo, ours, load, t))
-            tt = f"{t:10.1f} s" if t else f"  > {a.cap:.0f} s"
-            ratio = f"{t / ours:8.1f}x" if t else f"> {a.cap / ours:.0f}x"
-            print(f"{scale:5d} {algo:9s} {ours:8.2f} s ({load:6.2f} + {ours - load:6.2f})   {tt}   {ratio}")
-    if a.plot and summary:
-        plot(summary, a.plot, a.cap)
-    spark.stop()
+            tt = f"{t:10.1f} s" if t else f"  > {cap:.0f} s"
+            ratio = f"{t / ours:8.1f}x" if t else f"> {cap / ours:.0f}x"
+            print(f"{scale:5d} {algo:9s} {ours:8.2f} s ({load:6.2f} + {ours - load:6.2f})   {tt}   {ratio}   {len(rs)}")
+    if plot_path and summary:
+        plot(summary, plot_path, cap)
 
 
 def plot(summary, path, cap):

@@ -255,7 +255,11 @@ def test_bad_input_is_refused_before_anything_is_written(spark, tmp_path):
         r.to_spark(spark, path=tmp_path / "taken.parquet")
     assert (tmp_path / "taken.parquet").read_text() == "mine"
     neg = spark.createDataFrame([(1, -2)], "src long, dst long")
-    with pytest.raises(grotto.Error):
+    with pytest.raises(grotto.Error, match="the Spark DataFrame.*-2") as err:
         gs.convert(neg, tmp_path / "n.grotto")
+    assert ".spark-" not in str(err.value)
+    nulls = spark.createDataFrame([(1, None)], "src long, dst long")
+    with pytest.raises(grotto.Error, match="null"):
+        gs.convert(nulls, tmp_path / "n.grotto", via="arrow")
     assert not (tmp_path / "n.grotto").exists()
     assert sorted(os.listdir(tmp_path)) == ["g.grotto", "taken.parquet"]

@@ -18,13 +18,14 @@ itself is not needed: a "GraphFrame" here is anything with a
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-from . import InputError, PathLike, Result, convert as _convert, open as _open
+from . import Error, InputError, PathLike, Result, convert as _convert, open as _open
 
 __all__ = ["convert", "to_spark", "run", "ALGORITHMS"]
 
@@ -105,7 +106,11 @@ def convert(
     try:
         table = os.path.join(spool, "edges")
         cols.write.parquet(table)
-        return _convert(table, out, columns=columns, vertices=vertices, **options)
+        try:
+            return _convert(table, out, columns=columns, vertices=vertices, **options)
+        except Error as e:  # name the DataFrame, not the spool's part file
+            msg = re.sub(re.escape(table) + r"/?[^\s:]*", "the Spark DataFrame", str(e))
+            raise type(e)(msg) from None
     finally:
         shutil.rmtree(spool, ignore_errors=True)
 
