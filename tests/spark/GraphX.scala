@@ -14,8 +14,11 @@ import org.apache.spark.graphx.lib.{
   ConnectedComponents, LabelPropagation, PageRank, ShortestPaths, StronglyConnectedComponents,
   TriangleCount
 }
+import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.storage.StorageLevel
+
+import scala.reflect.runtime.universe.TypeTag
 
 object GraphX {
 
@@ -32,6 +35,10 @@ object GraphX {
     Graph.fromEdges(arcs, 0, StorageLevel.MEMORY_AND_DISK, StorageLevel.MEMORY_AND_DISK)
   }
 
+  /** Per-vertex values as a DataFrame of `id` and `column`. */
+  private def table[A: TypeTag](edges: DataFrame, values: RDD[(Long, A)], column: String): DataFrame =
+    edges.sparkSession.createDataFrame(values).toDF("id", column)
+
   /** Builds the graph and counts its vertices and edges, which every
     * algorithm here pays first: GraphX's load of an edge table. */
   def load(edges: DataFrame, bothWays: Boolean): Array[Long] = {
@@ -44,28 +51,19 @@ object GraphX {
   /** GraphX PageRank for a fixed number of iterations (what GraphFrames'
     * `pageRank(maxIter=...)` runs): column `pagerank`. */
   def pageRank(edges: DataFrame, bothWays: Boolean, iterations: Int, resetProb: Double): DataFrame = {
-    val ranks = PageRank.run(graph(edges, bothWays), iterations, resetProb).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    ranks.toDF("id", "pagerank")
+    table(edges, PageRank.run(graph(edges, bothWays), iterations, resetProb).vertices, "pagerank")
   }
 
   /** GraphX PageRank until no vertex changes by more than `tol`
     * (GraphFrames' `pageRank(tol=...)`): column `pagerank`. */
   def pageRankUntil(edges: DataFrame, bothWays: Boolean, tol: Double, resetProb: Double): DataFrame = {
-    val ranks = PageRank.runUntilConvergence(graph(edges, bothWays), tol, resetProb).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    ranks.toDF("id", "pagerank")
+    table(edges, PageRank.runUntilConvergence(graph(edges, bothWays), tol, resetProb).vertices, "pagerank")
   }
 
   /** Connected components, each labelled by its smallest vertex id:
     * column `component`. */
   def connectedComponents(edges: DataFrame): DataFrame = {
-    val labels = ConnectedComponents.run(graph(edges, bothWays = false)).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    labels.toDF("id", "component")
+    table(edges, ConnectedComponents.run(graph(edges, bothWays = false)).vertices, "component")
   }
 
   /** Hops from each vertex to `landmark` along the edges' direction
@@ -73,9 +71,7 @@ object GraphX {
     * cannot reach it are left out: column `distance`. */
   def shortestPaths(edges: DataFrame, bothWays: Boolean, landmark: Long): DataFrame = {
     val maps = ShortestPaths.run(graph(edges, bothWays), Seq(landmark)).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    maps.flatMap { case (id, m) => m.get(landmark).map(d => (id, d.toLong)) }.toDF("id", "distance")
+    table(edges, maps.flatMap { case (id, m) => m.get(landmark).map(d => (id, d.toLong)) }, "distance")
   }
 
   /** Synchronous label propagation for `steps` supersteps (GraphFrames'
@@ -83,27 +79,18 @@ object GraphX {
     * ways, a vertex takes its neighbours' most frequent label: column
     * `label`. */
   def labelPropagation(edges: DataFrame, steps: Int): DataFrame = {
-    val labels = LabelPropagation.run(graph(edges, bothWays = false), steps).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    labels.toDF("id", "label")
+    table(edges, LabelPropagation.run(graph(edges, bothWays = false), steps).vertices, "label")
   }
 
   /** Strongly connected components, each labelled by its smallest vertex
     * id, with at most `iterations` rounds: column `component`. */
   def stronglyConnected(edges: DataFrame, iterations: Int): DataFrame = {
-    val labels = StronglyConnectedComponents.run(graph(edges, bothWays = false), iterations).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    labels.toDF("id", "component")
+    table(edges, StronglyConnectedComponents.run(graph(edges, bothWays = false), iterations).vertices, "component")
   }
 
   /** Triangles through each vertex, edge direction ignored: column
     * `count` (GraphFrames' `triangleCount`). */
   def triangleCount(edges: DataFrame): DataFrame = {
-    val counts = TriangleCount.run(graph(edges, bothWays = false)).vertices
-    val spark = edges.sparkSession
-    import spark.implicits._
-    counts.toDF("id", "count")
+    table(edges, TriangleCount.run(graph(edges, bothWays = false)).vertices, "count")
   }
 }
