@@ -81,9 +81,10 @@ def convert(
     ``via="parquet"`` (the default): Spark writes the edge columns as
     Parquet part files into a hidden directory beside ``path``, which
     grotto reads in parallel and removes (memory bounded by the vertex
-    count on both sides; faster from 1M edges on, docs/scale-out.md).
+    count on both sides; the faster way from about 16M edges on).
     ``via="arrow"``: the edges are collected to this process as Arrow
-    batches (``DataFrame.toArrow``), which holds them all in memory.
+    batches (``DataFrame.toArrow``), which holds them all in memory;
+    1.2x to 1.4x faster up to a few million edges (docs/scale-out.md).
     """
     edge_df, vertex_df = _frames(edges)
     if vertices is None and vertex_df is not None:
