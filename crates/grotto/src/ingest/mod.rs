@@ -301,6 +301,19 @@ pub fn convert_from(
                 .into(),
         ));
     }
+    // A table learns the listed names with its own; a source that did not
+    // would drop them silently, so every one must be among its names.
+    if let (Source::Generated(g), Some(listed), Some(names)) =
+        (source, opts.vertex_names.as_deref(), plan.names.as_deref())
+    {
+        if let Some(missing) = listed.iter().find(|n| names.find(n.as_bytes()).is_none()) {
+            return Err(Error::Invalid(format!(
+                "{} does not take listed vertex names ({missing:?} is not among its names): \
+                 give them as vertices of the edges instead",
+                g.describe()
+            )));
+        }
+    }
     if !matches!(source, Source::Generated(_)) && opts.ids == IdMode::String {
         if format == Some(Format::MatrixMarket) {
             return Err(Error::Invalid(
