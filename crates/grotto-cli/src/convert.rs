@@ -156,7 +156,7 @@ pub(crate) struct GenCommon {
 
 #[derive(Subcommand)]
 pub(crate) enum GenKind {
-    /// Graph500 Kronecker graph (A=0.57, B=0.19, C=0.19), ids randomly permuted.
+    /// Graph500 Kronecker graph (A=0.57, B=0.19, C=0.19), ids scrambled by a seeded bijection (the same edges for a seed whatever --threads).
     Rmat {
         /// log2 of the vertex count.
         #[arg(long, default_value_t = 16)]

@@ -28,6 +28,9 @@ pub trait Generator: Sync {
     fn describe(&self) -> String;
 }
 
+/// Edges handed to a sink in one call.
+const BATCH: usize = 4096;
+
 /// Adapts a [`Generator`] to the ingest pipeline.
 pub struct AsSource<'a>(pub &'a dyn Generator);
 
@@ -38,8 +41,14 @@ impl EdgeGenerator for AsSource<'_> {
     fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> crate::Result<bool> {
         let mut buf = Vec::new();
         self.0.chunk_edges(chunk, &mut buf);
-        for (u, v) in buf {
-            if !sink.edge(u, v, 1.0) {
+        // One dynamic call per batch of edges, not per edge.
+        let (mut us, mut vs) = (Vec::with_capacity(BATCH), Vec::with_capacity(BATCH));
+        for part in buf.chunks(BATCH) {
+            us.clear();
+            vs.clear();
+            us.extend(part.iter().map(|e| e.0));
+            vs.extend(part.iter().map(|e| e.1));
+            if !sink.edges(&us, &vs, None) {
                 return Ok(false);
             }
         }

@@ -1,5 +1,5 @@
 //! Graph500 Kronecker generator (R-MAT with A=0.57, B=0.19, C=0.19,
-//! D=0.05), vertex ids randomly permuted, as in the Graph500 specification
+//! D=0.05), vertex ids scrambled, as in the Graph500 specification
 //! (without its per-level noise).
 
 use super::Generator;
@@ -29,16 +29,68 @@ impl Default for RmatConfig {
     }
 }
 
-/// A ready R-MAT generator. The vertex permutation is drawn on first use,
-/// so that making one is cheap and a destination or a size can be refused
-/// before seconds of shuffling (2^31 entries take minutes).
+/// A ready R-MAT generator.
+///
+/// Each edge descends `scale` levels of the adjacency matrix, choosing a
+/// quadrant at each with probabilities A, B, C, D. The levels are taken
+/// [`GROUP`] at a time: the 4^GROUP outcomes of a group, with their exact
+/// product probabilities, form one alias table (Walker's method), so a
+/// group costs one 64-bit random draw and one lookup in a table that fits
+/// in the L2 cache. Vertex ids are then scrambled by a seeded bijection of
+/// `0..2^scale` (rounds of an odd multiply and an xor-shift), which spreads
+/// the hubs over the id space as Graph500's random permutation does, with
+/// no table to build or look up.
 pub struct Rmat {
     cfg: RmatConfig,
-    perm: std::sync::OnceLock<Vec<u32>>,
-    thresholds: [u64; 3],
+    /// Alias table of a full group of levels.
+    full: Vec<u64>,
+    /// Alias table of the first, partial group (`scale % GROUP` levels).
+    head: Vec<u64>,
+    /// Levels in the first group (0 when `scale` is a multiple of GROUP).
+    head_levels: u32,
+    /// Multipliers (odd) and addends of the id scramble.
+    keys: [(u64, u64); 3],
 }
 
+/// Levels drawn together: 4^7 outcomes, a 128 KiB table.
+pub const GROUP: u32 = 7;
+
 const CHUNK_EDGES: u64 = 1 << 18;
+
+/// Walker's alias table over the 4^k outcomes of `k` levels. Outcome `i`
+/// holds the k source bits above the k target bits; its probability is
+/// the product of the quadrant probabilities `p` (index `2 * bu + bv`).
+/// An entry is `(threshold << 16) | alias`, the threshold in `0..=2^32`:
+/// a draw `(i, t)` gives `i` when `t < threshold`, else the alias.
+fn alias_table(k: u32, p: [f64; 4]) -> Vec<u64> {
+    let n = 1usize << (2 * k);
+    let mut scaled: Vec<f64> = (0..n)
+        .map(|i| {
+            let (u, v) = (i >> k, i & ((1 << k) - 1));
+            (0..k)
+                .map(|l| p[(((u >> l) & 1) << 1) | ((v >> l) & 1)])
+                .product::<f64>()
+                * n as f64
+        })
+        .collect();
+    let mut table = vec![0u64; n];
+    let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| scaled[i] < 1.0);
+    let threshold = |x: f64| (x.clamp(0.0, 1.0) * 4294967296.0).round() as u64;
+    while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
+        small.pop();
+        table[s] = (threshold(scaled[s]) << 16) | l as u64;
+        scaled[l] -= 1.0 - scaled[s];
+        if scaled[l] < 1.0 {
+            large.pop();
+            small.push(l);
+        }
+    }
+    // What is left has probability 1 up to rounding: always itself.
+    for i in small.into_iter().chain(large) {
+        table[i] = (1u64 << 48) | i as u64;
+    }
+    table
+}
 
 impl Rmat {
     /// Prepares the generator; `scale` must be at most 31.
@@ -62,30 +114,46 @@ impl Rmat {
                 cfg.edge_factor, cfg.scale
             )));
         }
-        crate::metrics::check_memory(
-            n * 4,
-            &format!("the vertex permutation of --scale {}", cfg.scale),
-        )?;
-        let t = |p: f64| (p * 65536.0).round() as u64;
+        let p = [a, b, c, (1.0 - a - b - c).max(0.0)];
+        let head_levels = cfg.scale % GROUP;
+        let mut x = cfg.seed ^ 0x5EED_0F1D_5C4A_3B1E;
+        let mut key = || {
+            let m = crate::rng::splitmix64(&mut x) | 1;
+            (m, crate::rng::splitmix64(&mut x))
+        };
         Ok(Rmat {
-            thresholds: [t(a), t(a + b), t(a + b + c)],
+            full: alias_table(GROUP.min(cfg.scale), p),
+            head: alias_table(head_levels, p),
+            head_levels,
+            keys: [key(), key(), key()],
             cfg,
-            perm: std::sync::OnceLock::new(),
         })
     }
 
-    /// The seeded permutation of vertex ids (drawn once, on first use).
-    fn perm(&self) -> &[u32] {
-        self.perm.get_or_init(|| {
-            let n = 1u64 << self.cfg.scale;
-            let mut perm: Vec<u32> = (0..n as u32).collect();
-            let mut rng = Rng::new(self.cfg.seed, u64::MAX);
-            for i in (1..n as usize).rev() {
-                let j = rng.below(i as u64 + 1) as usize;
-                perm.swap(i, j);
-            }
-            perm
-        })
+    /// The seeded bijection of `0..2^scale` applied to every id.
+    #[inline]
+    fn scramble(&self, mut x: u64) -> u64 {
+        let mask = (1u64 << self.cfg.scale) - 1;
+        let shift = self.cfg.scale.div_ceil(2);
+        for &(mul, add) in &self.keys {
+            x = x.wrapping_mul(mul).wrapping_add(add) & mask;
+            x ^= x >> shift;
+        }
+        x
+    }
+
+    /// One group of `k` levels drawn from `table`, appended to `(u, v)`.
+    #[inline(always)]
+    fn descend(table: &[u64], k: u32, r: u64, u: &mut u64, v: &mut u64) {
+        let i = r as usize & (table.len() - 1);
+        let e = table[i];
+        let o = if r >> 32 < e >> 16 {
+            i as u64
+        } else {
+            e & 0xFFFF
+        };
+        *u = (*u << k) | (o >> k);
+        *v = (*v << k) | (o & ((1 << k) - 1));
     }
 }
 
@@ -97,31 +165,18 @@ impl Generator for Rmat {
         let mut rng = Rng::new(self.cfg.seed, chunk as u64);
         let lo = chunk as u64 * CHUNK_EDGES;
         let hi = (lo + CHUNK_EDGES).min(self.edges());
-        let [ta, tab, tabc] = self.thresholds;
-        let perm = self.perm();
+        let groups = self.cfg.scale / GROUP;
+        let k = GROUP.min(self.cfg.scale);
         out.reserve((hi - lo) as usize);
         for _ in lo..hi {
             let (mut u, mut v) = (0u64, 0u64);
-            let mut bits = 0u64;
-            for level in 0..self.cfg.scale {
-                if level % 4 == 0 {
-                    bits = rng.next_u64();
-                }
-                let x = bits & 0xFFFF;
-                bits >>= 16;
-                let (bu, bv) = if x < ta {
-                    (0, 0)
-                } else if x < tab {
-                    (0, 1)
-                } else if x < tabc {
-                    (1, 0)
-                } else {
-                    (1, 1)
-                };
-                u = (u << 1) | bu;
-                v = (v << 1) | bv;
+            if self.head_levels > 0 {
+                Self::descend(&self.head, self.head_levels, rng.next_u64(), &mut u, &mut v);
             }
-            out.push((perm[u as usize] as u64, perm[v as usize] as u64));
+            for _ in 0..groups {
+                Self::descend(&self.full, k, rng.next_u64(), &mut u, &mut v);
+            }
+            out.push((self.scramble(u), self.scramble(v)));
         }
     }
     fn edges(&self) -> u64 {
@@ -166,5 +221,77 @@ mod tests {
         }
         let max = *deg.iter().max().unwrap();
         assert!(max > 8 * 8, "R-MAT should be skewed, max degree {max}");
+    }
+
+    /// The probability of each outcome, read back from an alias table.
+    fn probabilities(t: &[u64]) -> Vec<f64> {
+        let n = t.len();
+        let mut got = vec![0f64; n];
+        for (i, &e) in t.iter().enumerate() {
+            let keep = (e >> 16) as f64 / 4294967296.0;
+            got[i] += keep / n as f64;
+            got[(e & 0xFFFF) as usize] += (1.0 - keep) / n as f64;
+        }
+        got
+    }
+
+    #[test]
+    fn alias_tables_give_the_product_probabilities() {
+        let p = [0.57, 0.19, 0.19, 0.05];
+        for k in [1, 2, 3, GROUP] {
+            let got = probabilities(&alias_table(k, p));
+            for (i, g) in got.iter().enumerate() {
+                let (u, v) = (i >> k, i & ((1 << k) - 1));
+                let want: f64 = (0..k)
+                    .map(|l| p[(((u >> l) & 1) << 1) | ((v >> l) & 1)])
+                    .product();
+                // Thresholds have 32 bits: each column is off by at most 2^-33.
+                assert!(
+                    (g - want).abs() < 2.5e-10,
+                    "k {k} outcome {i}: {g} vs {want}"
+                );
+            }
+        }
+        // A zero probability is never drawn: D = 0 leaves outcome 3 (u = v = 1).
+        let got = probabilities(&alias_table(1, [0.5, 0.25, 0.25, 0.0]));
+        assert_eq!(got[3], 0.0);
+    }
+
+    #[test]
+    fn quadrants_and_scramble() {
+        for scale in [1, 5, 7, 8, 14] {
+            let g = Rmat::new(RmatConfig {
+                scale,
+                edge_factor: 1,
+                ..Default::default()
+            })
+            .unwrap();
+            let n = 1u64 << scale;
+            let mut seen = vec![false; n as usize];
+            for x in 0..n {
+                let y = g.scramble(x);
+                assert!(y < n && !seen[y as usize], "scale {scale}: not a bijection");
+                seen[y as usize] = true;
+            }
+        }
+        // Before the scramble, the top level's quadrant follows A, B, C, D.
+        let g = Rmat::new(RmatConfig {
+            scale: 9,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut rng = Rng::new(3, 0);
+        let mut q = [0u32; 4];
+        let trials = 200_000;
+        for _ in 0..trials {
+            let (mut u, mut v) = (0, 0);
+            Rmat::descend(&g.head, g.head_levels, rng.next_u64(), &mut u, &mut v);
+            Rmat::descend(&g.full, GROUP, rng.next_u64(), &mut u, &mut v);
+            q[((u >> 8) * 2 + (v >> 8)) as usize] += 1;
+        }
+        for (got, want) in q.iter().zip([0.57, 0.19, 0.19, 0.05]) {
+            let f = *got as f64 / trials as f64;
+            assert!((f - want).abs() < 0.005, "{q:?}");
+        }
     }
 }

@@ -1,8 +1,6 @@
 //! Tests of the asynchronous engine: seeds, deferral, settings.
 
 use super::*;
-use crate::store::blockmap::block_span;
-use crate::store::format::SLOTS_PER_BLOCK;
 use crate::store::Direction;
 use crate::testkit;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -97,15 +95,10 @@ fn deferred_vertices_wait_for_their_block_and_are_never_lost() {
     let g = &t.graph;
     let n = g.vertex_count() as usize;
     let adj = g.adjacency(Direction::Out).unwrap();
-    let block = |v: VertexId| {
-        adj.disk_span(v)
-            .map(|(slot, _)| slot / SLOTS_PER_BLOCK as u64)
-    };
+    // The first block of each list (raw or packed), and the source's.
+    let block = |v: VertexId| adj.block_range(v).map(|(first, _)| first);
     let s = (0..n as VertexId).max_by_key(|&v| adj.degree(v)).unwrap();
-    let (lo, hi) = adj
-        .disk_span(s)
-        .map(|(slot, d)| block_span(slot, d))
-        .unwrap();
+    let (lo, hi) = adj.block_range(s).unwrap();
     let nbrs = crate::algo::reference::Csr::load(g, Direction::Out)
         .unwrap()
         .neighbors(s)
