@@ -392,15 +392,6 @@ pub(crate) fn convert(ctx: &Ctx, a: ConvertArgs) -> anyhow::Result<()> {
         convert_from(&Source::File(&input), &a.output, &opts, &bar)?
     };
     bar.done();
-    if r.memory_floor_bytes > r.memory_budget_bytes && !ctx.quiet {
-        eprintln!(
-            "warning: --memory {} is below what this build needs whatever the budget ({:.0} MiB for {} vertices, {} threads: index, block map, write and parse buffers); it used that instead",
-            grotto::metrics::human(r.memory_budget_bytes),
-            mib(r.memory_floor_bytes),
-            r.vertices,
-            r.threads
-        );
-    }
     if r.parse.skipped > 0 && !ctx.quiet {
         eprintln!(
             "warning: skipped {} malformed line(s); first: {}",
@@ -416,6 +407,13 @@ pub(crate) fn mib(b: u64) -> f64 {
 }
 
 pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyhow::Result<()> {
+    if r.memory_floor_bytes > r.memory_budget_bytes && !ctx.quiet {
+        eprintln!(
+            "warning: --memory {} is below what this build needs whatever the budget, {}; it used that instead",
+            grotto::metrics::human(r.memory_budget_bytes),
+            floor_terms(r)
+        );
+    }
     let rss = grotto::metrics::peak_rss_bytes();
     if ctx.json {
         let mut v = serde_json::to_value(r)?;
@@ -491,6 +489,9 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             words::count(r.partitions as u64, "partition"),
             words::count(r.threads as u64, "thread")
         );
+        if r.memory_floor_bytes > 0 {
+            println!("  memory floor {}", floor_terms(r));
+        }
         println!(
             "  time {:.2} s (parse {:.2} s, build {:.2} s, finish {:.2} s); peak RSS {}",
             r.timings.total_s,
@@ -512,4 +513,19 @@ impl BuildArgs {
         }
         Wrap::parse_from(["grotto"]).b
     }
+}
+
+/// The memory floor of a bounded build in its terms: buffers, bytes per
+/// vertex, and the partition that cannot be split.
+fn floor_terms(r: &ConvertReport) -> String {
+    let [buffers, vertices, part] = r.memory_floor_parts;
+    format!(
+        "{:.0} MiB = {:.0} MiB of buffers ({}) + {} B x {} vertices + {:.0} MiB of records (the longest list, at least 8 MiB)",
+        mib(r.memory_floor_bytes),
+        mib(buffers),
+        words::count(r.threads as u64, "thread"),
+        vertices / r.vertices.max(1),
+        r.vertices,
+        mib(part)
+    )
 }

@@ -188,6 +188,7 @@ fn plain_usage_built(mut cmd: clap::Command) -> clap::Command {
 
 fn main() {
     grotto::io::system::restore_default_sigpipe();
+    grotto::io::system::return_large_frees_to_the_kernel();
     install_signal_cleanup();
     let cli = parse_args();
     let cores = std::thread::available_parallelism()

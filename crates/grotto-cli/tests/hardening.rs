@@ -650,40 +650,63 @@ fn typed_sizes_and_counts_are_ranged_not_clamped() {
 
 #[test]
 fn a_memory_budget_holds_down_to_its_stated_floor() {
+    // The kernel's high-water mark (getrusage's ru_maxrss, the VmHWM of
+    // /proc) of bounded builds at three budgets, from text and straight
+    // from the generator: never above the budget or the floor the report
+    // states, and the floor within 64 MiB + 16 B a vertex.
     let d = tempfile::tempdir().expect("tempdir");
     let el = d.path().join("r.el");
     let o = grotto(&["generate", "rmat", "--scale", "17", "-o", p(&el), "-q"]);
     assert!(o.status.success(), "{}", err(&o));
     let out = d.path().join("r.grotto");
-    for budget in ["1MiB", "64MiB", "256MiB"] {
-        let o = grotto(&[
-            "convert",
-            p(&el),
-            p(&out),
-            "--memory",
-            budget,
-            "--json",
-            "--threads",
-            "2",
-        ]);
-        assert!(o.status.success(), "{}", err(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-        let floor = v["memory_floor_bytes"].as_u64().expect("floor");
-        let asked = v["memory_budget_bytes"].as_u64().expect("budget");
-        let peak = v["peak_rss_bytes"].as_u64().expect("rss");
-        if budget == "1MiB" {
+    for budget in ["1MiB", "36MiB", "48MiB"] {
+        for source in ["text", "generator"] {
+            let _ = std::fs::remove_file(&out);
+            let common = [
+                "--memory",
+                budget,
+                "--json",
+                "--threads",
+                "2",
+                "--undirected",
+            ];
+            let mut args = match source {
+                "text" => vec!["convert", p(&el), p(&out)],
+                _ => vec!["generate", "rmat", "--scale", "17", "-o", p(&out)],
+            };
+            args.extend(common);
+            let o = grotto(&args);
+            assert!(o.status.success(), "{}", err(&o));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+            let floor = v["memory_floor_bytes"].as_u64().expect("floor");
+            let asked = v["memory_budget_bytes"].as_u64().expect("budget");
+            let peak = v["peak_rss_bytes"].as_u64().expect("rss");
+            let n = v["vertices"].as_u64().expect("vertices");
+            let parts: Vec<u64> = v["memory_floor_parts"]
+                .as_array()
+                .expect("parts")
+                .iter()
+                .map(|x| x.as_u64().expect("part"))
+                .collect();
             assert_eq!(v["path"], "external", "{v}");
-        }
-        assert!(
-            peak <= floor.max(asked),
-            "peak {peak} over floor {floor} and budget {asked}"
-        );
-        if floor > asked {
+            assert_eq!(parts.iter().sum::<u64>(), floor);
+            assert_eq!(parts[1], 16 * n, "{parts:?}");
             assert!(
-                err(&o).contains("is below what this build needs"),
-                "{}",
-                err(&o)
+                floor <= (64 << 20) + 16 * n,
+                "floor {floor} for {n} vertices"
             );
+            assert!(
+                peak <= floor.max(asked),
+                "{source} at {budget}: peak {peak} over floor {floor} and budget {asked}"
+            );
+            if floor > asked {
+                assert!(
+                    err(&o).contains("is below what this build needs")
+                        && err(&o).contains("B x 131072 vertices"),
+                    "{}",
+                    err(&o)
+                );
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! format and both build paths and come back as exactly the expected edges.
 
 use grotto::export::{export, ExportFormat};
-use grotto::ingest::{convert, BuildPath, ConvertOptions, IdMode, Input};
+use grotto::ingest::{convert, BuildPath, ConvertOptions, IdMode, Input, VertexOrder};
 use grotto::store::layout::LayoutConfig;
 use grotto::store::Graph;
 use proptest::prelude::*;
@@ -115,7 +115,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool, short_max in prop::sample::select(vec![0u32, 1, 3, 16, 1024]), packed: bool) {
+    fn every_format_and_path_round_trips((edges, n) in graphs(), fmt in prop::sample::select(vec![Fmt::EdgeList, Fmt::AdjList, Fmt::Mtx, Fmt::Gzip, Fmt::Zstd]), undirected: bool, external: bool, keep_loops: bool, short_max in prop::sample::select(vec![0u32, 1, 3, 16, 1024]), packed: bool, order in prop::sample::select(vec![VertexOrder::None, VertexOrder::Degree, VertexOrder::Auto])) {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("in.txt");
         std::fs::write(&input, render(&edges, fmt, n)).unwrap();
@@ -125,6 +125,9 @@ proptest! {
             keep_self_loops: keep_loops,
             memory_bytes: if external { Some(16 << 10) } else { None },
             force_external: external,
+            // Many partitions: about 400 edges, up to 3000 at one hub.
+            partition_records: external.then_some(97),
+            order,
             ids: IdMode::Dense,
             layout: LayoutConfig { short_max, packed, ..LayoutConfig::default() },
             // One line without neighbours among hundreds of "u v" lines reads
@@ -134,6 +137,7 @@ proptest! {
         };
         let r = convert(&Input::path(&input), &out, &opts).unwrap();
         prop_assert_eq!(r.path == BuildPath::External, external, "{:?}", r);
+        prop_assert!(!external || edges.len() < 300 || r.partitions > 1, "{:?}", r);
         prop_assert!(short_max > 0 || r.short_blocks == 0, "{:?}", r);
         let g = Graph::open(&out).unwrap();
         prop_assert_eq!(g.header().packed(), packed);
@@ -157,7 +161,7 @@ proptest! {
         let input = dir.path().join("in.el");
         std::fs::write(&input, render(&edges, Fmt::EdgeList, 0)).unwrap();
         let out = dir.path().join("g.grotto");
-        let opts = ConvertOptions { ids: IdMode::Compact, force_external: external, memory_bytes: if external { Some(16 << 10) } else { None }, ..ConvertOptions::default() };
+        let opts = ConvertOptions { ids: IdMode::Compact, force_external: external, partition_records: external.then_some(53), memory_bytes: if external { Some(16 << 10) } else { None }, ..ConvertOptions::default() };
         convert(&Input::path(&input), &out, &opts).unwrap();
         prop_assert_eq!(exported(&out), expected(&edges, false, false));
         let g = Graph::open(&out).unwrap();
@@ -177,6 +181,7 @@ fn weighted_edges_keep_their_weights() {
     for external in [false, true] {
         let opts = ConvertOptions {
             force_external: external,
+            partition_records: external.then_some(2),
             memory_bytes: if external { Some(16 << 10) } else { None },
             ..ConvertOptions::default()
         };
@@ -208,6 +213,7 @@ fn reverse_edges_mirror_the_out_edges() {
         let opts = ConvertOptions {
             reverse: true,
             force_external: external,
+            partition_records: external.then_some(2),
             memory_bytes: if external { Some(16 << 10) } else { None },
             ..ConvertOptions::default()
         };
@@ -263,6 +269,8 @@ fn short_lists_follow_the_long_ones() {
         let opts = ConvertOptions {
             memory_bytes: if external { Some(16 << 10) } else { None },
             force_external: external,
+            // Many partitions: about 400 edges, up to 3000 at one hub.
+            partition_records: external.then_some(97),
             ids: IdMode::Dense,
             layout: LayoutConfig {
                 short_max: 16,

@@ -55,7 +55,8 @@ pub struct Rmat {
 /// Levels drawn together: 4^7 outcomes, a 128 KiB table.
 pub const GROUP: u32 = 7;
 
-const CHUNK_EDGES: u64 = 1 << 18;
+/// Edges per chunk: 1 MiB of edges in flight per thread.
+const CHUNK_EDGES: u64 = 1 << 16;
 
 /// Walker's alias table over the 4^k outcomes of `k` levels. Outcome `i`
 /// holds the k source bits above the k target bits; its probability is

@@ -87,31 +87,58 @@ pub(crate) fn check_spill_room(
     })
 }
 
-/// Memory every external build holds whatever its budget: the writer's
-/// three 8 MiB buffers and the process itself.
-const FLOOR_FIXED_BYTES: u64 = 32 << 20;
-/// Parse buffers per worker thread (2 MiB chunks in flight and queued).
+/// The process itself: code, thread stacks, the allocator's slack.
+const FLOOR_PROCESS_BYTES: u64 = 8 << 20;
+/// Per worker thread: its parse buffers (2 MiB chunks in flight and
+/// queued) or its generator chunk, and its open spill pages.
 const FLOOR_THREAD_BYTES: u64 = 6 << 20;
-/// Per vertex and adjacency: the index entry, the block map entry and
-/// per-list build state.
-const FLOOR_VERTEX_BYTES: u64 = 24;
+/// Per vertex: its index entry (8) and, with a vertex order, the order
+/// and its inverse (4 + 4), or before them the record counter and the
+/// sort key the order is made from.
+pub(crate) const FLOOR_VERTEX_BYTES: u64 = 16;
+/// Per vertex of a second adjacency (in-edges): its index entry.
+const FLOOR_IN_VERTEX_BYTES: u64 = 8;
 /// The smallest partition of records an external build loads at once.
 pub(crate) const MIN_PARTITION_BYTES: u64 = 8 << 20;
 
-/// The memory a bounded build needs however small its budget (see
-/// docs/ingest.md): fixed buffers, parse buffers per thread, O(V), and
-/// the partition it cannot split: `largest_cell_bytes` (a partition holds
-/// whole cells of 2^16 vertices) or 8 MiB, whichever is more.
+/// Bytes of each of the graph writer's three buffers under a memory
+/// budget: a 48th of it, between 256 KiB and 8 MiB.
+pub(crate) fn write_buffer_bytes(budget: u64) -> u64 {
+    (budget / 48).clamp(256 << 10, 8 << 20) / 4096 * 4096
+}
+
+/// What a bounded build needs however small its budget (see
+/// docs/scale.md), in three parts: buffers (the process, the writer's
+/// three buffers at this budget, `threads` workers' parse buffers),
+/// bytes per vertex (`dirs` adjacencies), and the partition it cannot
+/// split, `largest_list_bytes` (one vertex's records) or 8 MiB, whichever
+/// is more.
+pub fn memory_floor_parts(
+    vertices: u64,
+    dirs: u64,
+    threads: usize,
+    budget: u64,
+    largest_list_bytes: u64,
+) -> [u64; 3] {
+    let per_vertex = FLOOR_VERTEX_BYTES + FLOOR_IN_VERTEX_BYTES * dirs.saturating_sub(1);
+    [
+        FLOOR_PROCESS_BYTES + 3 * write_buffer_bytes(budget) + threads as u64 * FLOOR_THREAD_BYTES,
+        vertices.saturating_mul(per_vertex),
+        largest_list_bytes.max(MIN_PARTITION_BYTES),
+    ]
+}
+
+/// The sum of [`memory_floor_parts`].
 pub fn memory_floor_bytes(
     vertices: u64,
     dirs: u64,
     threads: usize,
-    largest_cell_bytes: u64,
+    budget: u64,
+    largest_list_bytes: u64,
 ) -> u64 {
-    FLOOR_FIXED_BYTES
-        + threads as u64 * FLOOR_THREAD_BYTES
-        + vertices.saturating_mul(FLOOR_VERTEX_BYTES * dirs)
-        + largest_cell_bytes.max(MIN_PARTITION_BYTES)
+    memory_floor_parts(vertices, dirs, threads, budget, largest_list_bytes)
+        .iter()
+        .sum()
 }
 
 /// Refuses a vertex count whose O(V) build state cannot fit: beyond the
@@ -124,9 +151,9 @@ pub(crate) fn check_vertex_memory(n: u64, reverse: bool, what: &str) -> Result<(
             what: format!("{what}: more than the format's limit of {MAX_VERTICES} vertices"),
         });
     }
-    let dirs = if reverse { 2 } else { 1 };
+    let per_vertex = FLOOR_VERTEX_BYTES + if reverse { FLOOR_IN_VERTEX_BYTES } else { 0 };
     crate::metrics::check_memory(
-        n.saturating_mul(FLOOR_VERTEX_BYTES * dirs),
+        n.saturating_mul(per_vertex),
         &format!("the vertex index and build state of {what}"),
     )
 }

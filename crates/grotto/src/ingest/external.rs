@@ -51,16 +51,15 @@ impl BuildCtx<'_> {
                 return Ok(*r);
             }
         }
-        // Pass 2: records per cell in internal ids (with a vertex order,
-        // records per vertex, which give the order and then the cells).
+        // Pass 2: records per vertex in internal ids, which give the
+        // vertex order (if any), then the build units and partitions.
         let t = Instant::now();
         // Each worker counts into its own counters when they all fit in a
         // quarter of the budget; else into shared atomic ones (slower:
         // hubs' counters bounce between cores).
-        let ordered = self.opts.order != VertexOrder::None;
         let dirs_counted = if rules.reverse { 2 } else { 1 };
         let local = n * 4 * dirs_counted * self.plan.threads as u64 <= self.budget / 4;
-        let shared = (ordered && !local).then(|| {
+        let shared = (!local).then(|| {
             Arc::new([
                 order::counters(n),
                 order::counters(if rules.reverse { n } else { 0 }),
@@ -68,21 +67,20 @@ impl BuildCtx<'_> {
         });
         let make = || {
             let mut s = StatsSink::new(rules, Some(mapper.clone()));
-            s.per_vertex = match (&shared, ordered) {
-                (Some(c), _) => Some(PerVertex::Shared(c.clone())),
-                (None, true) => Some(PerVertex::Local(
+            s.per_vertex = Some(match &shared {
+                Some(c) => PerVertex::Shared(c.clone()),
+                None => PerVertex::Local(
                     vec![0; n as usize],
                     vec![0; if rules.reverse { n as usize } else { 0 }],
-                )),
-                (None, false) => None,
-            };
+                ),
+            });
             s
         };
         let (mut sinks, _) = self.plan.pass(&make, self.progress, "count")?;
         for s in sinks.iter_mut() {
             s.flush();
         }
-        let degrees = ordered.then(|| match &shared {
+        let (deg, deg_in) = match &shared {
             Some(c) => (order::loads(&c[0]), order::loads(&c[1])),
             None => {
                 let mut locals: Vec<(Vec<u32>, Vec<u32>)> = sinks
@@ -99,109 +97,76 @@ impl BuildCtx<'_> {
                 }
                 total
             }
-        });
-        drop(shared);
-        let mut out_cells: Vec<u64> = Vec::new();
-        let mut in_cells: Vec<u64> = Vec::new();
-        for s in &sinks {
-            for (acc, c) in [(&mut out_cells, &s.out_cells), (&mut in_cells, &s.in_cells)] {
-                if acc.len() < c.len() {
-                    acc.resize(c.len(), 0);
-                }
-                for (a, b) in acc.iter_mut().zip(c) {
-                    *a += b;
-                }
-            }
-        }
+        };
         drop(sinks);
-        let ncells = ((n.max(1) - 1) >> CELL_SHIFT) as usize + 1;
-        out_cells.resize(ncells, 0);
-        in_cells.resize(ncells, 0);
-        let (mapper, order, starts) = match degrees {
-            Some((deg, deg_in))
-                if self.opts.order == VertexOrder::Auto
-                    && !order::skewed(&order::degree_order(&deg), &deg) =>
-            {
-                // Not worth an order: cells by the user's order.
-                for (v, &d) in deg.iter().enumerate() {
-                    out_cells[v >> CELL_SHIFT] += d as u64;
-                    if let Some(&i) = deg_in.get(v) {
-                        in_cells[v >> CELL_SHIFT] += i as u64;
-                    }
-                }
-                (mapper, None, None)
+        drop(shared);
+        let order = match self.opts.order {
+            VertexOrder::None => None,
+            VertexOrder::Degree => Some(order::degree_order(&deg)),
+            VertexOrder::Auto => {
+                let o = order::degree_order(&deg);
+                order::skewed(&o, &deg).then_some(o)
             }
-            Some((deg, deg_in)) => {
-                let order = order::degree_order(&deg);
-                let records: u64 = deg.iter().map(|&d| d as u64).sum();
-                let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
-                let starts = order::unit_starts(&order, &deg, cap);
-                for (v, &r) in order.iter().enumerate() {
-                    let c = v >> CELL_SHIFT;
-                    out_cells[c] += deg[r as usize] as u64;
-                    if let Some(&d) = deg_in.get(r as usize) {
-                        in_cells[c] += d as u64;
-                    }
-                }
-                let new_of = Arc::new(crate::store::names::invert(&order));
-                let m = IdMapper::Ordered {
-                    compact: compact.clone(),
-                    limit: n,
-                    new_of,
-                };
-                (m, Some(order), Some(starts))
-            }
-            None => (mapper, None, None),
         };
         // A partition's records, its lists and its blocks must fit the
         // budget above the floor: 8 bytes of record and about as much of
         // sorted list and block staging each (17 to 19 measured on rmat22),
         // about twice that with a weight.
         let per_record = if rules.weighted { 40 } else { 22 };
-        // What the build holds whatever the budget (a partition holds at
-        // least one cell, so the largest cell counts); partitions get the rest.
         let dirs = if rules.reverse { 2 } else { 1 };
-        let largest_cell = out_cells
-            .iter()
-            .chain(&in_cells)
-            .copied()
-            .max()
-            .unwrap_or(0);
-        // A vertex order keeps both directions of its permutation (8 bytes
-        // per vertex) through the scatter and the build.
-        let order_bytes = if order.is_some() { n * 8 } else { 0 };
-        let base =
-            memory_floor_bytes(n, dirs, self.plan.threads, 0) - MIN_PARTITION_BYTES + order_bytes;
-        self.floor =
-            memory_floor_bytes(n, dirs, self.plan.threads, largest_cell * per_record) + order_bytes;
-        let cap_records =
-            (self.budget.saturating_sub(base).max(MIN_PARTITION_BYTES) / per_record).max(1);
-        let split = |cells: &[u64]| -> (Vec<u32>, Vec<(usize, usize)>) {
-            let mut part = vec![0u32; cells.len()];
-            let mut ranges = Vec::new();
-            let (mut start, mut acc) = (0usize, 0u64);
-            for (c, &k) in cells.iter().enumerate() {
-                if acc + k > cap_records && c > start {
-                    ranges.push((start, c));
-                    start = c;
-                    acc = 0;
-                }
-                acc += k;
-                part[c] = ranges.len() as u32;
-            }
-            ranges.push((start, cells.len()));
-            (part, ranges)
+        let [buffers, per_vertex, _] =
+            memory_floor_parts(n, dirs, self.plan.threads, self.budget, 0);
+        let base = buffers + per_vertex;
+        let room = self.budget.saturating_sub(base).max(MIN_PARTITION_BYTES);
+        let part_cap = (room / per_record)
+            .min(self.opts.partition_records.unwrap_or(u64::MAX))
+            .max(1);
+        let records: u64 = deg.iter().map(|&d| d as u64).sum();
+        let max_list = deg.iter().chain(&deg_in).copied().max().unwrap_or(0) as u64;
+        let unit_cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
+        let out_cuts = order::cuts(order.as_deref(), &deg, unit_cap, part_cap);
+        drop(deg);
+        let in_cuts = rules
+            .reverse
+            .then(|| order::cuts(order.as_deref(), &deg_in, unit_cap, part_cap));
+        drop(deg_in);
+        // The floor: what any budget must hold, and one partition, which
+        // cannot be smaller than the longest list.
+        self.floor_parts = memory_floor_parts(
+            n,
+            dirs,
+            self.plan.threads,
+            self.budget,
+            max_list * per_record,
+        );
+        let mapper = match order.as_ref() {
+            Some(o) => IdMapper::Ordered {
+                compact: compact.clone(),
+                limit: n,
+                new_of: Arc::new(crate::store::names::invert(o)),
+            },
+            None => mapper,
         };
-        let (out_part, out_ranges) = split(&out_cells);
-        let out_set = Arc::new(SpillSet::new(&self.temp_dir, out_part, out_ranges.len())?);
-        let (in_set, in_ranges) = if rules.reverse {
-            let (p, r) = split(&in_cells);
-            (
-                Some(Arc::new(SpillSet::new(&self.temp_dir, p, r.len())?)),
-                r,
-            )
-        } else {
-            (None, Vec::new())
+        // Open spill pages (one per partition and worker) take at most an
+        // eighth of the room, in pages of 4 Ki to 128 Ki records.
+        let parts_total =
+            out_cuts.parts.len() - 1 + in_cuts.as_ref().map_or(0, |c| c.parts.len() - 1);
+        let rec_bytes = if rules.weighted { 12 } else { 8 };
+        let page_records = ((room / 8)
+            / (parts_total as u64 * self.plan.threads as u64 * rec_bytes).max(1))
+        .clamp(4096, records::SPILL_PAGE_RECORDS as u64) as usize;
+        let out_set = Arc::new(SpillSet::new(
+            &self.temp_dir,
+            out_cuts.part_starts(),
+            page_records,
+        )?);
+        let in_set = match &in_cuts {
+            Some(c) => Some(Arc::new(SpillSet::new(
+                &self.temp_dir,
+                c.part_starts(),
+                page_records,
+            )?)),
+            None => None,
         };
         // Pass 3: scatter records to partition files.
         let dest = Destination::Spill(out_set.clone(), in_set.clone());
@@ -223,32 +188,31 @@ impl BuildCtx<'_> {
             loops += s.self_loops;
         }
         drop(sinks);
+        // Records are in new ids now: the order's inverse is not needed.
+        drop(dest);
+        drop(mapper);
         self.parse_s += t.elapsed().as_secs_f64();
 
         let tb = Instant::now();
         let mut w = self.writer()?;
-        self.progress.stage(
-            "build",
-            Some(out_ranges.len() as u64 + in_ranges.len() as u64),
-        );
+        w.limit_buffers(write_buffer_bytes(self.budget) as usize);
+        self.progress.stage("build", Some(parts_total as u64));
         let weighted = rules.weighted;
-        let load = |set: &SpillSet, p: usize, range: (usize, usize)| -> Result<Vec<Unit>> {
+        let load = |set: &SpillSet, cuts: &order::Cuts, p: usize| -> Result<Group> {
             let (keys, ws) = set.take(p, weighted)?;
-            Ok(match &starts {
-                Some(st) => split_into_units(keys, ws, range, st, weighted),
-                None => group_into_units(keys, ws, range, n, weighted),
-            })
+            let units = &cuts.units[cuts.parts[p]..=cuts.parts[p + 1]];
+            Ok(Group::Bucketed(bucket_by_unit(keys, ws, units, weighted)))
         };
         // Partitions are loaded lazily, one at a time.
-        struct Lazy<'s, F: FnMut(usize) -> Result<Vec<Unit>>> {
+        struct Lazy<'s, F: FnMut(usize) -> Result<Group>> {
             n: usize,
             i: usize,
             f: F,
             err: &'s mut Option<Error>,
         }
-        impl<F: FnMut(usize) -> Result<Vec<Unit>>> Iterator for Lazy<'_, F> {
-            type Item = Vec<Unit>;
-            fn next(&mut self) -> Option<Vec<Unit>> {
+        impl<F: FnMut(usize) -> Result<Group>> Iterator for Lazy<'_, F> {
+            type Item = Group;
+            fn next(&mut self) -> Option<Group> {
                 if self.i >= self.n || self.err.is_some() {
                     return None;
                 }
@@ -266,11 +230,11 @@ impl BuildCtx<'_> {
         let mut err = None;
         let out = {
             let it = Lazy {
-                n: out_ranges.len(),
+                n: out_set.parts(),
                 i: 0,
                 f: |p| {
                     progress.set(p as u64);
-                    load(&out_set, p, out_ranges[p])
+                    load(&out_set, &out_cuts, p)
                 },
                 err: &mut err,
             };
@@ -279,12 +243,12 @@ impl BuildCtx<'_> {
         if let Some(e) = err.take() {
             return Err(e);
         }
-        let inn = match &in_set {
-            Some(set) => {
+        let inn = match (&in_set, &in_cuts) {
+            (Some(set), Some(cuts)) => {
                 let it = Lazy {
-                    n: in_ranges.len(),
+                    n: set.parts(),
                     i: 0,
-                    f: |p| load(set, p, in_ranges[p]),
+                    f: |p| load(set, cuts, p),
                     err: &mut err,
                 };
                 let s = self.build_units(&mut w, n, true, it)?;
@@ -293,7 +257,7 @@ impl BuildCtx<'_> {
                 }
                 Some(s)
             }
-            None => None,
+            _ => None,
         };
         let build_s = tb.elapsed().as_secs_f64();
         self.finish(
@@ -306,90 +270,80 @@ impl BuildCtx<'_> {
             loops,
             counts,
             BuildPath::External,
-            out_ranges.len() + in_ranges.len(),
+            parts_total,
             build_s,
         )
     }
 }
 
-/// Splits a partition's records into units of one cell each.
-fn group_into_units(
-    keys: Vec<u64>,
-    ws: Vec<f32>,
-    (c0, c1): (usize, usize),
-    n: u64,
-    weighted: bool,
-) -> Vec<Unit> {
-    let cells = c1 - c0;
-    let mut counts = vec![0usize; cells];
+/// Groups a partition's records by build unit, in place (one pass of
+/// swaps, no second array): `units` are the first sources of the
+/// partition's units, then the end of its last.
+fn bucket_by_unit(mut keys: Vec<u64>, mut ws: Vec<f32>, units: &[u32], weighted: bool) -> Bucketed {
+    let lo = units[0];
+    let local: Vec<u32> = units.iter().map(|&s| s - lo).collect();
+    let unit_of = order::UnitOf::new(&local);
+    let of = |k: u64| unit_of.of(((k >> 32) as u32).wrapping_sub(lo));
+    let nb = local.len() - 1;
+    let mut bounds = vec![0usize; nb + 1];
     for &k in &keys {
-        counts[((k >> 32) >> CELL_SHIFT) as usize - c0] += 1;
+        bounds[of(k) + 1] += 1;
     }
-    let mut units: Vec<Unit> = (0..cells)
-        .map(|i| {
-            let c = (c0 + i) as u64;
-            let mut p = Page {
-                owner: c as u32,
-                keys: Vec::with_capacity(counts[i]),
-                weights: Vec::new(),
-            };
-            if weighted {
-                p.weights.reserve_exact(counts[i]);
+    for b in 0..nb {
+        bounds[b + 1] += bounds[b];
+    }
+    let mut next = bounds[..nb].to_vec();
+    for b in 0..nb {
+        while next[b] < bounds[b + 1] {
+            let i = next[b];
+            let t = of(keys[i]);
+            if t == b {
+                next[b] += 1;
+            } else {
+                let j = next[t];
+                keys.swap(i, j);
+                if weighted {
+                    ws.swap(i, j);
+                }
+                next[t] += 1;
             }
-            Unit {
-                lo: (c << CELL_SHIFT).min(n),
-                hi: ((c + 1) << CELL_SHIFT).min(n),
-                pages: vec![p],
-            }
-        })
-        .collect();
-    for (i, &k) in keys.iter().enumerate() {
-        let u = &mut units[((k >> 32) >> CELL_SHIFT) as usize - c0].pages[0];
-        u.keys.push(k);
-        if weighted {
-            u.weights.push(ws[i]);
         }
     }
-    units
+    Bucketed {
+        keys,
+        weights: ws,
+        units: units.to_vec(),
+        bounds,
+    }
 }
 
-/// Splits a partition's records (cells `c0..c1` of an ordered build) into
-/// the build units of `starts` that lie in those cells.
-fn split_into_units(
-    keys: Vec<u64>,
-    ws: Vec<f32>,
-    (c0, c1): (usize, usize),
-    starts: &[u32],
-    weighted: bool,
-) -> Vec<Unit> {
-    let n = *starts.last().unwrap_or(&0) as u64;
-    let (lo, hi) = (
-        ((c0 as u64) << CELL_SHIFT).min(n) as u32,
-        ((c1 as u64) << CELL_SHIFT).min(n) as u32,
-    );
-    // Units nest in cells, so the partition's units are a run of them.
-    let (u0, u1) = (
-        starts.partition_point(|&s| s < lo),
-        starts.partition_point(|&s| s < hi),
-    );
-    let unit_of = order::UnitOf::new(starts);
-    let mut units: Vec<Unit> = (u0..u1.max(u0))
-        .map(|u| Unit {
-            lo: starts[u] as u64,
-            hi: starts[u + 1] as u64,
-            pages: vec![Page {
-                owner: u as u32,
-                keys: Vec::new(),
-                weights: Vec::new(),
-            }],
-        })
-        .collect();
-    for (i, &k) in keys.iter().enumerate() {
-        let p = &mut units[unit_of.of((k >> 32) as u32) - u0].pages[0];
-        p.keys.push(k);
-        if weighted {
-            p.weights.push(ws[i]);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_bucketed_by_unit_in_place_with_their_weights() {
+        let units = [100u32, 103, 110, 200];
+        let mut keys = Vec::new();
+        let mut ws = Vec::new();
+        for i in 0..1000u64 {
+            let src = 100 + (i * 37) % 100;
+            keys.push(src << 32 | i);
+            ws.push(i as f32);
         }
+        let b = bucket_by_unit(keys.clone(), ws, &units, true);
+        assert_eq!(b.bounds.len(), 4);
+        assert_eq!(*b.bounds.last().unwrap(), 1000);
+        for u in 0..3 {
+            for i in b.bounds[u]..b.bounds[u + 1] {
+                let src = (b.keys[i] >> 32) as u32;
+                assert!(units[u] <= src && src < units[u + 1]);
+                assert_eq!(b.weights[i], (b.keys[i] & 0xFFFF_FFFF) as f32);
+            }
+        }
+        let mut sorted = b.keys.clone();
+        sorted.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(sorted, keys);
     }
-    units
 }

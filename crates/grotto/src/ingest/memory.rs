@@ -134,9 +134,9 @@ impl BuildCtx<'_> {
         let mut w = self.writer()?;
         let tb = Instant::now();
         self.progress.stage("build", None);
-        let out = self.build_units(&mut w, n, false, vec![units(out_pages)])?;
+        let out = self.build_units(&mut w, n, false, vec![Group::Pages(units(out_pages))])?;
         let inn = if self.plan.rules.reverse {
-            Some(self.build_units(&mut w, n, true, vec![units(in_pages)])?)
+            Some(self.build_units(&mut w, n, true, vec![Group::Pages(units(in_pages))])?)
         } else {
             None
         };

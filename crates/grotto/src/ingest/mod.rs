@@ -52,14 +52,18 @@ use crate::store::writer::GraphWriter;
 use build::{AdjBuilder, AdjSummary};
 use cell::{build_cell, LocalCsr};
 use checks::{
-    check_input, check_vertex_memory, memory_floor_bytes, with_detection, MIN_PARTITION_BYTES,
+    check_input, check_vertex_memory, memory_floor_parts, with_detection, write_buffer_bytes,
+    MIN_PARTITION_BYTES,
 };
 
 use ids::{CompactMap, IdMapper, SeenIds};
 use parse::{EdgeSink, ParseCounts, ParseSpec};
 use plan::{default_threads, estimate_lines, Plan};
 use rayon::prelude::*;
-use records::{CellSink, Destination, Page, RecordRules, SpillSet, StatsSink, CELL_SHIFT};
+use records::{
+    Bucketed, CellSink, Destination, Group, Page, RecordRules, SpillSet, StatsSink, Unit,
+    CELL_SHIFT,
+};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
@@ -362,7 +366,7 @@ pub fn convert_from(
         opts,
         output,
         out: Some(out),
-        floor: 0,
+        floor_parts: [0; 3],
         progress,
         budget,
         temp_dir,
@@ -442,21 +446,16 @@ struct BuildCtx<'a> {
     output: &'a Path,
     /// The output opened up front; taken by the writer.
     out: Option<Output>,
-    /// The external build's memory floor, once the vertex count is known.
-    floor: u64,
+    /// The external build's memory floor, once the vertex count is known:
+    /// buffers, bytes for the vertices, the partition (see
+    /// [`memory_floor_parts`]).
+    floor_parts: [u64; 3],
     progress: &'a dyn Progress,
     budget: u64,
     temp_dir: PathBuf,
     t0: Instant,
     parse_s: f64,
     order_s: f64,
-}
-
-/// Records of one build unit: a vertex range and the pages holding its records.
-struct Unit {
-    lo: u64,
-    hi: u64,
-    pages: Vec<Page>,
 }
 
 impl BuildCtx<'_> {
@@ -553,26 +552,43 @@ impl BuildCtx<'_> {
         groups: I,
     ) -> Result<AdjSummary>
     where
-        I: IntoIterator<Item = Vec<Unit>>,
+        I: IntoIterator<Item = Group>,
     {
         let [kb, kw, ki, kc, kt, kh, _] = SectionKind::adjacency(inn);
         let kinds = [kb, kw, ki, kc, kt, kh];
         let weighted = self.plan.rules.weighted;
         let keep = self.opts.keep_duplicates;
         let mut b = AdjBuilder::new(w, n, &self.opts.layout, weighted, kinds, &self.temp_dir)?;
-        for units in groups {
-            let cells: Vec<LocalCsr> = units
-                .into_par_iter()
-                .filter(|u| u.hi > u.lo || !u.pages.is_empty())
-                .map(|u| {
-                    let parts: Vec<(&[u64], &[f32])> = u
-                        .pages
-                        .iter()
-                        .map(|p| (&p.keys[..], &p.weights[..]))
-                        .collect();
-                    build_cell(u.lo, u.hi, &parts, weighted, keep)
-                })
-                .collect();
+        for group in groups {
+            let cells: Vec<LocalCsr> = match group {
+                Group::Pages(units) => units
+                    .into_par_iter()
+                    .filter(|u| u.hi > u.lo || !u.pages.is_empty())
+                    .map(|u| {
+                        let parts: Vec<(&[u64], &[f32])> = u
+                            .pages
+                            .iter()
+                            .map(|p| (&p.keys[..], &p.weights[..]))
+                            .collect();
+                        build_cell(u.lo, u.hi, &parts, weighted, keep)
+                    })
+                    .collect(),
+                Group::Bucketed(g) => (0..g.units.len().saturating_sub(1))
+                    .into_par_iter()
+                    .map(|i| {
+                        let r = g.bounds[i]..g.bounds[i + 1];
+                        let ws: &[f32] = if weighted { &g.weights[r.clone()] } else { &[] };
+                        let parts = [(&g.keys[r], ws)];
+                        build_cell(
+                            g.units[i] as u64,
+                            g.units[i + 1] as u64,
+                            &parts,
+                            weighted,
+                            keep,
+                        )
+                    })
+                    .collect(),
+            };
             b.add(w, &cells)?;
         }
         b.finish(w)
@@ -743,7 +759,8 @@ impl BuildCtx<'_> {
             path,
             path_reason: String::new(),
             memory_budget_bytes: self.budget,
-            memory_floor_bytes: self.floor,
+            memory_floor_bytes: self.floor_parts.iter().sum(),
+            memory_floor_parts: self.floor_parts,
             partitions,
             threads: self.plan.threads,
             input_bytes: match self.plan.source {

@@ -84,6 +84,10 @@ pub struct ConvertOptions {
     /// Take the external path even when the records would fit (for tests
     /// and benchmarks of that path).
     pub force_external: bool,
+    /// Records an external build loads at once, at most (default: what
+    /// the memory budget leaves above the floor). For tests of builds with
+    /// many partitions on small graphs.
+    pub partition_records: Option<u64>,
     /// The graph has vertices with ids `0..n` (isolated ones included);
     /// an id at or above `n` is an error. Default: a `# vertices N`
     /// comment before the first data line (grotto writes one), else the
@@ -120,6 +124,7 @@ impl Default for ConvertOptions {
             layout: LayoutConfig::default(),
             temp_dir: None,
             force_external: false,
+            partition_records: None,
             allow_empty: false,
             vertices: None,
             vertex_ids: None,
@@ -214,6 +219,11 @@ pub struct ConvertReport {
     /// What the external build needs whatever the budget (0 on the
     /// memory path); a budget below it is raised to it.
     pub memory_floor_bytes: u64,
+    /// The floor in its three parts: buffers (process, writer, per
+    /// thread), the bytes for the vertices (16 a vertex, 24 with in-edges),
+    /// and the one partition of records that cannot be split (the longest
+    /// list, at least 8 MiB). All zero on the memory path.
+    pub memory_floor_parts: [u64; 3],
     /// Spill partitions (external path).
     pub partitions: usize,
     /// Worker threads.

@@ -97,6 +97,71 @@ pub fn add_into(a: &mut [u32], b: &[u32]) {
         .for_each(|(x, &y)| *x = x.saturating_add(y));
 }
 
+/// How an external build splits one adjacency: build units (as
+/// [`unit_starts`]) and partitions, runs of whole units whose records are
+/// loaded and built together.
+#[derive(Debug, PartialEq)]
+pub struct Cuts {
+    /// First vertex (new id) of each unit, then `n`.
+    pub units: Vec<u32>,
+    /// First unit of each partition, then the unit count.
+    pub parts: Vec<usize>,
+    /// Records of the largest partition.
+    pub largest: u64,
+}
+
+impl Cuts {
+    /// The vertices of partition `p` (new ids).
+    pub fn vertices(&self, p: usize) -> (u32, u32) {
+        (self.units[self.parts[p]], self.units[self.parts[p + 1]])
+    }
+
+    /// First vertex of each partition, then `n`: what records are routed by.
+    pub fn part_starts(&self) -> Vec<u32> {
+        self.parts.iter().map(|&u| self.units[u]).collect()
+    }
+}
+
+/// Cuts the vertices, in new order (`order[v]` is the rank of new vertex
+/// `v`, or `v` itself without an order), into units of at most
+/// `unit_cap` records and partitions of at most `part_cap`, each at a
+/// vertex boundary: only a vertex with more records alone exceeds a cap.
+/// `deg` counts records per rank.
+pub fn cuts(order: Option<&[u32]>, deg: &[u32], unit_cap: u64, part_cap: u64) -> Cuts {
+    let d = |v: usize| match order {
+        Some(o) => deg[o[v] as usize] as u64,
+        None => deg[v] as u64,
+    };
+    let n = deg.len();
+    let unit_cap = unit_cap.min(part_cap).max(1);
+    let mut units = vec![0u32];
+    let mut parts = vec![0usize];
+    let (mut in_unit, mut in_part, mut largest) = (0u64, 0u64, 0u64);
+    for v in 0..n {
+        let r = d(v);
+        let new_part = in_part > 0 && in_part + r > part_cap;
+        let cell_edge = v > 0 && v.trailing_zeros() >= CELL_SHIFT;
+        if new_part || cell_edge || (in_unit > 0 && in_unit + r > unit_cap) {
+            units.push(v as u32);
+            in_unit = 0;
+            if new_part {
+                parts.push(units.len() - 1);
+                largest = largest.max(in_part);
+                in_part = 0;
+            }
+        }
+        in_unit += r;
+        in_part += r;
+    }
+    units.push(n as u32);
+    parts.push(units.len() - 1);
+    Cuts {
+        units,
+        parts,
+        largest: largest.max(in_part),
+    }
+}
+
 /// Build units over new ids: consecutive ranges within one cell (2^CELL_SHIFT
 /// vertices) of at most `cap` records unless one vertex alone has more,
 /// so that the hubs an order puts first do not make one unit most of
@@ -283,5 +348,42 @@ mod tests {
         got.sort_by_key(key);
         want.sort_by_key(key);
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn cuts_keep_units_and_partitions_under_their_caps_at_vertex_boundaries() {
+        // A hub of 50 records, then 99 vertices of 1..=3.
+        let mut deg = vec![50u32];
+        deg.extend((0..99).map(|i| 1 + i % 3));
+        let total: u64 = deg.iter().map(|&d| d as u64).sum();
+        let order: Vec<u32> = (0..100).rev().collect();
+        for ord in [None, Some(&order[..])] {
+            let c = cuts(ord, &deg, 10, 25);
+            assert_eq!(*c.units.last().unwrap(), 100);
+            assert_eq!(c.parts[0], 0);
+            assert_eq!(*c.parts.last().unwrap(), c.units.len() - 1);
+            let d = |v: u32| match ord {
+                Some(o) => deg[o[v as usize] as usize] as u64,
+                None => deg[v as usize] as u64,
+            };
+            let mut sum = 0;
+            for w in c.units.windows(2) {
+                let r: u64 = (w[0]..w[1]).map(d).sum();
+                assert!(r <= 10 || w[1] - w[0] == 1, "unit {w:?}: {r}");
+                sum += r;
+            }
+            assert_eq!(sum, total);
+            for p in 0..c.parts.len() - 1 {
+                let (lo, hi) = c.vertices(p);
+                let r: u64 = (lo..hi).map(d).sum();
+                assert!(r <= 25 || hi - lo == 1, "partition {p}: {r}");
+                assert!(r <= c.largest);
+            }
+            assert_eq!(c.largest, 50);
+        }
+        // Cells of 2^16 vertices still bound units.
+        let c = cuts(None, &vec![0u32; 70_000], 1 << 40, 1 << 40);
+        assert_eq!(c.units, vec![0, 65_536, 70_000]);
+        assert_eq!(c.parts, vec![0, 2]);
     }
 }

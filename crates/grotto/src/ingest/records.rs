@@ -45,14 +45,21 @@ impl Page {
 /// Spill files, one per partition, shared by all workers.
 pub struct SpillSet {
     files: Vec<Mutex<File>>,
-    /// Partition of each cell.
-    cell_part: Vec<u32>,
+    /// Records written to each file.
+    records: Vec<std::sync::atomic::AtomicU64>,
+    /// First source (internal id) of each partition, then the vertex count.
+    starts: Vec<u32>,
+    /// Records a worker gathers per partition before one write.
+    page_records: usize,
     path_hint: std::path::PathBuf,
 }
 
 impl SpillSet {
-    /// Creates `parts` anonymous temporary files in `dir`.
-    pub fn new(dir: &std::path::Path, cell_part: Vec<u32>, parts: usize) -> Result<SpillSet> {
+    /// Creates one anonymous temporary file in `dir` per partition, the
+    /// partitions beginning at `starts` (then the vertex count); workers
+    /// write `page_records` records at a time.
+    pub fn new(dir: &std::path::Path, starts: Vec<u32>, page_records: usize) -> Result<SpillSet> {
+        let parts = starts.len().saturating_sub(1).max(1);
         let files = (0..parts)
             .map(|_| {
                 tempfile::tempfile_in(dir)
@@ -62,9 +69,20 @@ impl SpillSet {
             .collect::<Result<_>>()?;
         Ok(SpillSet {
             files,
-            cell_part,
+            records: (0..parts).map(|_| Default::default()).collect(),
+            starts,
+            page_records: page_records.max(1),
             path_hint: dir.to_path_buf(),
         })
+    }
+
+    /// The partition holding source `src`.
+    #[inline]
+    fn part_of(&self, src: u32) -> usize {
+        self.starts
+            .partition_point(|&s| s <= src)
+            .saturating_sub(1)
+            .min(self.files.len() - 1)
     }
 
     fn write(&self, page: &Page) -> Result<()> {
@@ -72,16 +90,13 @@ impl SpillSet {
             .lock()
             .map_err(|_| Error::Invalid("spill lock poisoned".into()))?;
         let n = page.keys.len() as u32;
-        let mut bytes = Vec::with_capacity(4 + page.keys.len() * 12);
-        bytes.extend_from_slice(&n.to_le_bytes());
-        bytes.extend_from_slice(bytemuck::cast_slice(&page.keys));
-        bytes.extend_from_slice(bytemuck::cast_slice(&page.weights));
-        f.write_all(&bytes)
-            .map_err(|e| Error::io(&self.path_hint, "write spill file", e))
-    }
-
-    fn last_part(&self) -> u32 {
-        self.files.len().saturating_sub(1) as u32
+        let err = |e| Error::io(&self.path_hint, "write spill file", e);
+        f.write_all(&n.to_le_bytes()).map_err(err)?;
+        f.write_all(bytemuck::cast_slice(&page.keys)).map_err(err)?;
+        f.write_all(bytemuck::cast_slice(&page.weights))
+            .map_err(err)?;
+        self.records[page.owner as usize].fetch_add(n as u64, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Number of partitions.
@@ -89,7 +104,8 @@ impl SpillSet {
         self.files.len()
     }
 
-    /// Reads back all records of partition `p` and removes them from disk.
+    /// Reads back all records of partition `p` and removes them from disk;
+    /// reads straight into the record arrays (no second copy).
     pub fn take(&self, p: usize, weighted: bool) -> Result<(Vec<u64>, Vec<f32>)> {
         use std::io::Seek;
         let mut f = self.files[p]
@@ -98,25 +114,31 @@ impl SpillSet {
         let err = |e| Error::io(&self.path_hint, "read spill file", e);
         f.flush().map_err(err)?;
         f.seek(std::io::SeekFrom::Start(0)).map_err(err)?;
-        let mut raw = Vec::new();
-        f.read_to_end(&mut raw).map_err(err)?;
-        f.set_len(0).map_err(err)?;
-        let mut keys = Vec::new();
-        let mut weights = Vec::new();
-        let mut p = 0;
-        while p + 4 <= raw.len() {
-            let n = u32::from_le_bytes([raw[p], raw[p + 1], raw[p + 2], raw[p + 3]]) as usize;
-            p += 4;
-            let kb = n * 8;
-            let wb = if weighted { n * 4 } else { 0 };
-            if p + kb + wb > raw.len() {
-                return Err(Error::Invalid("spill file shorter than written".into()));
+        let total = self.records[p].load(Ordering::Relaxed) as usize;
+        let mut keys = vec![0u64; total];
+        let mut weights = vec![0f32; if weighted { total } else { 0 }];
+        let mut at = 0usize;
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, &mut *f);
+        let short = || Error::Invalid("spill file shorter than written".into());
+        while at < total {
+            let mut head = [0u8; 4];
+            reader.read_exact(&mut head).map_err(|_| short())?;
+            let n = u32::from_le_bytes(head) as usize;
+            if at + n > total {
+                return Err(Error::Invalid("spill file longer than written".into()));
             }
-            keys.extend(bytemuck::pod_collect_to_vec::<u8, u64>(&raw[p..p + kb]));
-            p += kb;
-            weights.extend(bytemuck::pod_collect_to_vec::<u8, f32>(&raw[p..p + wb]));
-            p += wb;
+            reader
+                .read_exact(bytemuck::cast_slice_mut(&mut keys[at..at + n]))
+                .map_err(|_| short())?;
+            if weighted {
+                reader
+                    .read_exact(bytemuck::cast_slice_mut(&mut weights[at..at + n]))
+                    .map_err(|_| short())?;
+            }
+            at += n;
         }
+        drop(reader);
+        f.set_len(0).map_err(err)?;
         Ok((keys, weights))
     }
 }
@@ -128,6 +150,38 @@ pub enum Destination {
     Memory(Arc<AtomicI64>),
     /// Append pages to the spill sets of the out- and in-adjacency.
     Spill(Arc<SpillSet>, Option<Arc<SpillSet>>),
+}
+
+/// Records of one build unit: a vertex range and the pages holding its records.
+pub(crate) struct Unit {
+    /// First source.
+    pub lo: u64,
+    /// End of the sources.
+    pub hi: u64,
+    /// Pages holding the unit's records.
+    pub pages: Vec<Page>,
+}
+
+/// Records of consecutive build units in one array, grouped by unit:
+/// unit `i` holds the sources `units[i]..units[i + 1]` and the records
+/// `keys[bounds[i]..bounds[i + 1]]` (with their weights, if any).
+pub(crate) struct Bucketed {
+    /// `(source << 32) | target`, grouped by unit.
+    pub keys: Vec<u64>,
+    /// Weights, parallel to `keys` (empty when unweighted).
+    pub weights: Vec<f32>,
+    /// First source of each unit, then the end of the last.
+    pub units: Vec<u32>,
+    /// Where each unit's records begin in `keys`, then their count.
+    pub bounds: Vec<usize>,
+}
+
+/// The records of one partition, built together.
+pub(crate) enum Group {
+    /// Units with their own pages (the memory build).
+    Pages(Vec<Unit>),
+    /// Units sharing one array (a partition of the external build).
+    Bucketed(Bucketed),
 }
 
 /// What the build does with each edge.
@@ -249,10 +303,7 @@ impl CellSink {
             Destination::Memory(_) => (cell, PAGE_RECORDS),
             Destination::Spill(o, i) => {
                 let set = if inn { i.as_ref().unwrap_or(o) } else { o };
-                (
-                    set.cell_part.get(cell).copied().unwrap_or(set.last_part()) as usize,
-                    SPILL_PAGE_RECORDS,
-                )
+                (set.part_of(src), set.page_records)
             }
         };
         let weighted = self.rules.weighted;

@@ -131,6 +131,21 @@ pub fn restore_default_sigpipe() {
     }
 }
 
+/// Makes the C allocator hand every allocation of 4 MiB or more
+/// straight to the kernel (`mmap`) and back when freed, instead of
+/// raising that threshold as large blocks are freed (glibc's default),
+/// which kept freed record arrays in the heap: a 128 MiB bounded build
+/// peaked at 136 MiB with the default, 87 MiB with this. For programs
+/// that own their process (the CLI); a library must not change it.
+pub fn return_large_frees_to_the_kernel() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; it is called at
+    // start-up, before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
+    }
+}
+
 /// Peak resident set size of this process in bytes (`getrusage`'s
 /// `ru_maxrss`, which Linux gives in KiB), or `None` where it fails.
 pub fn peak_rss_bytes() -> Option<u64> {

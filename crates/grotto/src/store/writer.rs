@@ -96,6 +96,9 @@ struct Appender {
     /// the next one.
     made: usize,
     next_len: usize,
+    /// Bytes of the largest buffer ([`WRITE_BUFFER_BYTES`] unless a
+    /// memory budget asked for less).
+    max_len: usize,
     /// What the writer needs, until it is started.
     idle: Option<IdleWriter>,
     worker: Option<std::thread::JoinHandle<std::io::Result<()>>>,
@@ -128,6 +131,7 @@ impl Appender {
             free,
             made: 1,
             next_len: (FIRST_BUFFER_BYTES * 4).min(WRITE_BUFFER_BYTES),
+            max_len: WRITE_BUFFER_BYTES,
             idle: Some(IdleWriter {
                 inbox,
                 give_back,
@@ -160,7 +164,7 @@ impl Appender {
             return Ok(self.grown());
         }
         match self.free.recv() {
-            Ok(b) if b.len < WRITE_BUFFER_BYTES => {
+            Ok(b) if b.len < self.max_len => {
                 drop(b);
                 Ok(self.grown())
             }
@@ -171,8 +175,8 @@ impl Appender {
 
     /// A new buffer of the next size.
     fn grown(&mut self) -> PageBuf {
-        let b = PageBuf::new(self.next_len);
-        self.next_len = (self.next_len * 4).min(WRITE_BUFFER_BYTES);
+        let b = PageBuf::new(self.next_len.min(self.max_len));
+        self.next_len = (self.next_len * 4).min(self.max_len);
         b
     }
 
@@ -324,6 +328,20 @@ impl GraphWriter {
         // Placeholder header: zeros never pass the magic check.
         w.raw(&[0u8; BLOCK_BYTES])?;
         Ok(w)
+    }
+
+    /// Caps each of the writer's [`WRITE_BUFFERS`] buffers at `bytes`
+    /// (rounded to whole blocks, at least 64 KiB; default 8 MiB): a build
+    /// under a small memory budget writes in smaller pieces.
+    pub fn limit_buffers(&mut self, bytes: usize) {
+        let b = (bytes / BLOCK_BYTES * BLOCK_BYTES).clamp(FIRST_BUFFER_BYTES, WRITE_BUFFER_BYTES);
+        self.out.max_len = b;
+        self.out.next_len = self.out.next_len.min(b);
+    }
+
+    /// The most bytes the writer's buffers take at once.
+    pub fn buffer_bytes(&self) -> usize {
+        self.out.max_len * WRITE_BUFFERS
     }
 
     fn raw(&mut self, bytes: &[u8]) -> Result<()> {
