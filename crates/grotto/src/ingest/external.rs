@@ -1,7 +1,10 @@
 //! The external path: pass 1 collects ids, pass 2 counts records per
-//! cell, cells are grouped into partitions sized to the budget above the
-//! memory floor, pass 3 scatters records to one spill file per partition,
-//! and partitions are built and appended one at a time.
+//! vertex, which give the vertex order, the build units (at most 2^16
+//! vertices) and the partitions, runs of whole units cut at vertex
+//! boundaries by record count to fit the budget above the memory floor;
+//! pass 3 scatters records to one spill file per partition (routed by new
+//! id), and partitions are read back, grouped by unit in place, built and
+//! appended one at a time.
 
 use super::*;
 use records::PerVertex;
@@ -148,13 +151,13 @@ impl BuildCtx<'_> {
             None => mapper,
         };
         // Open spill pages (one per partition and worker) take at most an
-        // eighth of the room, in pages of 4 Ki to 128 Ki records.
+        // eighth of the room, in pages of 512 to 128 Ki records.
         let parts_total =
             out_cuts.parts.len() - 1 + in_cuts.as_ref().map_or(0, |c| c.parts.len() - 1);
         let rec_bytes = if rules.weighted { 12 } else { 8 };
         let page_records = ((room / 8)
             / (parts_total as u64 * self.plan.threads as u64 * rec_bytes).max(1))
-        .clamp(4096, records::SPILL_PAGE_RECORDS as u64) as usize;
+        .clamp(512, records::SPILL_PAGE_RECORDS as u64) as usize;
         let out_set = Arc::new(SpillSet::new(
             &self.temp_dir,
             out_cuts.part_starts(),
@@ -191,11 +194,13 @@ impl BuildCtx<'_> {
         // Records are in new ids now: the order's inverse is not needed.
         drop(dest);
         drop(mapper);
+        crate::io::system::release_free_memory();
         self.parse_s += t.elapsed().as_secs_f64();
 
         let tb = Instant::now();
         let mut w = self.writer()?;
         w.limit_buffers(write_buffer_bytes(self.budget) as usize);
+        let order = self.order_first(&mut w, order)?;
         self.progress.stage("build", Some(parts_total as u64));
         let weighted = rules.weighted;
         let load = |set: &SpillSet, cuts: &order::Cuts, p: usize| -> Result<Group> {

@@ -73,22 +73,7 @@ impl Bitmap {
     }
     /// Set bits in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
-        self.pages.iter().enumerate().flat_map(|(p, page)| {
-            page.iter().flat_map(move |words| {
-                words.iter().enumerate().flat_map(move |(i, &w)| {
-                    let base = ((p as u64) << PAGE_SHIFT) + i as u64 * 64;
-                    let mut w = w;
-                    std::iter::from_fn(move || {
-                        if w == 0 {
-                            return None;
-                        }
-                        let t = w.trailing_zeros() as u64;
-                        w &= w - 1;
-                        Some(base + t)
-                    })
-                })
-            })
-        })
+        set_bits(&self.pages)
     }
     /// Bytes held.
     pub fn bytes(&self) -> u64 {
@@ -205,15 +190,14 @@ impl CompactMap {
             self.small + self.big.partition_point(|&b| b < id) as u64
         }
     }
+    /// The sorted user ids, one at a time (the id map section).
+    pub fn original_ids_iter(&self) -> impl Iterator<Item = u64> + '_ {
+        set_bits(&self.pages).chain(self.big.iter().copied())
+    }
+
     /// The sorted user ids, i.e. the id map section.
     pub fn original_ids(&self) -> Vec<u64> {
-        let mut v: Vec<u64> = Bitmap {
-            pages: self.pages.clone(),
-        }
-        .iter()
-        .collect();
-        v.extend_from_slice(&self.big);
-        v
+        self.original_ids_iter().collect()
     }
 }
 
@@ -261,6 +245,26 @@ impl IdMapper {
             }
         }
     }
+}
+
+/// The set bits of paged bitmap words, in increasing order.
+fn set_bits(pages: &[Option<Box<[u64]>>]) -> impl Iterator<Item = u64> + '_ {
+    pages.iter().enumerate().flat_map(|(p, page)| {
+        page.iter().flat_map(move |words| {
+            words.iter().enumerate().flat_map(move |(i, &w)| {
+                let base = ((p as u64) << PAGE_SHIFT) + i as u64 * 64;
+                let mut w = w;
+                std::iter::from_fn(move || {
+                    if w == 0 {
+                        return None;
+                    }
+                    let t = w.trailing_zeros() as u64;
+                    w &= w - 1;
+                    Some(base + t)
+                })
+            })
+        })
+    })
 }
 
 #[cfg(test)]

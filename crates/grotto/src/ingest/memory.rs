@@ -132,6 +132,7 @@ impl BuildCtx<'_> {
         };
         crate::interrupt::check()?;
         let mut w = self.writer()?;
+        let order = self.order_first(&mut w, order)?;
         let tb = Instant::now();
         self.progress.stage("build", None);
         let out = self.build_units(&mut w, n, false, vec![Group::Pages(units(out_pages))])?;

@@ -3,19 +3,21 @@
 //! [`convert`] picks one of two build paths from the memory budget:
 //! - **memory**: one parse straight into per-cell record pages, then cells
 //!   become sorted lists in parallel and are packed and written;
-//! - **external**: when the records would not fit, a first pass counts
-//!   records per cell (and collects ids), consecutive cells are grouped
-//!   into partitions that fit the budget, a second pass scatters records
-//!   into one spill file per partition, and partitions are then built and
-//!   appended one at a time. Peak memory is the budget plus O(vertices).
+//! - **external**: when the records would not fit, a first pass collects
+//!   ids, a second counts records per vertex (which give the vertex
+//!   order), the vertices are cut into build units and partitions of
+//!   whole units that fit the budget, a third pass scatters records into
+//!   one spill file per partition, and partitions are then built and
+//!   appended one at a time. Peak memory is the budget, or the floor
+//!   (buffers, 16 bytes a vertex and the longest list) when that is more.
 //!
 //! The user never picks: the memory path is tried when the estimated
 //! records fit and abandons itself for the external path if they do not.
 //!
 //! Where things are: [`options`] (what a conversion is asked and reports),
 //! this module (the plan, [`convert_from`], and the steps both paths
-//! share: id decisions, building an adjacency, the final sections),
-//! `memory.rs` and `external.rs` (the two paths), [`checks`] (what is
+//! share: id decisions, building an adjacency), `finish.rs` (the final
+//! sections and the report), `memory.rs` and `external.rs` (the two paths), [`checks`] (what is
 //! refused before work, the memory floor), [`sniff`] (format detection),
 //! [`parse`], [`source`], [`records`], [`build`] and [`ids`].
 
@@ -27,6 +29,7 @@ pub mod checks;
 pub mod compact;
 pub mod csv;
 mod external;
+mod finish;
 pub mod ids;
 mod memory;
 pub mod merge;
@@ -350,8 +353,17 @@ pub fn convert_from(
         .unwrap_or_else(|| crate::metrics::available_memory_bytes().unwrap_or(8 << 30) / 2);
     let rec_bytes = if spec.weighted { 12 } else { 8 };
     let dirs = if undirected || reverse { 2 } else { 1 };
-    // Records may take 60% of the budget; the rest covers lists and blocks.
-    let record_budget = (budget as f64 * 0.6) as i64;
+    // Records may take 40% of what the budget leaves above the buffers and
+    // the vertices (when their count is known): the memory build holds
+    // them, their sorted lists and blocks, about 2.5 times their bytes.
+    let [buffers, per_vertex, _] = memory_floor_parts(
+        fixed_n.unwrap_or(0),
+        if reverse { 2 } else { 1 },
+        threads,
+        budget,
+        0,
+    );
+    let record_budget = (budget.saturating_sub(buffers + per_vertex) as f64 * 0.4) as i64;
     let est = est_edges.saturating_mul(dirs * rec_bytes);
     let temp_dir = opts
         .temp_dir
@@ -458,6 +470,14 @@ struct BuildCtx<'a> {
     order_s: f64,
 }
 
+/// Whether a build's vertex order section was written (before the
+/// blocks, so that its 4 bytes a vertex are not held through them).
+#[derive(Clone, Copy, PartialEq)]
+enum OrderSection {
+    None,
+    Written,
+}
+
 impl BuildCtx<'_> {
     /// The graph writer over the output opened at the start.
     fn writer(&mut self) -> Result<GraphWriter> {
@@ -465,6 +485,18 @@ impl BuildCtx<'_> {
             Some(o) => GraphWriter::new(o),
             None => Err(Error::Invalid("the output was already written".into())),
         }
+    }
+
+    /// Writes the vertex order's section, the first after the header
+    /// (both build paths, so that they write the same bytes).
+    fn order_first(&self, w: &mut GraphWriter, order: Option<Vec<u32>>) -> Result<OrderSection> {
+        Ok(match order {
+            Some(o) => {
+                w.section(SectionKind::Order, bytemuck::cast_slice(&o), o.len() as u64)?;
+                OrderSection::Written
+            }
+            None => OrderSection::None,
+        })
     }
 
     fn mtx_check(&self, counts: &ParseCounts) -> Result<()> {
@@ -592,189 +624,5 @@ impl BuildCtx<'_> {
             b.add(w, &cells)?;
         }
         b.finish(w)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn finish(
-        &self,
-        mut w: GraphWriter,
-        n: u64,
-        compact: Option<Arc<CompactMap>>,
-        order: Option<Vec<u32>>,
-        out: AdjSummary,
-        inn: Option<AdjSummary>,
-        loops_dropped: u64,
-        counts: ParseCounts,
-        path: BuildPath,
-        partitions: usize,
-        build_s: f64,
-    ) -> Result<ConvertReport> {
-        if n == 0 && !self.opts.allow_empty {
-            let input = match self.plan.source {
-                Source::File(i) => i.path.clone(),
-                Source::Generated(_) => PathBuf::from("<generator>"),
-            };
-            let what = if counts.skipped > 0 {
-                format!(
-                    "no edges read: all {} data lines were malformed and skipped (pass --allow-empty to write an empty graph anyway)",
-                    counts.skipped
-                )
-            } else {
-                "no edges read: the input holds no data lines (pass --allow-empty to write an empty graph anyway)".to_string()
-            };
-            return Err(Error::BadInput { path: input, what });
-        }
-        let tf = Instant::now();
-        self.progress.stage("finish", None);
-        if let Some(i) = &inn {
-            debug_assert_eq!(i.entries, out.entries, "in- and out-adjacency disagree");
-        }
-        if let Some(t) = &self.plan.names {
-            w.section(SectionKind::Names, &t.encode(), t.len())?;
-        }
-        if let Some(m) = &compact {
-            let ids: Vec<u64> = m
-                .original_ids()
-                .iter()
-                .map(|&i| i + self.plan.id_base)
-                .collect();
-            w.section(
-                SectionKind::IdMap,
-                bytemuck::cast_slice(&ids),
-                ids.len() as u64,
-            )?;
-        }
-        if let Some(o) = &order {
-            w.section(SectionKind::Order, bytemuck::cast_slice(o), o.len() as u64)?;
-        }
-        // Room for updates: two empty manifest slots (docs/updates.md).
-        w.empty_manifest()?;
-        let r = self.plan.rules;
-        let edges = if r.undirected {
-            (out.entries - out.loops) / 2 + out.loops
-        } else {
-            out.entries
-        };
-        let dups = if r.undirected {
-            out.dup_entries / 2 + out.dup_loops
-        } else {
-            out.dup_entries + out.dup_loops
-        };
-        let mut flags = 0;
-        if !r.undirected {
-            flags |= FLAG_DIRECTED;
-        }
-        if r.weighted {
-            flags |= FLAG_WEIGHTED;
-        }
-        if r.reverse {
-            flags |= FLAG_REVERSE;
-        }
-        if compact.is_some() {
-            flags |= FLAG_ID_MAP;
-        }
-        if self.plan.names.is_some() {
-            flags |= FLAG_NAMES;
-        }
-        if order.is_some() {
-            flags |= FLAG_ORDER;
-        }
-        if self.opts.layout.inline_small && !r.weighted {
-            flags |= FLAG_INLINE_SMALL;
-        }
-        if out.packed {
-            flags |= FLAG_PACKED;
-        }
-        if self.opts.keep_duplicates {
-            flags |= FLAG_MULTI;
-        }
-        if r.keep_self_loops {
-            flags |= FLAG_SELF_LOOPS;
-        }
-        // Every file has room for updates, which came in version 6.
-        flags |= FLAG_DELTA;
-        let header = Header {
-            version: FORMAT_VERSION,
-            flags,
-            vertex_count: n,
-            edge_count: edges,
-            out_entries: out.entries,
-            id_base: if compact.is_some() {
-                0
-            } else {
-                self.plan.id_base
-            },
-            self_loops_dropped: loops_dropped,
-            duplicates_dropped: dups,
-            lines_skipped: counts.skipped,
-            sections: Vec::new(),
-        };
-        w.finish(header)?;
-        let finish_s = tf.elapsed().as_secs_f64();
-        let cap = out.blocks * SLOTS_PER_BLOCK as u64;
-        let index_bytes = n * 8 * if r.reverse { 2 } else { 1 };
-        Ok(ConvertReport {
-            input: match self.plan.source {
-                Source::File(i) => i.path.display().to_string(),
-                Source::Generated(g) => g.describe(),
-            },
-            output: self.output.to_path_buf(),
-            format: self.plan.format,
-            format_evidence: self.plan.evidence.clone(),
-            compression: self.plan.compression,
-            directed: !r.undirected,
-            weighted: r.weighted,
-            reverse: r.reverse,
-            vertices: n,
-            edges,
-            out_entries: out.entries,
-            blocks: out.blocks,
-            short_blocks: out.short_blocks,
-            fill_ratio: if cap == 0 {
-                1.0
-            } else {
-                (out.entries - out.inline_entries) as f64 / cap as f64
-            },
-            packed: out.packed,
-            bytes_per_entry: if out.entries == 0 {
-                0.0
-            } else {
-                (out.blocks * BLOCK_BYTES as u64) as f64 / out.entries as f64
-            },
-            index_bytes_per_vertex: if n == 0 {
-                0.0
-            } else {
-                index_bytes as f64 / n as f64
-            },
-            self_loops_dropped: loops_dropped,
-            duplicates_dropped: dups,
-            parse: counts,
-            ids_compacted: compact.is_some(),
-            order: if order.is_some() {
-                VertexOrder::Degree
-            } else {
-                VertexOrder::None
-            },
-            names: self.plan.names.is_some(),
-            path,
-            path_reason: String::new(),
-            memory_budget_bytes: self.budget,
-            memory_floor_bytes: self.floor_parts.iter().sum(),
-            memory_floor_parts: self.floor_parts,
-            partitions,
-            threads: self.plan.threads,
-            input_bytes: match self.plan.source {
-                Source::File(i) => source::input_bytes(&i.path).unwrap_or(0),
-                Source::Generated(_) => 0,
-            },
-            output_bytes: std::fs::metadata(self.output).map(|m| m.len()).unwrap_or(0),
-            timings: Timings {
-                parse_s: self.parse_s,
-                order_s: self.order_s,
-                build_s,
-                finish_s,
-                total_s: self.t0.elapsed().as_secs_f64(),
-            },
-        })
     }
 }
