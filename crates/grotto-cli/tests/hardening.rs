@@ -242,6 +242,21 @@ fn a_text_round_trip_keeps_trailing_isolated_vertices() {
         2,
         &["outside 0..1", "--vertices"],
     );
+    // The external path, which skips its id pass when the count is
+    // given, catches them in its counting pass and names the id.
+    refused(
+        d.path(),
+        &[
+            "convert",
+            p(&small),
+            p(&d.path().join("x.grotto")),
+            "--vertices",
+            "1",
+            "--force-external",
+        ],
+        2,
+        &["vertex id 1 is outside 0..1", "--vertices"],
+    );
 }
 
 #[test]

@@ -18,24 +18,37 @@ impl BuildCtx<'_> {
         reason: &str,
     ) -> Result<ConvertReport> {
         let rules = self.plan.rules;
-        // Pass 1: ids.
+        // Pass 1: ids, unless the vertex count is given (a generator, a
+        // size line, --vertices) and nothing is to be compacted: then ids
+        // outside it are caught by the counting pass.
         let t = Instant::now();
-        let make = || StatsSink::new(rules, None);
-        let (sinks, counts) = self.plan.pass(&make, self.progress, "scan ids")?;
-        self.mtx_check(&counts)?;
-        let mut seen = SeenIds::default();
-        for s in &sinks {
-            seen.union(&s.seen);
-        }
-        drop(sinks);
-        let (n, compact) = self.decide_ids(&mut seen)?;
-        drop(seen);
+        let given = match self.plan.fixed_n {
+            Some(n) if self.opts.ids != IdMode::Compact && self.opts.vertex_ids.is_none() => {
+                Some(n)
+            }
+            _ => None,
+        };
+        let (n, compact, counts) = match given {
+            Some(n) => (n, None, None),
+            None => {
+                let make = || StatsSink::new(rules, None);
+                let (sinks, counts) = self.plan.pass(&make, self.progress, "scan ids")?;
+                self.mtx_check(&counts)?;
+                let mut seen = SeenIds::default();
+                for s in &sinks {
+                    seen.union(&s.seen);
+                }
+                drop(sinks);
+                let (n, compact) = self.decide_ids(&mut seen)?;
+                (n, compact, Some(counts))
+            }
+        };
         let mapper = match &compact {
             Some(m) => IdMapper::Compact(m.clone()),
             None => IdMapper::Dense { limit: n },
         };
         self.parse_s += t.elapsed().as_secs_f64();
-        let fits = {
+        let fits = counts.as_ref().is_some_and(|counts| {
             let rec = if rules.weighted { 12 } else { 8 };
             let dirs = if rules.undirected || rules.reverse {
                 2
@@ -43,7 +56,7 @@ impl BuildCtx<'_> {
                 1
             };
             (counts.data_lines.saturating_mul(rec * dirs) as i64) <= record_budget
-        };
+        });
         if fits
             && !self.opts.force_external
             && !reason.starts_with("records outgrew")
@@ -79,9 +92,19 @@ impl BuildCtx<'_> {
             });
             s
         };
-        let (mut sinks, _) = self.plan.pass(&make, self.progress, "count")?;
+        let (mut sinks, count_counts) = self.plan.pass(&make, self.progress, "count")?;
         for s in sinks.iter_mut() {
             s.flush();
+        }
+        if counts.is_none() {
+            self.mtx_check(&count_counts)?;
+            if let Some(m) = sinks.iter().filter_map(|s| s.outside).max() {
+                return Err(Error::Invalid(format!(
+                    "vertex id {} is outside 0..{n}, the vertex count given by {}",
+                    m + self.plan.id_base,
+                    self.plan.fixed_from
+                )));
+            }
         }
         let (deg, deg_in) = match &shared {
             Some(c) => (order::loads(&c[0]), order::loads(&c[1])),

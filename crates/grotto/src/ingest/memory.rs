@@ -14,7 +14,14 @@ impl BuildCtx<'_> {
         let t = Instant::now();
         let budget = Arc::new(AtomicI64::new(record_budget));
         let rules = self.plan.rules;
-        let make = || CellSink::new(rules, mapper.clone(), Destination::Memory(budget.clone()));
+        // With a given vertex count, the mapper's limit catches ids beyond
+        // it: the ids seen are not needed.
+        let track_seen = self.plan.fixed_n.is_none();
+        let make = || {
+            let mut s = CellSink::new(rules, mapper.clone(), Destination::Memory(budget.clone()));
+            s.track_seen = track_seen;
+            s
+        };
         let (mut sinks, counts) = self.plan.pass(&make, self.progress, "parse")?;
         if sinks.iter().any(|s| s.over_budget) {
             return Ok(MemoryOutcome::OverBudget);

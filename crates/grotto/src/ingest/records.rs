@@ -211,6 +211,9 @@ pub struct CellSink {
     pub full_in: Vec<Page>,
     /// Ids seen (dense mode only).
     pub seen: SeenIds,
+    /// Whether to fill `seen` (default: yes; not needed when the vertex
+    /// count is given, and two random writes an edge saved).
+    pub track_seen: bool,
     /// Self loops dropped.
     pub self_loops: u64,
     /// An id did not fit the dense mapping.
@@ -237,6 +240,7 @@ impl CellSink {
             full_out: Vec::new(),
             full_in: Vec::new(),
             seen: SeenIds::default(),
+            track_seen: true,
             self_loops: 0,
             needs_compaction: false,
             over_budget: false,
@@ -276,9 +280,11 @@ impl CellSink {
     /// Stores the records of the edge `a -> b` in internal ids.
     #[inline]
     fn place(&mut self, a: u32, b: u32, w: f32) -> bool {
-        if let IdMapper::Dense { .. } = self.mapper {
-            self.seen.small.set(a as u64);
-            self.seen.small.set(b as u64);
+        if self.track_seen {
+            if let IdMapper::Dense { .. } = self.mapper {
+                self.seen.small.set(a as u64);
+                self.seen.small.set(b as u64);
+            }
         }
         if a == b && !self.rules.keep_self_loops {
             self.self_loops += 1;
@@ -436,6 +442,9 @@ pub struct StatsSink {
     pub in_cells: Vec<u64>,
     /// Records whose source is beyond the u32 range (no cell yet).
     pub unplaced: u64,
+    /// The largest id the mapper refused (with a mapper only): beyond a
+    /// given vertex count.
+    pub outside: Option<u64>,
     /// Edges (internal ids) not yet added to `per_vertex`: counting a
     /// batch in one tight loop lets the random counter updates overlap
     /// (2.4x faster than one update per parsed edge on rmat22).
@@ -457,6 +466,7 @@ impl StatsSink {
             out_cells: Vec::new(),
             in_cells: Vec::new(),
             unplaced: 0,
+            outside: None,
             pending: Vec::new(),
         }
     }
@@ -519,7 +529,11 @@ impl EdgeSink for StatsSink {
             }
             Some(m) => match (m.map(u), m.map(v)) {
                 (Some(a), Some(b)) => (a as u64, b as u64),
-                _ => return true,
+                (a, _) => {
+                    let id = if a.is_none() { u } else { v };
+                    self.outside = self.outside.max(Some(id));
+                    return true;
+                }
             },
         };
         if a == b && !self.rules.keep_self_loops {
