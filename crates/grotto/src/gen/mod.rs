@@ -63,6 +63,9 @@ impl EdgeGenerator for AsSource<'_> {
     fn describe(&self) -> String {
         self.0.describe()
     }
+    fn replayable(&self) -> bool {
+        true
+    }
 }
 
 /// Adapts a [`Generator`] to the ingest pipeline with edge weights: each
@@ -106,6 +109,9 @@ impl EdgeGenerator for WeightedSource<'_> {
         Some(self.g.vertices())
     }
     fn weighted(&self) -> bool {
+        true
+    }
+    fn replayable(&self) -> bool {
         true
     }
     fn describe(&self) -> String {

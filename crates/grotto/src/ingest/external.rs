@@ -181,42 +181,49 @@ impl BuildCtx<'_> {
         let page_records = ((room / 8)
             / (parts_total as u64 * self.plan.threads as u64 * rec_bytes).max(1))
         .clamp(512, records::SPILL_PAGE_RECORDS as u64) as usize;
-        let out_set = Arc::new(SpillSet::new(
-            &self.temp_dir,
-            out_cuts.part_starts(),
-            page_records,
-        )?);
-        let in_set = match &in_cuts {
-            Some(c) => Some(Arc::new(SpillSet::new(
-                &self.temp_dir,
-                c.part_starts(),
-                page_records,
-            )?)),
-            None => None,
+        // Pass 3: scatter records to one spill file per partition; or,
+        // replaying the source, nothing until each partition's own pass.
+        let spill = if self.replay {
+            None
+        } else {
+            let set = |c: &order::Cuts| -> Result<Arc<SpillSet>> {
+                Ok(Arc::new(SpillSet::new(
+                    &self.temp_dir,
+                    c.part_starts(),
+                    page_records,
+                )?))
+            };
+            let out_set = set(&out_cuts)?;
+            let in_set = in_cuts.as_ref().map(set).transpose()?;
+            Some((out_set, in_set))
         };
-        // Pass 3: scatter records to partition files.
-        let dest = Destination::Spill(out_set.clone(), in_set.clone());
-        let make = || CellSink::new(rules, mapper.clone(), dest.clone());
-        let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
-        for s in sinks.iter_mut() {
-            s.drain();
+        let mut tally = None;
+        if let Some((out_set, in_set)) = &spill {
+            let dest = Destination::Spill(out_set.clone(), in_set.clone());
+            let make = || CellSink::new(rules, mapper.clone(), dest.clone());
+            let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
+            for s in sinks.iter_mut() {
+                s.drain();
+            }
+            if sinks.iter().any(|s| s.needs_compaction) {
+                // Pass 1 saw every id, so this cannot happen unless the input
+                // changed between passes.
+                return Err(Error::Invalid(
+                    "an id appeared that the first pass did not see (did the input change while it was read?)".into(),
+                ));
+            }
+            let mut loops = 0;
+            for s in sinks.iter_mut() {
+                s.finish()?;
+                loops += s.self_loops;
+            }
+            tally = Some((counts, loops));
         }
-        if sinks.iter().any(|s| s.needs_compaction) {
-            // Pass 1 saw every id, so this cannot happen unless the input
-            // changed between passes.
-            return Err(Error::Invalid(
-                "an id appeared that the first pass did not see (did the input change while it was read?)".into(),
-            ));
-        }
-        let mut loops = 0;
-        for s in sinks.iter_mut() {
-            s.finish()?;
-            loops += s.self_loops;
-        }
-        drop(sinks);
-        // Records are in new ids now: the order's inverse is not needed.
-        drop(dest);
-        drop(mapper);
+        let mapper = match spill {
+            // Records are in new ids now: the order's inverse is not needed.
+            Some(_) => None,
+            None => Some(mapper),
+        };
         crate::io::system::release_free_memory();
         self.parse_s += t.elapsed().as_secs_f64();
 
@@ -226,9 +233,29 @@ impl BuildCtx<'_> {
         let order = self.order_first(&mut w, order)?;
         self.progress.stage("build", Some(parts_total as u64));
         let weighted = rules.weighted;
-        let load = |set: &SpillSet, cuts: &order::Cuts, p: usize| -> Result<Group> {
-            let (keys, ws) = set.take(p, weighted)?;
+        // The first replay pass's counts stand for the input's.
+        let replayed = std::sync::Mutex::new(None);
+        let load = |inn: bool, cuts: &order::Cuts, p: usize| -> Result<Group> {
             let units = &cuts.units[cuts.parts[p]..=cuts.parts[p + 1]];
+            let (keys, ws) = match (&spill, &mapper) {
+                (Some((out_set, in_set)), _) => {
+                    let set = if inn {
+                        in_set.as_ref().unwrap_or(out_set)
+                    } else {
+                        out_set
+                    };
+                    set.take(p, weighted)?
+                }
+                (None, Some(m)) => {
+                    let (keys, ws, counts, loops) =
+                        self.replay_partition(m, cuts.vertices(p), inn)?;
+                    if let Ok(mut r) = replayed.lock() {
+                        r.get_or_insert((counts, loops));
+                    }
+                    (keys, ws)
+                }
+                (None, None) => (Vec::new(), Vec::new()),
+            };
             Ok(Group::Bucketed(bucket_by_unit(keys, ws, units, weighted)))
         };
         // Partitions are loaded lazily, one at a time.
@@ -258,11 +285,11 @@ impl BuildCtx<'_> {
         let mut err = None;
         let out = {
             let it = Lazy {
-                n: out_set.parts(),
+                n: out_cuts.parts.len() - 1,
                 i: 0,
                 f: |p| {
                     progress.set(p as u64);
-                    load(&out_set, &out_cuts, p)
+                    load(false, &out_cuts, p)
                 },
                 err: &mut err,
             };
@@ -271,12 +298,12 @@ impl BuildCtx<'_> {
         if let Some(e) = err.take() {
             return Err(e);
         }
-        let inn = match (&in_set, &in_cuts) {
-            (Some(set), Some(cuts)) => {
+        let inn = match &in_cuts {
+            Some(cuts) => {
                 let it = Lazy {
-                    n: set.parts(),
+                    n: cuts.parts.len() - 1,
                     i: 0,
-                    f: |p| load(set, cuts, p),
+                    f: |p| load(true, cuts, p),
                     err: &mut err,
                 };
                 let s = self.build_units(&mut w, n, true, it)?;
@@ -285,8 +312,10 @@ impl BuildCtx<'_> {
                 }
                 Some(s)
             }
-            _ => None,
+            None => None,
         };
+        let replayed = replayed.into_inner().ok().flatten();
+        let (counts, loops) = tally.or(replayed).unwrap_or_default();
         let build_s = tb.elapsed().as_secs_f64();
         self.finish(
             w,
@@ -301,6 +330,54 @@ impl BuildCtx<'_> {
             parts_total,
             build_s,
         )
+    }
+
+    /// One pass over a replayable source keeping the records of one
+    /// partition, the sources `lo..hi` of the out-edges (in-edges when
+    /// `inn`): its keys and weights, the pass's counts and self loops.
+    #[allow(clippy::type_complexity)]
+    fn replay_partition(
+        &self,
+        mapper: &IdMapper,
+        (lo, hi): (u32, u32),
+        inn: bool,
+    ) -> Result<(Vec<u64>, Vec<f32>, ParseCounts, u64)> {
+        let rules = self.plan.rules;
+        let unlimited = Arc::new(AtomicI64::new(i64::MAX));
+        let make = || {
+            let mut s = CellSink::new(
+                rules,
+                mapper.clone(),
+                Destination::Memory(unlimited.clone()),
+            );
+            s.track_seen = false;
+            s.keep = Some((inn, lo, hi));
+            s
+        };
+        let (mut sinks, counts) = self.plan.pass(&make, &NoProgress, "replay")?;
+        let mut loops = 0;
+        let mut pages = Vec::new();
+        for s in sinks.iter_mut() {
+            if !s.drain() && s.needs_compaction {
+                return Err(Error::Invalid(
+                    "a generated id changed between passes (the generator is not replayable)"
+                        .into(),
+                ));
+            }
+            s.finish()?;
+            loops += s.self_loops;
+            pages.append(if inn { &mut s.full_in } else { &mut s.full_out });
+        }
+        drop(sinks);
+        let total: usize = pages.iter().map(|p| p.keys.len()).sum();
+        let weighted = rules.weighted;
+        let mut keys = Vec::with_capacity(total);
+        let mut ws = Vec::with_capacity(if weighted { total } else { 0 });
+        for page in pages {
+            keys.extend_from_slice(&page.keys);
+            ws.extend_from_slice(&page.weights);
+        }
+        Ok((keys, ws, counts, loops))
     }
 }
 

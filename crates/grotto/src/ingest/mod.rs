@@ -375,6 +375,7 @@ pub fn convert_from(
 
     let mut ctx = BuildCtx {
         plan: &plan,
+        replay: false,
         opts,
         output,
         out: Some(out),
@@ -433,8 +434,21 @@ pub fn convert_from(
     // The bounded build spills every record to the temporary directory
     // before it writes a block: refused now, not when the disk is full
     // (a generator's count is exact, a text file's estimated).
+    // A replayable source (a generator) whose spill would not fit makes one
+    // pass per partition instead.
     let given = opts.temp_dir.is_some();
-    checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given)?;
+    let room = checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given);
+    let replayable = matches!(source, Source::Generated(g) if g.replayable());
+    ctx.replay = replayable && (opts.replay_partitions || room.is_err());
+    match (&room, ctx.replay) {
+        (_, false) => room?,
+        (Err(_), true) => reason.push_str(
+            "; each partition built from its own pass over the generator (the spill would not fit)",
+        ),
+        (Ok(_), true) => {
+            reason.push_str("; each partition built from its own pass over the generator")
+        }
+    }
     let r = ctx
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
@@ -454,6 +468,9 @@ enum MemoryOutcome {
 
 struct BuildCtx<'a> {
     plan: &'a Plan<'a>,
+    /// The external build makes one pass over the source per partition
+    /// instead of spilling records.
+    replay: bool,
     opts: &'a ConvertOptions,
     output: &'a Path,
     /// The output opened up front; taken by the writer.

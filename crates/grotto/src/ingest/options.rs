@@ -88,6 +88,11 @@ pub struct ConvertOptions {
     /// the memory budget leaves above the floor). For tests of builds with
     /// many partitions on small graphs.
     pub partition_records: Option<u64>,
+    /// Build each partition of an external build from its own pass over a
+    /// replayable source (see `EdgeGenerator::replayable`) instead of
+    /// spilling records (default: only when the spill would not fit the
+    /// temporary directory). For tests of that path.
+    pub replay_partitions: bool,
     /// The graph has vertices with ids `0..n` (isolated ones included);
     /// an id at or above `n` is an error. Default: a `# vertices N`
     /// comment before the first data line (grotto writes one), else the
@@ -125,6 +130,7 @@ impl Default for ConvertOptions {
             temp_dir: None,
             force_external: false,
             partition_records: None,
+            replay_partitions: false,
             allow_empty: false,
             vertices: None,
             vertex_ids: None,
@@ -279,6 +285,13 @@ pub trait EdgeGenerator: Sync {
     /// Matrix Market, kept when the graph is rewritten).
     fn id_base(&self) -> u64 {
         0
+    }
+    /// Whether emitting the edges again is cheap and gives the same edges
+    /// (a generator: yes; default no). A bounded build of such a source
+    /// whose spill would not fit the temporary directory makes one pass
+    /// per partition instead, keeping only that partition's records.
+    fn replayable(&self) -> bool {
+        false
     }
     /// The vertex names, when the source's ids are strings: the ids
     /// [`EdgeGenerator::emit`] gives are then ranks in this table, and

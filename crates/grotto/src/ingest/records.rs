@@ -214,6 +214,9 @@ pub struct CellSink {
     /// Whether to fill `seen` (default: yes; not needed when the vertex
     /// count is given, and two random writes an edge saved).
     pub track_seen: bool,
+    /// Keep only the records of one adjacency (in-edges when true) whose
+    /// source is in `lo..hi` (default: all): a partition's replay pass.
+    pub keep: Option<(bool, u32, u32)>,
     /// Self loops dropped.
     pub self_loops: u64,
     /// An id did not fit the dense mapping.
@@ -241,6 +244,7 @@ impl CellSink {
             full_in: Vec::new(),
             seen: SeenIds::default(),
             track_seen: true,
+            keep: None,
             self_loops: 0,
             needs_compaction: false,
             over_budget: false,
@@ -304,6 +308,11 @@ impl CellSink {
 
     #[inline]
     fn push(&mut self, inn: bool, src: u32, dst: u32, w: f32) -> bool {
+        if let Some((i, lo, hi)) = self.keep {
+            if i != inn || src < lo || src >= hi {
+                return true;
+            }
+        }
         let cell = (src >> CELL_SHIFT) as usize;
         let (slot, cap) = match &self.dest {
             Destination::Memory(_) => (cell, PAGE_RECORDS),
