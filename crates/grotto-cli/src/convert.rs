@@ -109,6 +109,11 @@ pub(crate) struct BuildArgs {
     /// Use the external (spilling) build even when the edges fit in memory.
     #[arg(long, hide = true)]
     pub(crate) force_external: bool,
+    /// External build of a generator: build each partition from its own
+    /// pass over the generator instead of spilling (chosen by itself when
+    /// the spill would not fit the temporary directory).
+    #[arg(long, hide = true)]
+    pub(crate) replay: bool,
     /// Write an empty graph when the input holds no edges (default: refuse with exit 2).
     #[arg(long)]
     pub(crate) allow_empty: bool,
@@ -227,6 +232,7 @@ impl BuildArgs {
             },
             temp_dir: self.temp_dir.clone(),
             force_external: self.force_external,
+            replay_partitions: self.replay,
             allow_empty: self.allow_empty,
             ..ConvertOptions::default()
         }

@@ -219,10 +219,13 @@ impl BuildCtx<'_> {
             }
             tally = Some((counts, loops));
         }
-        let mapper = match spill {
-            // Records are in new ids now: the order's inverse is not needed.
-            Some(_) => None,
-            None => Some(mapper),
+        // Spilled records are in new ids: the order's inverse (4 bytes a
+        // vertex) is needed no more, unless partitions replay the source.
+        let mapper = if spill.is_some() {
+            drop(mapper);
+            None
+        } else {
+            Some(mapper)
         };
         crate::io::system::release_free_memory();
         self.parse_s += t.elapsed().as_secs_f64();
