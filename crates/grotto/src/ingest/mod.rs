@@ -438,8 +438,17 @@ pub fn convert_from(
     // pass per partition instead.
     let given = opts.temp_dir.is_some();
     let room = checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given);
+    // Replaying needs no spill, but the output must still fit: at least a
+    // byte a record (packed lists take 1.6 to 2.4), else the spill's
+    // refusal stands.
     let replayable = matches!(source, Source::Generated(g) if g.replayable());
-    ctx.replay = replayable && (opts.replay_partitions || room.is_err());
+    let out_dir = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let output_fits =
+        crate::io::system::free_disk_bytes(out_dir).is_none_or(|free| est / rec_bytes <= free);
+    ctx.replay = replayable && (opts.replay_partitions || (room.is_err() && output_fits));
     match (&room, ctx.replay) {
         (_, false) => room?,
         (Err(_), true) => reason.push_str(
