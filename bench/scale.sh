@@ -46,5 +46,6 @@ for a in bfs wcc "pagerank --max-iterations 10 --tolerance 1e-300" "kcore --k 16
     # shellcheck disable=SC2086
     step "${a%% *}" "$N" "$BIN" run $a "$G" --json
 done
+step pagerank-f32 "$N" "$BIN" run pagerank --max-iterations 10 --tolerance 1e-300 --contributions f32 "$G" --json
 [ -f "$W" ] || step generate-weighted $((1 << (SCALE - 1))) "$BIN" generate rmat --scale "$((SCALE - 1))" --undirected --weighted --memory "$MEM" -o "$W" --json
 step sssp "$(vertices "$W")" "$BIN" run sssp "$W" --json
