@@ -236,6 +236,30 @@ impl BuildCtx<'_> {
         let order = self.order_first(&mut w, order)?;
         self.progress.stage("build", Some(parts_total as u64));
         let weighted = rules.weighted;
+        // Replaying: each user id's partition, so that a pass drops the
+        // edges of other partitions before mapping their ids (with dense
+        // ids and at most 65536 partitions; 2 bytes a vertex).
+        let table = |cuts: &order::Cuts| -> Option<Arc<Vec<u16>>> {
+            let Some(IdMapper::Ordered {
+                compact: None,
+                new_of,
+                ..
+            }) = &mapper
+            else {
+                return None;
+            };
+            (cuts.parts.len() - 1 <= 1 << 16).then(|| {
+                let starts = cuts.part_starts();
+                Arc::new(
+                    new_of
+                        .par_iter()
+                        .map(|&v| (starts.partition_point(|&s| s <= v) - 1) as u16)
+                        .collect(),
+                )
+            })
+        };
+        let out_table = table(&out_cuts);
+        let in_table = in_cuts.as_ref().and_then(table);
         // The first replay pass's counts stand for the input's.
         let replayed = std::sync::Mutex::new(None);
         let load = |inn: bool, cuts: &order::Cuts, p: usize| -> Result<Group> {
@@ -250,8 +274,10 @@ impl BuildCtx<'_> {
                     set.take(p, weighted)?
                 }
                 (None, Some(m)) => {
+                    let table = if inn { &in_table } else { &out_table };
+                    let pre = table.as_ref().map(|t| (t.clone(), p as u16));
                     let (keys, ws, counts, loops) =
-                        self.replay_partition(m, cuts.vertices(p), inn)?;
+                        self.replay_partition(m, cuts.vertices(p), inn, pre)?;
                     if let Ok(mut r) = replayed.lock() {
                         r.get_or_insert((counts, loops));
                     }
@@ -344,6 +370,7 @@ impl BuildCtx<'_> {
         mapper: &IdMapper,
         (lo, hi): (u32, u32),
         inn: bool,
+        prefilter: Option<(Arc<Vec<u16>>, u16)>,
     ) -> Result<(Vec<u64>, Vec<f32>, ParseCounts, u64)> {
         let rules = self.plan.rules;
         let unlimited = Arc::new(AtomicI64::new(i64::MAX));
@@ -355,6 +382,7 @@ impl BuildCtx<'_> {
             );
             s.track_seen = false;
             s.keep = Some((inn, lo, hi));
+            s.prefilter = prefilter.clone();
             s
         };
         let (mut sinks, counts) = self.plan.pass(&make, &NoProgress, "replay")?;
