@@ -129,19 +129,6 @@ pub fn memory_floor_parts(
     ]
 }
 
-/// The sum of [`memory_floor_parts`].
-pub fn memory_floor_bytes(
-    vertices: u64,
-    dirs: u64,
-    threads: usize,
-    budget: u64,
-    largest_list_bytes: u64,
-) -> u64 {
-    memory_floor_parts(vertices, dirs, threads, budget, largest_list_bytes)
-        .iter()
-        .sum()
-}
-
 /// Refuses a vertex count whose O(V) build state cannot fit: beyond the
 /// format's limit, or beyond the memory this machine allows for the
 /// floor's per-vertex part (index, block map, list state: the same

@@ -167,19 +167,7 @@ pub fn cuts(order: Option<&[u32]>, deg: &[u32], unit_cap: u64, part_cap: u64) ->
 /// so that the hubs an order puts first do not make one unit most of
 /// the work. Returns each unit's first vertex, then `n`.
 pub fn unit_starts(order: &[u32], deg: &[u32], cap: u64) -> Vec<u32> {
-    let mut starts = vec![0u32];
-    let (mut first, mut records) = (0usize, 0u64);
-    for (v, &r) in order.iter().enumerate() {
-        let d = deg[r as usize] as u64;
-        if v > first && (v.trailing_zeros() >= CELL_SHIFT || records + d > cap) {
-            starts.push(v as u32);
-            first = v;
-            records = 0;
-        }
-        records += d;
-    }
-    starts.push(order.len() as u32);
-    starts
+    cuts(Some(order), deg, cap, u64::MAX).units
 }
 
 /// Finds the unit of a vertex: the first unit that may hold each block of

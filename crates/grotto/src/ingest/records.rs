@@ -457,8 +457,8 @@ pub enum PerVertex {
     Shared(std::sync::Arc<[Vec<std::sync::atomic::AtomicU32>; 2]>),
 }
 
-/// Per-worker sink for the first pass of the external build: ids seen and
-/// records per cell, nothing stored.
+/// Per-worker sink for the first passes of the external build: ids seen
+/// (without a mapper) or records per vertex (with one), nothing stored.
 pub struct StatsSink {
     rules: RecordRules,
     mapper: Option<IdMapper>,
@@ -466,12 +466,6 @@ pub struct StatsSink {
     pub per_vertex: Option<PerVertex>,
     /// Ids seen (when no mapper is set).
     pub seen: SeenIds,
-    /// Out-records per cell of internal ids (ids below 2^32 - 1 only).
-    pub out_cells: Vec<u64>,
-    /// In-records per cell.
-    pub in_cells: Vec<u64>,
-    /// Records whose source is beyond the u32 range (no cell yet).
-    pub unplaced: u64,
     /// The largest id the mapper refused (with a mapper only): beyond a
     /// given vertex count.
     pub outside: Option<u64>,
@@ -486,16 +480,13 @@ const BATCH: usize = 4096;
 
 impl StatsSink {
     /// A sink that records seen ids (`mapper = None`) or, with a mapper,
-    /// counts records per cell of mapped ids.
+    /// counts records per vertex of mapped ids (set `per_vertex`).
     pub fn new(rules: RecordRules, mapper: Option<IdMapper>) -> StatsSink {
         StatsSink {
             rules,
             mapper,
             per_vertex: None,
             seen: SeenIds::default(),
-            out_cells: Vec::new(),
-            in_cells: Vec::new(),
-            unplaced: 0,
             outside: None,
             pending: Vec::new(),
         }
@@ -533,19 +524,6 @@ impl StatsSink {
         }
         self.pending.clear();
     }
-
-    #[inline]
-    fn count(cells: &mut Vec<u64>, unplaced: &mut u64, src: u64) {
-        if src >= u32::MAX as u64 {
-            *unplaced += 1;
-            return;
-        }
-        let c = (src >> CELL_SHIFT) as usize;
-        if c >= cells.len() {
-            cells.resize(c + 1, 0);
-        }
-        cells[c] += 1;
-    }
 }
 
 impl EdgeSink for StatsSink {
@@ -575,14 +553,6 @@ impl EdgeSink for StatsSink {
             if self.pending.len() >= BATCH {
                 self.flush();
             }
-            return true;
-        }
-        Self::count(&mut self.out_cells, &mut self.unplaced, a);
-        if self.rules.undirected && a != b {
-            Self::count(&mut self.out_cells, &mut self.unplaced, b);
-        }
-        if self.rules.reverse {
-            Self::count(&mut self.in_cells, &mut self.unplaced, b);
         }
         true
     }
