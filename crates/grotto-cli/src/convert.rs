@@ -488,11 +488,12 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
             println!("  vertices ordered by degree inside (results and arguments use your ids)");
         }
         println!(
-            "  build path: {:?} ({}); budget {:.0} MiB, {}, {}",
+            "  build path: {:?} ({}); budget {:.0} MiB, {}, {} over the input, {}",
             r.path,
             r.path_reason,
             mib(r.memory_budget_bytes),
             words::count(r.partitions as u64, "partition"),
+            words::count(r.input_passes as u64, "pass"),
             words::count(r.threads as u64, "thread")
         );
         if r.memory_floor_bytes > 0 {

@@ -710,3 +710,59 @@ fn a_memory_budget_holds_down_to_its_stated_floor() {
         }
     }
 }
+
+#[test]
+fn a_spill_that_does_not_fit_is_made_in_groups_or_refused() {
+    // A bounded build of 4M records (32 MiB of spill) with 24 MiB free
+    // (simulated): partitions are spilled in groups that fit beside the
+    // output, one pass over the text each, and the file is the same as
+    // with room for the whole spill. With 2 MiB free it is refused,
+    // leaving nothing behind.
+    let d = tempfile::tempdir().expect("tempdir");
+    let el = d.path().join("r.el");
+    let o = grotto(&["generate", "rmat", "--scale", "17", "-o", p(&el), "-q"]);
+    assert!(o.status.success(), "{}", err(&o));
+    let convert = |out: &Path, free: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_grotto"));
+        c.args([
+            "convert",
+            p(&el),
+            p(out),
+            "--memory",
+            "1MiB",
+            "--undirected",
+            "--json",
+        ]);
+        if let Some(f) = free {
+            c.env("GROTTO_SIMULATE_FREE_BYTES", f);
+        }
+        c.output().expect("run grotto")
+    };
+    let whole = d.path().join("whole.grotto");
+    let o = convert(&whole, None);
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["input_passes"], 2, "{v}");
+    let parts = v["partitions"].as_u64().expect("partitions");
+    assert!(parts >= 8, "{v}");
+    let grouped = d.path().join("grouped.grotto");
+    let o = convert(&grouped, Some(&(24u64 << 20).to_string()));
+    assert!(o.status.success(), "{}", err(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let passes = v["input_passes"].as_u64().expect("passes");
+    assert!((3..=parts).contains(&passes), "{v}");
+    let why = v["path_reason"].as_str().expect("reason");
+    assert!(why.contains("spilled in groups"), "{why}");
+    assert!(
+        std::fs::read(&whole).expect("whole") == std::fs::read(&grouped).expect("grouped"),
+        "grouped and whole spills built different files"
+    );
+    let refused = d.path().join("refused.grotto");
+    let o = convert(&refused, Some(&(2u64 << 20).to_string()));
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("are free there"), "{}", err(&o));
+    assert!(!refused.exists());
+    let mut left = names(d.path());
+    left.sort();
+    assert_eq!(left, ["grouped.grotto", "r.el", "whole.grotto"]);
+}

@@ -362,16 +362,24 @@ fn generated_graphs_build_the_same_file_on_every_path() {
     ] {
         let mut files = Vec::new();
         // Memory path; external with spilled partitions; external with
-        // each partition from its own pass over the generator.
-        for (external, replay) in [(false, false), (true, false), (true, true)] {
-            let out = dir
-                .path()
-                .join(format!("g{}{}.grotto", external as u8, replay as u8));
+        // each partition from its own pass over the generator; external
+        // spilling groups of two or three partitions, a pass each.
+        for (i, (external, replay, groups)) in [
+            (false, false, None),
+            (true, false, None),
+            (true, true, None),
+            (true, false, Some(12_000)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let out = dir.path().join(format!("g{i}.grotto"));
             let opts = ConvertOptions {
                 undirected,
                 reverse,
                 force_external: external,
                 replay_partitions: replay,
+                spill_group_records: groups,
                 partition_records: external.then_some(5000),
                 order: VertexOrder::Auto,
                 ..ConvertOptions::default()
@@ -380,9 +388,25 @@ fn generated_graphs_build_the_same_file_on_every_path() {
             assert_eq!(r.path == BuildPath::External, external);
             assert!(!external || r.partitions > 4, "{r:?}");
             assert_eq!(r.parse.data_lines, 8 << 12, "{r:?}");
+            // A count pass, then a scatter pass, a pass per partition or
+            // one per group of two or three (of one adjacency).
+            let passes = r.input_passes as usize;
+            match (external, replay, groups) {
+                (false, _, _) => assert_eq!(passes, 1),
+                (true, false, None) => assert_eq!(passes, 2),
+                (true, true, _) => assert_eq!(passes, 1 + r.partitions),
+                (true, false, Some(_)) => assert!(
+                    (1 + r.partitions.div_ceil(3)..r.partitions).contains(&passes),
+                    "{r:?}"
+                ),
+            }
             files.push(std::fs::read(&out).unwrap());
         }
         assert!(files[0] == files[1], "memory and spilled builds differ");
         assert!(files[0] == files[2], "memory and replayed builds differ");
+        assert!(
+            files[0] == files[3],
+            "memory and group-spilled builds differ"
+        );
     }
 }

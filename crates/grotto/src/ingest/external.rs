@@ -137,24 +137,70 @@ impl BuildCtx<'_> {
         // A partition's records, its lists and its blocks must fit the
         // budget above the floor: 8 bytes of record and about as much of
         // sorted list and block staging each (17 to 19 measured on rmat22),
-        // about twice that with a weight.
-        let per_record = if rules.weighted { 40 } else { 22 };
+        // about twice that with a weight; a replayed partition holds its
+        // records twice while its workers' pages are joined.
+        let rec_bytes: u64 = if rules.weighted { 12 } else { 8 };
         let dirs = if rules.reverse { 2 } else { 1 };
         let [buffers, per_vertex, _] =
             memory_floor_parts(n, dirs, self.plan.threads, self.budget, 0);
-        let base = buffers + per_vertex;
+        // Later passes over the input map ids through the order's inverse
+        // and a table of each id's partition: 6 bytes a vertex more.
+        let later = if matches!(self.spill, Spill::Whole) || order.is_none() {
+            0
+        } else {
+            6 * n
+        };
+        let base = buffers + per_vertex + later;
         let room = self.budget.saturating_sub(base).max(MIN_PARTITION_BYTES);
-        let part_cap = (room / per_record)
-            .min(self.opts.partition_records.unwrap_or(u64::MAX))
-            .max(1);
         let records: u64 = deg.iter().map(|&d| d as u64).sum();
         let max_list = deg.iter().chain(&deg_in).copied().max().unwrap_or(0) as u64;
         let unit_cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
-        let out_cuts = order::cuts(order.as_deref(), &deg, unit_cap, part_cap);
+        let cut = |replay: bool| {
+            let per_record =
+                if rules.weighted { 40 } else { 22 } + if replay { rec_bytes } else { 0 };
+            let part_cap = (room / per_record)
+                .min(self.opts.partition_records.unwrap_or(u64::MAX))
+                .max(1);
+            let out_cuts = order::cuts(order.as_deref(), &deg, unit_cap, part_cap);
+            let in_cuts = rules
+                .reverse
+                .then(|| order::cuts(order.as_deref(), &deg_in, unit_cap, part_cap));
+            (out_cuts, in_cuts, per_record)
+        };
+        let (mut out_cuts, mut in_cuts, mut per_record) = cut(matches!(self.spill, Spill::Replay));
+        // Spilling in groups: when not even the largest partition fits the
+        // temporary directory, a generator replays each partition and
+        // anything else is refused.
+        if let Spill::Groups { replayable, .. } = self.spill {
+            let largest = out_cuts
+                .largest()
+                .max(in_cuts.as_ref().map_or(0, |c| c.largest()));
+            let room = self.group_room(records * dirs, n * dirs, rules.weighted);
+            if spill_bytes(largest, rec_bytes) > room {
+                if replayable {
+                    self.spill = Spill::Replay;
+                    (out_cuts, in_cuts, per_record) = cut(true);
+                } else {
+                    let Spill::Groups { refusal, .. } =
+                        std::mem::replace(&mut self.spill, Spill::Whole)
+                    else {
+                        unreachable!("matched above")
+                    };
+                    return Err(refusal.unwrap_or_else(|| {
+                        Error::Limit {
+                            what: format!(
+                                "{}: the build spills records to {}, and not even one partition of them ({}) fits the {} free there beside the output; give --temp-dir on a disk with more room",
+                                self.output.display(),
+                                self.temp_dir.display(),
+                                crate::metrics::human(spill_bytes(largest, rec_bytes)),
+                                crate::metrics::human(room)
+                            ),
+                        }
+                    }));
+                }
+            }
+        }
         drop(deg);
-        let in_cuts = rules
-            .reverse
-            .then(|| order::cuts(order.as_deref(), &deg_in, unit_cap, part_cap));
         drop(deg_in);
         // The floor: what any budget must hold, and one partition, which
         // cannot be smaller than the longest list.
@@ -165,6 +211,7 @@ impl BuildCtx<'_> {
             self.budget,
             max_list * per_record,
         );
+        self.floor_parts[1] += later;
         let mapper = match order.as_ref() {
             Some(o) => IdMapper::Ordered {
                 compact: compact.clone(),
@@ -177,15 +224,13 @@ impl BuildCtx<'_> {
         // eighth of the room, in pages of 512 to 128 Ki records.
         let parts_total =
             out_cuts.parts.len() - 1 + in_cuts.as_ref().map_or(0, |c| c.parts.len() - 1);
-        let rec_bytes = if rules.weighted { 12 } else { 8 };
         let page_records = ((room / 8)
             / (parts_total as u64 * self.plan.threads as u64 * rec_bytes).max(1))
         .clamp(512, records::SPILL_PAGE_RECORDS as u64) as usize;
         // Pass 3: scatter records to one spill file per partition; or,
-        // replaying the source, nothing until each partition's own pass.
-        let spill = if self.replay {
-            None
-        } else {
+        // spilling in groups or replaying, nothing until each group's or
+        // partition's own pass.
+        let spill = if let Spill::Whole = self.spill {
             let set = |c: &order::Cuts| -> Result<Arc<SpillSet>> {
                 Ok(Arc::new(SpillSet::new(
                     &self.temp_dir,
@@ -196,31 +241,17 @@ impl BuildCtx<'_> {
             let out_set = set(&out_cuts)?;
             let in_set = in_cuts.as_ref().map(set).transpose()?;
             Some((out_set, in_set))
+        } else {
+            None
         };
         let mut tally = None;
         if let Some((out_set, in_set)) = &spill {
             let dest = Destination::Spill(out_set.clone(), in_set.clone());
             let make = || CellSink::new(rules, mapper.clone(), dest.clone());
-            let (mut sinks, counts) = self.plan.pass(&make, self.progress, "scatter")?;
-            for s in sinks.iter_mut() {
-                s.drain();
-            }
-            if sinks.iter().any(|s| s.needs_compaction) {
-                // Pass 1 saw every id, so this cannot happen unless the input
-                // changed between passes.
-                return Err(Error::Invalid(
-                    "an id appeared that the first pass did not see (did the input change while it was read?)".into(),
-                ));
-            }
-            let mut loops = 0;
-            for s in sinks.iter_mut() {
-                s.finish()?;
-                loops += s.self_loops;
-            }
-            tally = Some((counts, loops));
+            tally = Some(self.scatter(&make, self.progress)?);
         }
         // Spilled records are in new ids: the order's inverse (4 bytes a
-        // vertex) is needed no more, unless partitions replay the source.
+        // vertex) is needed no more, unless later passes map ids again.
         let mapper = if spill.is_some() {
             drop(mapper);
             None
@@ -236,7 +267,7 @@ impl BuildCtx<'_> {
         let order = self.order_first(&mut w, order)?;
         self.progress.stage("build", Some(parts_total as u64));
         let weighted = rules.weighted;
-        // Replaying: each user id's partition, so that a pass drops the
+        // Later passes: each user id's partition, so that a pass drops the
         // edges of other partitions before mapping their ids (with dense
         // ids and at most 65536 partitions; 2 bytes a vertex).
         let table = |cuts: &order::Cuts| -> Option<Arc<Vec<u16>>> {
@@ -260,12 +291,20 @@ impl BuildCtx<'_> {
         };
         let out_table = table(&out_cuts);
         let in_table = in_cuts.as_ref().and_then(table);
-        // The first replay pass's counts stand for the input's.
+        // Records (out and in) not yet built, for the output's share of
+        // the disk when spilling in groups.
+        let all_records = |c: &order::Cuts| c.records.iter().sum::<u64>();
+        let in_records = in_cuts.as_ref().map_or(0, all_records);
+        // The first later pass's counts stand for the input's.
         let replayed = std::sync::Mutex::new(None);
+        // The spill group loaded: adjacency, partitions, their spill set.
+        let group: std::sync::Mutex<Option<LoadedGroup>> = std::sync::Mutex::new(None);
+        let lock_err = || Error::Invalid("a spill group's lock was poisoned".into());
         let load = |inn: bool, cuts: &order::Cuts, p: usize| -> Result<Group> {
             let units = &cuts.units[cuts.parts[p]..=cuts.parts[p + 1]];
-            let (keys, ws) = match (&spill, &mapper) {
-                (Some((out_set, in_set)), _) => {
+            let table = if inn { &in_table } else { &out_table };
+            let (keys, ws) = match (&spill, &mapper, &self.spill) {
+                (Some((out_set, in_set)), _, _) => {
                     let set = if inn {
                         in_set.as_ref().unwrap_or(out_set)
                     } else {
@@ -273,9 +312,61 @@ impl BuildCtx<'_> {
                     };
                     set.take(p, weighted)?
                 }
-                (None, Some(m)) => {
-                    let table = if inn { &in_table } else { &out_table };
-                    let pre = table.as_ref().map(|t| (t.clone(), p as u16));
+                (None, Some(m), Spill::Groups { .. }) => {
+                    let mut g = group.lock().map_err(|_| lock_err())?;
+                    let loaded = match &*g {
+                        Some(l) if l.inn == inn && l.parts.contains(&p) => {
+                            Some((l.parts.start, l.set.clone()))
+                        }
+                        _ => None,
+                    };
+                    let (lo, set) = match loaded {
+                        Some(l) => l,
+                        None => {
+                            // Free the last group's files before the next.
+                            *g = None;
+                            let left = cuts.records[p..].iter().sum::<u64>()
+                                + if inn { 0 } else { in_records };
+                            let room = self.group_room(left, n * dirs, weighted);
+                            let cap = self.opts.spill_group_records.unwrap_or(u64::MAX);
+                            let mut hi = p + 1;
+                            let mut held = cuts.records[p];
+                            while hi < cuts.records.len() {
+                                let more = held + cuts.records[hi];
+                                if more > cap || spill_bytes(more, rec_bytes) > room {
+                                    break;
+                                }
+                                held = more;
+                                hi += 1;
+                            }
+                            let starts = cuts.part_starts()[p..=hi].to_vec();
+                            let (vlo, vhi) = (starts[0], starts[hi - p]);
+                            let set =
+                                Arc::new(SpillSet::new(&self.temp_dir, starts, page_records)?);
+                            let dest = Destination::Spill(set.clone(), None);
+                            let pre = table.as_ref().map(|t| (t.clone(), p as u32, hi as u32));
+                            let make = || {
+                                let mut s = CellSink::new(rules, m.clone(), dest.clone());
+                                s.keep = Some((inn, vlo, vhi));
+                                s.prefilter = pre.clone();
+                                s
+                            };
+                            let r = self.scatter(&make, &NoProgress)?;
+                            if let Ok(mut first) = replayed.lock() {
+                                first.get_or_insert(r);
+                            }
+                            *g = Some(LoadedGroup {
+                                inn,
+                                parts: p..hi,
+                                set: set.clone(),
+                            });
+                            (p, set)
+                        }
+                    };
+                    set.take(p - lo, weighted)?
+                }
+                (None, Some(m), _) => {
+                    let pre = table.as_ref().map(|t| (t.clone(), p as u32, p as u32 + 1));
                     let (keys, ws, counts, loops) =
                         self.replay_partition(m, cuts.vertices(p), inn, pre)?;
                     if let Ok(mut r) = replayed.lock() {
@@ -283,7 +374,7 @@ impl BuildCtx<'_> {
                     }
                     (keys, ws)
                 }
-                (None, None) => (Vec::new(), Vec::new()),
+                (None, None, _) => (Vec::new(), Vec::new()),
             };
             Ok(Group::Bucketed(bucket_by_unit(keys, ws, units, weighted)))
         };
@@ -361,6 +452,54 @@ impl BuildCtx<'_> {
         )
     }
 
+    /// One scatter pass of records to spill files: the pass's counts and
+    /// the self loops dropped.
+    fn scatter(
+        &self,
+        make: &(dyn Fn() -> CellSink + Sync),
+        progress: &dyn Progress,
+    ) -> Result<(ParseCounts, u64)> {
+        let (mut sinks, counts) = self.plan.pass(make, progress, "scatter")?;
+        for s in sinks.iter_mut() {
+            s.drain();
+        }
+        if sinks.iter().any(|s| s.needs_compaction) {
+            // The counting pass saw every id, so this cannot happen unless
+            // the input changed between passes.
+            return Err(Error::Invalid(
+                "an id appeared that the first pass did not see (did the input change while it was read?)".into(),
+            ));
+        }
+        let mut loops = 0;
+        for s in sinks.iter_mut() {
+            s.finish()?;
+            loops += s.self_loops;
+        }
+        Ok((counts, loops))
+    }
+
+    /// Bytes one spill group may take in the temporary directory now: its
+    /// free space, less a thirty-second of it, less what the output still
+    /// needs when it is on the same file system (`records` left to build
+    /// at 4 bytes each, 8 with a weight, and 8 bytes per `index_entries`).
+    fn group_room(&self, records: u64, index_entries: u64, weighted: bool) -> u64 {
+        let Some(free) = crate::io::system::free_disk_bytes(&self.temp_dir) else {
+            return u64::MAX;
+        };
+        let out_dir = match self.output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let output = if crate::io::system::same_file_system(&self.temp_dir, out_dir) {
+            records
+                .saturating_mul(if weighted { 8 } else { 4 })
+                .saturating_add(index_entries.saturating_mul(8))
+        } else {
+            0
+        };
+        free.saturating_sub(free / 32).saturating_sub(output)
+    }
+
     /// One pass over a replayable source keeping the records of one
     /// partition, the sources `lo..hi` of the out-edges (in-edges when
     /// `inn`): its keys and weights, the pass's counts and self loops.
@@ -370,7 +509,7 @@ impl BuildCtx<'_> {
         mapper: &IdMapper,
         (lo, hi): (u32, u32),
         inn: bool,
-        prefilter: Option<(Arc<Vec<u16>>, u16)>,
+        prefilter: Option<(Arc<Vec<u16>>, u32, u32)>,
     ) -> Result<(Vec<u64>, Vec<f32>, ParseCounts, u64)> {
         let rules = self.plan.rules;
         let unlimited = Arc::new(AtomicI64::new(i64::MAX));
@@ -410,6 +549,38 @@ impl BuildCtx<'_> {
         }
         Ok((keys, ws, counts, loops))
     }
+}
+
+/// Bytes of spill file for `records` records of `rec_bytes` each (with
+/// each page's 4-byte head, at least 512 records a page).
+fn spill_bytes(records: u64, rec_bytes: u64) -> u64 {
+    records.saturating_mul(rec_bytes) + records / 128
+}
+
+/// The spill group loaded: its adjacency, its partitions and their files.
+struct LoadedGroup {
+    inn: bool,
+    parts: std::ops::Range<usize>,
+    set: Arc<SpillSet>,
+}
+
+/// How an external build gets each partition's records.
+pub(super) enum Spill {
+    /// One pass scatters every record to the temporary directory.
+    Whole,
+    /// Partitions in groups whose records fit the temporary directory's
+    /// free space beside the output, one pass over the input per group
+    /// (when the whole spill would not fit, or groups are capped).
+    Groups {
+        /// The whole spill's refusal, returned if not even the largest
+        /// partition fits and the source cannot replay.
+        refusal: Option<Error>,
+        /// The source is a generator that gives the same edges each pass.
+        replayable: bool,
+    },
+    /// Each partition from its own pass over a replayable source, its
+    /// records kept in memory.
+    Replay,
 }
 
 /// Groups a partition's records by build unit, in place (one pass of

@@ -174,6 +174,7 @@ impl BuildCtx<'_> {
             memory_floor_bytes: self.floor_parts.iter().sum(),
             memory_floor_parts: self.floor_parts,
             partitions,
+            input_passes: self.plan.passes.load(std::sync::atomic::Ordering::Relaxed),
             threads: self.plan.threads,
             input_bytes: match self.plan.source {
                 Source::File(i) => source::input_bytes(&i.path).unwrap_or(0),

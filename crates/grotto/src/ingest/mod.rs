@@ -58,6 +58,7 @@ use checks::{
     check_input, check_vertex_memory, memory_floor_parts, with_detection, write_buffer_bytes,
     MIN_PARTITION_BYTES,
 };
+use external::Spill;
 
 use ids::{CompactMap, IdMapper, SeenIds};
 use parse::{EdgeSink, ParseCounts, ParseSpec};
@@ -276,6 +277,7 @@ pub fn convert_from(
         evidence,
         compression,
         names: None,
+        passes: Default::default(),
     };
     if let Source::Generated(g) = source {
         plan.names = g.names();
@@ -375,7 +377,7 @@ pub fn convert_from(
 
     let mut ctx = BuildCtx {
         plan: &plan,
-        replay: false,
+        spill: Spill::Whole,
         opts,
         output,
         out: Some(out),
@@ -432,15 +434,17 @@ pub fn convert_from(
         );
     }
     // The bounded build spills every record to the temporary directory
-    // before it writes a block: refused now, not when the disk is full
-    // (a generator's count is exact, a text file's estimated).
-    // A replayable source (a generator) whose spill would not fit makes one
-    // pass per partition instead.
+    // before it writes a block: when that does not fit (a generator's
+    // count is exact, a text file's estimated), partitions are spilled in
+    // groups that do, one pass over the input each; when not even one
+    // partition's records would fit, a replayable source (a generator)
+    // builds each partition from its own pass, kept in memory, and any
+    // other input is refused now, not when the disk is full.
     let given = opts.temp_dir.is_some();
     let room = checks::check_spill_room(output, est_edges, est, &ctx.temp_dir, given);
-    // Replaying needs no spill, but the output must still fit: at least a
-    // byte a record (packed lists take 1.6 to 2.4), else the spill's
-    // refusal stands.
+    // Without a whole spill the output must still fit: at least a byte a
+    // record (packed lists take 1.6 to 2.4), else the spill's refusal
+    // stands.
     let replayable = matches!(source, Source::Generated(g) if g.replayable());
     let out_dir = match output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -448,19 +452,35 @@ pub fn convert_from(
     };
     let output_fits =
         crate::io::system::free_disk_bytes(out_dir).is_none_or(|free| est / rec_bytes <= free);
-    ctx.replay = replayable && (opts.replay_partitions || (room.is_err() && output_fits));
-    match (&room, ctx.replay) {
-        (_, false) => room?,
-        (Err(_), true) => reason.push_str(
-            "; each partition built from its own pass over the generator (the spill would not fit)",
-        ),
-        (Ok(_), true) => {
-            reason.push_str("; each partition built from its own pass over the generator")
-        }
-    }
+    ctx.spill = match room {
+        _ if replayable && opts.replay_partitions => Spill::Replay,
+        Ok(()) if opts.spill_group_records.is_none() => Spill::Whole,
+        Ok(()) => Spill::Groups {
+            refusal: None,
+            replayable,
+        },
+        Err(e) if output_fits => Spill::Groups {
+            refusal: Some(e),
+            replayable,
+        },
+        Err(e) => return Err(e),
+    };
     let r = ctx
         .external_or_compact(record_budget, &reason)
         .map_err(|e| with_detection(e, opts, plan.format, plan.evidence.as_deref()))?;
+    match &ctx.spill {
+        Spill::Whole => {}
+        Spill::Groups { refusal, .. } => reason.push_str(if refusal.is_some() {
+            "; the spill would not fit the temporary directory at once, so partitions were spilled in groups that do, one pass over the input each"
+        } else {
+            "; partitions spilled in groups of at most the records asked, one pass over the input each"
+        }),
+        Spill::Replay => reason.push_str(if opts.replay_partitions {
+            "; each partition built from its own pass over the generator"
+        } else {
+            "; each partition built from its own pass over the generator (not even one partition's spill would fit)"
+        }),
+    }
     Ok(finish_report(r, reason))
 }
 
@@ -477,9 +497,8 @@ enum MemoryOutcome {
 
 struct BuildCtx<'a> {
     plan: &'a Plan<'a>,
-    /// The external build makes one pass over the source per partition
-    /// instead of spilling records.
-    replay: bool,
+    /// How the external build gets each partition's records.
+    spill: Spill,
     opts: &'a ConvertOptions,
     output: &'a Path,
     /// The output opened up front; taken by the writer.

@@ -93,6 +93,11 @@ pub struct ConvertOptions {
     /// spilling records (default: only when the spill would not fit the
     /// temporary directory). For tests of that path.
     pub replay_partitions: bool,
+    /// Records one spill group of an external build holds at most
+    /// (default: what the temporary directory's free space allows, and
+    /// all in one group when they fit). For tests of builds that spill
+    /// in groups, one pass over the input each.
+    pub spill_group_records: Option<u64>,
     /// The graph has vertices with ids `0..n` (isolated ones included);
     /// an id at or above `n` is an error. Default: a `# vertices N`
     /// comment before the first data line (grotto writes one), else the
@@ -131,6 +136,7 @@ impl Default for ConvertOptions {
             force_external: false,
             partition_records: None,
             replay_partitions: false,
+            spill_group_records: None,
             allow_empty: false,
             vertices: None,
             vertex_ids: None,
@@ -232,6 +238,11 @@ pub struct ConvertReport {
     pub memory_floor_parts: [u64; 3],
     /// Spill partitions (external path).
     pub partitions: usize,
+    /// Passes over the input (names, ids, counts, records): one on the
+    /// memory path; on the external path one more for each group of
+    /// partitions spilled separately (when the spill does not fit the
+    /// temporary directory at once) or replayed.
+    pub input_passes: u32,
     /// Worker threads.
     pub threads: usize,
     /// Input size on disk.

@@ -106,14 +106,19 @@ pub struct Cuts {
     pub units: Vec<u32>,
     /// First unit of each partition, then the unit count.
     pub parts: Vec<usize>,
-    /// Records of the largest partition.
-    pub largest: u64,
+    /// Records of each partition.
+    pub records: Vec<u64>,
 }
 
 impl Cuts {
     /// The vertices of partition `p` (new ids).
     pub fn vertices(&self, p: usize) -> (u32, u32) {
         (self.units[self.parts[p]], self.units[self.parts[p + 1]])
+    }
+
+    /// Records of the largest partition.
+    pub fn largest(&self) -> u64 {
+        self.records.iter().copied().max().unwrap_or(0)
     }
 
     /// First vertex of each partition, then `n`: what records are routed by.
@@ -136,7 +141,8 @@ pub fn cuts(order: Option<&[u32]>, deg: &[u32], unit_cap: u64, part_cap: u64) ->
     let unit_cap = unit_cap.min(part_cap).max(1);
     let mut units = vec![0u32];
     let mut parts = vec![0usize];
-    let (mut in_unit, mut in_part, mut largest) = (0u64, 0u64, 0u64);
+    let mut records = Vec::new();
+    let (mut in_unit, mut in_part) = (0u64, 0u64);
     for v in 0..n {
         let r = d(v);
         let new_part = in_part > 0 && in_part + r > part_cap;
@@ -146,7 +152,7 @@ pub fn cuts(order: Option<&[u32]>, deg: &[u32], unit_cap: u64, part_cap: u64) ->
             in_unit = 0;
             if new_part {
                 parts.push(units.len() - 1);
-                largest = largest.max(in_part);
+                records.push(in_part);
                 in_part = 0;
             }
         }
@@ -155,10 +161,11 @@ pub fn cuts(order: Option<&[u32]>, deg: &[u32], unit_cap: u64, part_cap: u64) ->
     }
     units.push(n as u32);
     parts.push(units.len() - 1);
+    records.push(in_part);
     Cuts {
         units,
         parts,
-        largest: largest.max(in_part),
+        records,
     }
 }
 
@@ -365,9 +372,10 @@ mod tests {
                 let (lo, hi) = c.vertices(p);
                 let r: u64 = (lo..hi).map(d).sum();
                 assert!(r <= 25 || hi - lo == 1, "partition {p}: {r}");
-                assert!(r <= c.largest);
+                assert_eq!(r, c.records[p], "partition {p}");
             }
-            assert_eq!(c.largest, 50);
+            assert_eq!(c.records.len(), c.parts.len() - 1);
+            assert_eq!(c.largest(), 50);
         }
         // Cells of 2^16 vertices still bound units.
         let c = cuts(None, &vec![0u32; 70_000], 1 << 40, 1 << 40);

@@ -11,7 +11,7 @@ use super::Format;
 use crate::error::{Error, Result};
 use crate::store::names::Names;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 pub(super) struct Plan<'a> {
@@ -32,6 +32,8 @@ pub(super) struct Plan<'a> {
     pub(super) compression: Option<Compression>,
     /// Vertex names, once learnt: tokens are then resolved to their ranks.
     pub(super) names: Option<Arc<Names>>,
+    /// Passes made over the input so far (names, ids, counts, records).
+    pub(super) passes: AtomicU32,
 }
 
 impl Plan<'_> {
@@ -61,6 +63,7 @@ impl Plan<'_> {
             None
         };
         progress.stage("names", total);
+        self.passes.fetch_add(1, Ordering::Relaxed);
         parse::parse_file(
             &input.path,
             &self.spec,
@@ -84,6 +87,7 @@ impl Plan<'_> {
         progress: &dyn Progress,
         stage: &str,
     ) -> Result<(Vec<S>, ParseCounts)> {
+        self.passes.fetch_add(1, Ordering::Relaxed);
         match self.source {
             Source::File(input) => {
                 let total = if self.compression == Some(Compression::None) {

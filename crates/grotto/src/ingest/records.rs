@@ -218,10 +218,10 @@ pub struct CellSink {
     /// source is in `lo..hi` (default: all): a partition's replay pass.
     pub keep: Option<(bool, u32, u32)>,
     /// With `keep`: the partition of each user id (ids as the source gives
-    /// them) and the one kept, so that edges with no record in it are
-    /// dropped before their ids are mapped (one byte-sized lookup an end
-    /// instead of two through the order).
-    pub prefilter: Option<(Arc<Vec<u16>>, u16)>,
+    /// them) and the partitions kept (`lo..hi`), so that edges with no
+    /// record in them are dropped before their ids are mapped (one
+    /// two-byte lookup an end instead of two through the order).
+    pub prefilter: Option<(Arc<Vec<u16>>, u32, u32)>,
     /// Self loops dropped.
     pub self_loops: u64,
     /// An id did not fit the dense mapping.
@@ -409,11 +409,14 @@ impl CellSink {
 impl EdgeSink for CellSink {
     #[inline]
     fn edge(&mut self, u: u64, v: u64, w: f32) -> bool {
-        if let (Some((part, p)), Some((inn, _, _))) = (&self.prefilter, self.keep) {
+        if let (Some((part, lo, hi)), Some((inn, _, _))) = (&self.prefilter, self.keep) {
             // Out-records come from u (and v when undirected), in-records
             // from v; a self loop goes on, to be counted.
             // An id beyond the table goes on too, for the mapper to judge.
-            let has = |x: u64| part.get(x as usize).is_none_or(|q| q == p);
+            let has = |x: u64| {
+                part.get(x as usize)
+                    .is_none_or(|&q| (*lo..*hi).contains(&(q as u32)))
+            };
             let wanted = u == v
                 || if inn {
                     has(v)
