@@ -3,7 +3,7 @@
 # .grotto file under a memory budget, then info, check, BFS, WCC,
 # PageRank (10 iterations), k-core and, on a weighted graph one scale
 # smaller, SSSP; each with its time, bytes read per edge, peak memory per
-# vertex and device fraction (the last needs `grotto profile` of WORKDIR).
+# vertex and device fraction (from a quick `grotto profile` of WORKDIR).
 # Usage: bench/scale.sh [SCALE=28] [MEMORY=8GiB] [WORKDIR=bench/out/scale]
 # Appends one JSON object per step to WORKDIR/scale-SCALE.jsonl.
 set -euo pipefail
@@ -40,6 +40,8 @@ PY
 vertices() { "$BIN" info "$1" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["vertices"])'; }
 [ -f "$G" ] || step generate $((1 << SCALE)) "$BIN" generate rmat --scale "$SCALE" --undirected --memory "$MEM" -o "$G" --json
 N=$(vertices "$G")
+# The device fraction needs a profile of the device under WORKDIR.
+"$BIN" profile --path "$WORK" --quick -q
 step info "$N" "$BIN" info "$G" --json
 step check "$N" "$BIN" check "$G" --json
 for a in bfs wcc "pagerank --max-iterations 10 --tolerance 1e-300" "kcore --k 16"; do
