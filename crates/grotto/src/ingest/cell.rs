@@ -61,6 +61,14 @@ pub fn build_cell(
     weighted: bool,
     keep_duplicates: bool,
 ) -> LocalCsr {
+    let mut c = scatter_cell(lo, hi, parts, weighted);
+    sort_lists(&mut c, keep_duplicates, |v| v as u32);
+    c
+}
+
+/// The lists of sources `lo..hi` in record order (unsorted, duplicates
+/// kept, no counts): a counting scatter of the records' targets.
+pub fn scatter_cell(lo: u64, hi: u64, parts: &[(&[u64], &[f32])], weighted: bool) -> LocalCsr {
     let n = (hi - lo) as usize;
     let mut offsets = vec![0u32; n + 1];
     for (keys, _) in parts {
@@ -90,19 +98,32 @@ pub fn build_cell(
             }
         }
     }
-    drop(cur);
-    // Sort each list, drop duplicates, compact in place.
-    let mut out = LocalCsr {
+    LocalCsr {
         lo,
         hi,
+        offsets,
+        targets,
+        weights,
         ..LocalCsr::default()
-    };
+    }
+}
+
+/// Sorts each list of `c` (by target, then weight), drops duplicates
+/// unless `keep_duplicates` (a weighted duplicate keeps its smallest
+/// weight), compacts in place and counts them and the self loops kept;
+/// `id(v)` is the id that source `v`'s targets call it by.
+pub fn sort_lists(c: &mut LocalCsr, keep_duplicates: bool, id: impl Fn(u64) -> u32) {
+    let n = (c.hi - c.lo) as usize;
+    // A weighted cell has a weight per target (none when it has no record).
+    let weighted = !c.weights.is_empty();
+    let (lo, offsets, targets, weights) = (c.lo, &mut c.offsets, &mut c.targets, &mut c.weights);
+    let (mut dup_entries, mut dup_loops, mut loops) = (0u64, 0u64, 0u64);
     let mut write = 0usize;
     let mut scratch: Vec<u64> = Vec::new();
     let mut start = 0usize;
     for i in 0..n {
         let end = offsets[i + 1] as usize;
-        let src = (lo + i as u64) as u32;
+        let src = id(lo + i as u64);
         offsets[i] = write as u32;
         if weighted {
             scratch.clear();
@@ -115,9 +136,9 @@ pub fn build_cell(
                 let t = x >> 32;
                 if t == last && !keep_duplicates {
                     if t as u32 == src {
-                        out.dup_loops += 1
+                        dup_loops += 1
                     } else {
-                        out.dup_entries += 1
+                        dup_entries += 1
                     }
                     continue;
                 }
@@ -125,7 +146,7 @@ pub fn build_cell(
                 targets[write] = t as u32;
                 weights[write] = from_ordered_bits(x as u32);
                 if t as u32 == src {
-                    out.loops += 1;
+                    loops += 1;
                 }
                 write += 1;
             }
@@ -136,16 +157,16 @@ pub fn build_cell(
                 let t = targets[j];
                 if t as u64 == last && !keep_duplicates {
                     if t == src {
-                        out.dup_loops += 1
+                        dup_loops += 1
                     } else {
-                        out.dup_entries += 1
+                        dup_entries += 1
                     }
                     continue;
                 }
                 last = t as u64;
                 targets[write] = t;
                 if t == src {
-                    out.loops += 1;
+                    loops += 1;
                 }
                 write += 1;
             }
@@ -159,10 +180,9 @@ pub fn build_cell(
         weights.truncate(write);
         weights.shrink_to_fit();
     }
-    out.offsets = offsets;
-    out.targets = targets;
-    out.weights = weights;
-    out
+    c.dup_entries += dup_entries;
+    c.dup_loops += dup_loops;
+    c.loops += loops;
 }
 
 #[cfg(test)]

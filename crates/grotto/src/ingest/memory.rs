@@ -75,63 +75,73 @@ impl BuildCtx<'_> {
                 _ => (a.min(n), b.min(n)),
             }
         };
-        // A vertex order renumbers the records (in ranks now) and moves
-        // them to pages of build units over the new ids.
+        // Under a vertex order, records become lists in the user's order
+        // (ranks now), the order is made from their lengths, and each
+        // unit's lists are gathered in the new order (see `gather`).
         let to = Instant::now();
-        let (order, starts) = match self.opts.order {
-            VertexOrder::None => (None, None),
-            VertexOrder::Degree | VertexOrder::Auto => 'order: {
-                let deg = order::count_sources(&mut out_pages, n, range_of);
+        let weighted = self.plan.rules.weighted;
+        let keep = self.opts.keep_duplicates;
+        let mut built: Option<(Vec<LocalCsr>, Option<Vec<LocalCsr>>)> = None;
+        let order = match self.opts.order {
+            VertexOrder::None => None,
+            VertexOrder::Degree | VertexOrder::Auto => {
+                let mut out_cells =
+                    gather::scatter_pages(std::mem::take(&mut out_pages), n, range_of, weighted);
+                let mut in_cells = self.plan.rules.reverse.then(|| {
+                    gather::scatter_pages(std::mem::take(&mut in_pages), n, range_of, weighted)
+                });
+                let deg = gather::degrees(&out_cells, n);
                 let order = order::degree_order(&deg);
                 if self.opts.order == VertexOrder::Auto && !order::skewed(&order, &deg) {
-                    break 'order (None, None);
+                    // No order after all: the cells are the units.
+                    drop(deg);
+                    let finish = |mut cells: Vec<LocalCsr>| {
+                        gather::renumber_and_sort(&mut cells, None, keep);
+                        gather::fill_gaps(cells, n)
+                    };
+                    built = Some((finish(out_cells), in_cells.map(finish)));
+                    None
+                } else {
+                    let records: u64 = deg.iter().map(|&d| d as u64).sum();
+                    let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
+                    let starts = order::unit_starts(&order, &deg, cap);
+                    drop(deg);
+                    let new_of = crate::store::names::invert(&order);
+                    gather::renumber_and_sort(&mut out_cells, Some(&new_of), keep);
+                    let out_units = gather::gather(&out_cells, &order, &starts);
+                    drop(out_cells);
+                    let in_units = in_cells.as_mut().map(|cells| {
+                        gather::renumber_and_sort(cells, Some(&new_of), keep);
+                        gather::gather(cells, &order, &starts)
+                    });
+                    built = Some((out_units, in_units));
+                    Some(order)
                 }
-                let records: u64 = out_pages.iter().map(|p| p.keys.len() as u64).sum();
-                let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
-                let starts = order::unit_starts(&order, &deg, cap);
-                drop(deg);
-                let new_of = crate::store::names::invert(&order);
-                let w = self.plan.rules.weighted;
-                out_pages = order::regroup(out_pages, &new_of, &starts, w);
-                in_pages = order::regroup(in_pages, &new_of, &starts, w);
-                (Some(order), Some(starts))
             }
         };
         self.order_s += to.elapsed().as_secs_f64();
         let units = |pages: Vec<Page>| -> Vec<Unit> {
-            let mut units: Vec<Unit> = match &starts {
-                Some(starts) => starts
-                    .windows(2)
-                    .map(|w| Unit {
-                        lo: w[0] as u64,
-                        hi: w[1] as u64,
-                        pages: Vec::new(),
-                    })
-                    .collect(),
-                None => {
-                    let cells = (n.max(1) - 1) >> CELL_SHIFT;
-                    let cells = if remap {
-                        pages
-                            .iter()
-                            .map(|p| p.owner as u64)
-                            .max()
-                            .unwrap_or(0)
-                            .max(cells)
-                    } else {
-                        cells
-                    };
-                    (0..=cells)
-                        .map(|c| {
-                            let (lo, hi) = range_of(c);
-                            Unit {
-                                lo,
-                                hi,
-                                pages: Vec::new(),
-                            }
-                        })
-                        .collect()
-                }
+            let cells = (n.max(1) - 1) >> CELL_SHIFT;
+            let cells = if remap {
+                pages
+                    .iter()
+                    .map(|p| p.owner as u64)
+                    .max()
+                    .unwrap_or(0)
+                    .max(cells)
+            } else {
+                cells
             };
+            let mut units: Vec<Unit> = (0..=cells)
+                .map(|c| {
+                    let (lo, hi) = range_of(c);
+                    Unit {
+                        lo,
+                        hi,
+                        pages: Vec::new(),
+                    }
+                })
+                .collect();
             for p in pages {
                 units[p.owner as usize].pages.push(p);
             }
@@ -142,11 +152,20 @@ impl BuildCtx<'_> {
         let order = self.order_first(&mut w, order)?;
         let tb = Instant::now();
         self.progress.stage("build", None);
-        let out = self.build_units(&mut w, n, false, vec![Group::Pages(units(out_pages))])?;
-        let inn = if self.plan.rules.reverse {
-            Some(self.build_units(&mut w, n, true, vec![Group::Pages(units(in_pages))])?)
-        } else {
-            None
+        let (out_group, in_group) = match built {
+            Some((out, inn)) => (Group::Built(out), inn.map(Group::Built)),
+            None => (
+                Group::Pages(units(out_pages)),
+                self.plan
+                    .rules
+                    .reverse
+                    .then(|| Group::Pages(units(in_pages))),
+            ),
+        };
+        let out = self.build_units(&mut w, n, false, vec![out_group])?;
+        let inn = match in_group {
+            Some(g) => Some(self.build_units(&mut w, n, true, vec![g])?),
+            None => None,
         };
         let build_s = tb.elapsed().as_secs_f64();
         let r = self.finish(

@@ -30,6 +30,7 @@ pub mod compact;
 pub mod csv;
 mod external;
 mod finish;
+pub mod gather;
 pub mod ids;
 mod memory;
 pub mod merge;
@@ -665,6 +666,7 @@ impl BuildCtx<'_> {
                         )
                     })
                     .collect(),
+                Group::Built(cells) => cells,
             };
             b.add(w, &cells)?;
         }

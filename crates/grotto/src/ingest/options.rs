@@ -160,8 +160,9 @@ pub enum BuildPath {
 pub struct Timings {
     /// Parsing passes (all of them on the external path).
     pub parse_s: f64,
-    /// Counting degrees and renumbering records for a vertex order (the
-    /// memory path; the external path counts in its parse passes).
+    /// The memory path's lists under a vertex order: scattered in the
+    /// user's order, counted, renumbered, sorted and gathered in the new
+    /// order (the external path counts in its parse passes).
     pub order_s: f64,
     /// Sorting, deduplicating, packing, writing blocks.
     pub build_s: f64,

@@ -10,55 +10,18 @@
 //! The file stores the rank of each internal vertex (the order section);
 //! the store layer maps every id a user sees or types through it.
 //!
-//! Both build paths count records per source before lists are built: the
-//! memory path from the record pages it holds (then renumbers them and
-//! regroups them by their new cell, page by page), the external path in
+//! Both build paths count records per source: the memory path from the
+//! lists it scatters in the user's order (then renumbers their targets
+//! and gathers them in the new order, see `gather`), the external path in
 //! its counting pass (then renumbers records as it scatters them).
 
-use super::records::{Page, CELL_SHIFT, PAGE_RECORDS};
+use super::records::CELL_SHIFT;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// `n` zeroed counters.
 pub fn counters(n: u64) -> Vec<AtomicU32> {
     (0..n).map(|_| AtomicU32::new(0)).collect()
-}
-
-/// Records per source of the pages of each cell: `range_of(cell)` is the
-/// range of sources a page of that cell holds (ranges of higher cells lie
-/// higher). Cells are counted in parallel, each into its own part of the
-/// result, so no counter is shared.
-pub fn count_sources(pages: &mut [Page], n: u64, range_of: impl Fn(u64) -> (u64, u64)) -> Vec<u32> {
-    let mut deg = vec![0u32; n as usize];
-    pages.sort_unstable_by_key(|p| p.owner);
-    let mut jobs: Vec<(u64, &mut [u32], &[Page])> = Vec::new();
-    let (mut rest, mut at) = (&mut deg[..], 0u64);
-    let mut pages: &[Page] = pages;
-    while let Some(first) = pages.first() {
-        let cell = first.owner;
-        let k = pages.iter().take_while(|p| p.owner == cell).count();
-        let (lo, hi) = range_of(cell as u64);
-        let (lo, hi) = (lo.max(at).min(n), hi.max(at).min(n));
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut((lo - at) as usize);
-        let (mine, tail) = tail.split_at_mut((hi - lo) as usize);
-        rest = tail;
-        at = hi;
-        jobs.push((lo, mine, &pages[..k]));
-        pages = &pages[k..];
-    }
-    jobs.into_par_iter().for_each(|(lo, d, ps)| {
-        for p in ps {
-            for &k in &p.keys {
-                if let Some(c) = ((k >> 32) as usize)
-                    .checked_sub(lo as usize)
-                    .and_then(|i| d.get_mut(i))
-                {
-                    *c = c.saturating_add(1);
-                }
-            }
-        }
-    });
-    deg
 }
 
 /// The degree order: entry `i` is the rank of new internal vertex `i`,
@@ -207,65 +170,6 @@ impl<'a> UnitOf<'a> {
     }
 }
 
-/// Renumbers every record of `pages` (`new_of[rank]` is a vertex's new
-/// id) and regroups the records into pages of their unit (`starts`, from
-/// [`unit_starts`]; a page's owner is its unit). Old pages are freed as
-/// they are read, so memory stays about that of the records plus one
-/// partial page per unit and worker.
-pub fn regroup(pages: Vec<Page>, new_of: &[u32], starts: &[u32], weighted: bool) -> Vec<Page> {
-    let workers = rayon::current_num_threads().max(1);
-    let per = pages.len().div_ceil(workers).max(1);
-    let mut groups: Vec<Vec<Page>> = Vec::new();
-    let mut it = pages.into_iter();
-    loop {
-        let g: Vec<Page> = it.by_ref().take(per).collect();
-        if g.is_empty() {
-            break;
-        }
-        groups.push(g);
-    }
-    let unit_of = UnitOf::new(starts);
-    let units = starts.len().saturating_sub(1);
-    groups
-        .into_par_iter()
-        .flat_map_iter(|group| {
-            let mut open: Vec<Option<Page>> = (0..units).map(|_| None).collect();
-            let mut done = Vec::new();
-            let mut keys: Vec<u64> = Vec::with_capacity(PAGE_RECORDS);
-            for old in group {
-                // Renumber first, in a loop of independent loads, then
-                // scatter.
-                keys.clear();
-                keys.extend(old.keys.iter().map(|&k| {
-                    ((new_of[(k >> 32) as usize] as u64) << 32)
-                        | new_of[(k & 0xFFFF_FFFF) as usize] as u64
-                }));
-                for (i, &k) in keys.iter().enumerate() {
-                    let u = unit_of.of((k >> 32) as u32);
-                    let p = open[u].get_or_insert_with(|| Page {
-                        owner: u as u32,
-                        keys: Vec::with_capacity(PAGE_RECORDS),
-                        weights: if weighted {
-                            Vec::with_capacity(PAGE_RECORDS)
-                        } else {
-                            Vec::new()
-                        },
-                    });
-                    p.keys.push(k);
-                    if weighted {
-                        p.weights.push(old.weights[i]);
-                    }
-                    if p.keys.len() == PAGE_RECORDS {
-                        done.extend(open[u].take());
-                    }
-                }
-            }
-            done.extend(open.into_iter().flatten());
-            done
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -277,72 +181,6 @@ mod tests {
             .map(|&d| AtomicU32::new(d))
             .collect();
         assert_eq!(degree_order(&loads(&deg)), vec![1, 3, 4, 0, 2]);
-    }
-
-    #[test]
-    fn sources_are_counted_per_cell_whatever_the_page_order() {
-        let n = 70_000u64;
-        let page = |owner: u32, srcs: &[u64]| Page {
-            owner,
-            keys: srcs.iter().map(|&s| s << 32 | 1).collect(),
-            weights: Vec::new(),
-        };
-        let mut pages = vec![
-            page(1, &[65_536, 69_999, 69_999]),
-            page(0, &[0, 5, 5, 65_535]),
-            page(1, &[65_536]),
-        ];
-        let range = |c: u64| ((c << CELL_SHIFT).min(n), ((c + 1) << CELL_SHIFT).min(n));
-        let deg = count_sources(&mut pages, n, range);
-        assert_eq!((deg[0], deg[5], deg[65_535]), (1, 2, 1));
-        assert_eq!((deg[65_536], deg[69_999]), (2, 2));
-        assert_eq!(deg.iter().map(|&d| d as u64).sum::<u64>(), 8);
-    }
-
-    #[test]
-    fn regroup_renumbers_every_record_into_its_new_cell() {
-        // 70000 vertices: two cells. Reverse the ids.
-        let n = 70_000u32;
-        let new_of: Vec<u32> = (0..n).map(|r| n - 1 - r).collect();
-        let mut pages = Vec::new();
-        let mut want = Vec::new();
-        for c in 0..2u64 {
-            let mut p = Page {
-                owner: c as u32,
-                keys: Vec::new(),
-                weights: Vec::new(),
-            };
-            for i in 0..20_000u64 {
-                let s = (c << CELL_SHIFT) + i % 3000;
-                let t = (i * 7919) % n as u64;
-                p.keys.push(s << 32 | t);
-                p.weights.push(i as f32);
-                want.push((
-                    (new_of[s as usize] as u64) << 32 | new_of[t as usize] as u64,
-                    i as f32,
-                ));
-            }
-            pages.push(p);
-        }
-        let deg = vec![1u32; n as usize];
-        let order: Vec<u32> = (0..n).collect();
-        let starts = unit_starts(&order, &deg, 30_000);
-        assert_eq!(starts, vec![0, 30_000, 60_000, 65_536, 70_000]);
-        let out = regroup(pages, &new_of, &starts, true);
-        let mut got = Vec::new();
-        for p in &out {
-            assert!(p.keys.len() <= PAGE_RECORDS);
-            for (i, &k) in p.keys.iter().enumerate() {
-                let s = (k >> 32) as u32;
-                let u = p.owner as usize;
-                assert!(starts[u] <= s && s < starts[u + 1]);
-                got.push((k, p.weights[i]));
-            }
-        }
-        let key = |a: &(u64, f32)| (a.0, a.1.to_bits());
-        got.sort_by_key(key);
-        want.sort_by_key(key);
-        assert_eq!(got, want);
     }
 
     #[test]

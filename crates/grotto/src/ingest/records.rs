@@ -182,6 +182,9 @@ pub(crate) enum Group {
     Pages(Vec<Unit>),
     /// Units sharing one array (a partition of the external build).
     Bucketed(Bucketed),
+    /// Units whose lists are built already (the memory build under a
+    /// vertex order, see `gather`).
+    Built(Vec<super::cell::LocalCsr>),
 }
 
 /// What the build does with each edge.
