@@ -434,6 +434,11 @@ impl BuildCtx<'_> {
             }
             None => None,
         };
+        // What later passes mapped ids with (the order's inverse, the
+        // partition tables: 6 bytes a vertex) goes before the finish
+        // builds the block map beside the index.
+        drop((mapper, out_table, in_table, group));
+        crate::io::system::release_free_memory();
         let replayed = replayed.into_inner().ok().flatten();
         let (counts, loops) = tally.or(replayed).unwrap_or_default();
         let build_s = tb.elapsed().as_secs_f64();

@@ -19,6 +19,7 @@ pub mod raw;
 pub mod reader;
 pub mod scan;
 pub mod scratch;
+pub mod section;
 pub mod system;
 pub mod uring;
 

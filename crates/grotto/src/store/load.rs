@@ -44,9 +44,9 @@ fn read_error(path: &Path, s: &Section, e: std::io::Error) -> Error {
 
 /// Reads section `s` with its padding into `bytes` and checks its CRC.
 fn read_section(file: &File, path: &Path, s: &Section, bytes: &mut [u8]) -> Result<()> {
-    file.read_exact_at(bytes, s.offset)
+    let crc = crate::io::section::read_exact_at_with_crc(file, bytes, s.offset)
         .map_err(|e| read_error(path, s, e))?;
-    if crc32c::crc32c(bytes) != s.crc {
+    if crc != s.crc {
         return Err(corrupt(
             path,
             format!("section {} fails its checksum", s.kind.name()),

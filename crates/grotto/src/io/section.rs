@@ -1,0 +1,97 @@
+//! Reading a large contiguous range of a graph file (a metadata section
+//! such as the index, 8 bytes a vertex) with several reads in flight, and
+//! its CRC-32C computed piece by piece as the pieces arrive.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Bytes each read asks for.
+const PIECE: usize = 8 << 20;
+/// Reads in flight at most (threads of their own: they wait on the
+/// device, not on a core).
+const IN_FLIGHT: usize = 8;
+
+/// Fills `buf` from `file` at `offset` and returns its CRC-32C. Below two
+/// pieces one read does it; above, up to [`IN_FLIGHT`] threads read
+/// pieces of [`PIECE`] bytes and checksum each, and the pieces' CRCs are
+/// combined in order. The first error (an unexpected end included) is
+/// returned.
+pub fn read_exact_at_with_crc(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<u32> {
+    if buf.len() < 2 * PIECE {
+        file.read_exact_at(buf, offset)?;
+        return Ok(crc32c::crc32c(buf));
+    }
+    let total = buf.len();
+    let pieces: Vec<(usize, std::sync::Mutex<&mut [u8]>)> = buf
+        .chunks_mut(PIECE)
+        .enumerate()
+        .map(|(i, c)| (i * PIECE, std::sync::Mutex::new(c)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let crcs: Vec<std::sync::Mutex<Option<std::io::Result<u32>>>> =
+        (0..pieces.len()).map(|_| Default::default()).collect();
+    let workers = IN_FLIGHT.min(pieces.len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((at, piece)) = pieces.get(i) else {
+                    break;
+                };
+                let r = match piece.lock() {
+                    Ok(mut p) => file
+                        .read_exact_at(&mut p, offset + *at as u64)
+                        .map(|()| crc32c::crc32c(&p)),
+                    Err(_) => Err(std::io::Error::other("a read's lock was poisoned")),
+                };
+                let failed = r.is_err();
+                if let Ok(mut c) = crcs[i].lock() {
+                    *c = Some(r);
+                }
+                if failed {
+                    // Stop handing out pieces; the error is reported below.
+                    next.store(pieces.len(), Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let mut crc = 0u32;
+    for (i, c) in crcs.into_iter().enumerate() {
+        let piece_crc = c
+            .into_inner()
+            .map_err(|_| std::io::Error::other("a read's lock was poisoned"))?
+            .ok_or_else(|| std::io::Error::other("a piece was not read"))??;
+        let len = PIECE.min(total - i * PIECE);
+        crc = if i == 0 {
+            piece_crc
+        } else {
+            crc32c::crc32c_combine(crc, piece_crc, len)
+        };
+    }
+    Ok(crc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn pieces_read_in_parallel_give_the_bytes_and_the_crc_of_one_read() {
+        let mut f = tempfile::tempfile().unwrap();
+        let len = 2 * PIECE + PIECE / 3 + 5;
+        let data: Vec<u8> = (0..len + 100).map(|i| (i * 7 + i / 4096) as u8).collect();
+        f.write_all(&data).unwrap();
+        for (off, n) in [(0usize, len), (100, len), (3, PIECE + 1), (0, 2 * PIECE)] {
+            let mut buf = vec![0u8; n];
+            let crc = read_exact_at_with_crc(&f, &mut buf, off as u64).unwrap();
+            assert!(buf == data[off..off + n], "offset {off}, {n} bytes");
+            assert_eq!(crc, crc32c::crc32c(&data[off..off + n]));
+        }
+        // Past the end: the error of a short read, not a partial success.
+        let mut buf = vec![0u8; len];
+        let e = read_exact_at_with_crc(&f, &mut buf, 200).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+    }
+}
