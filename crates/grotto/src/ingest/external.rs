@@ -175,7 +175,7 @@ impl BuildCtx<'_> {
             let largest = out_cuts
                 .largest()
                 .max(in_cuts.as_ref().map_or(0, |c| c.largest()));
-            let room = self.group_room(records * dirs, n * dirs, rules.weighted);
+            let room = self.group_room();
             if spill_bytes(largest, rec_bytes) > room {
                 if replayable {
                     self.spill = Spill::Replay;
@@ -291,10 +291,6 @@ impl BuildCtx<'_> {
         };
         let out_table = table(&out_cuts);
         let in_table = in_cuts.as_ref().and_then(table);
-        // Records (out and in) not yet built, for the output's share of
-        // the disk when spilling in groups.
-        let all_records = |c: &order::Cuts| c.records.iter().sum::<u64>();
-        let in_records = in_cuts.as_ref().map_or(0, all_records);
         // The first later pass's counts stand for the input's.
         let replayed = std::sync::Mutex::new(None);
         // The spill group loaded: adjacency, partitions, their spill set.
@@ -325,9 +321,7 @@ impl BuildCtx<'_> {
                         None => {
                             // Free the last group's files before the next.
                             *g = None;
-                            let left = cuts.records[p..].iter().sum::<u64>()
-                                + if inn { 0 } else { in_records };
-                            let room = self.group_room(left, n * dirs, weighted);
+                            let room = self.group_room();
                             let cap = self.opts.spill_group_records.unwrap_or(u64::MAX);
                             let mut hi = p + 1;
                             let mut held = cuts.records[p];
@@ -484,25 +478,16 @@ impl BuildCtx<'_> {
     }
 
     /// Bytes one spill group may take in the temporary directory now: its
-    /// free space, less a thirty-second of it, less what the output still
-    /// needs when it is on the same file system (`records` left to build
-    /// at 4 bytes each, 8 with a weight, and 8 bytes per `index_entries`).
-    fn group_room(&self, records: u64, index_entries: u64, weighted: bool) -> u64 {
-        let Some(free) = crate::io::system::free_disk_bytes(&self.temp_dir) else {
-            return u64::MAX;
-        };
-        let out_dir = match self.output.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let output = if crate::io::system::same_file_system(&self.temp_dir, out_dir) {
-            records
-                .saturating_mul(if weighted { 8 } else { 4 })
-                .saturating_add(index_entries.saturating_mul(8))
-        } else {
-            0
-        };
-        free.saturating_sub(free / 32).saturating_sub(output)
+    /// free space less a thirty-second. The output needs no share of it:
+    /// a partition's spill file is emptied before its lists are written,
+    /// and they take fewer bytes than its records (at most 4 and 8 a
+    /// record against 8 and 12), so a group's peak is its spill; what has
+    /// been written by then is out of the free space already.
+    fn group_room(&self) -> u64 {
+        match crate::io::system::free_disk_bytes(&self.temp_dir) {
+            Some(free) => free - free / 32,
+            None => u64::MAX,
+        }
     }
 
     /// One pass over a replayable source keeping the records of one

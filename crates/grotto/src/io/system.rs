@@ -209,13 +209,3 @@ pub fn free_disk_bytes(path: &Path) -> Option<u64> {
     }
     Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
-
-/// Whether two existing paths are on the same file system (true when
-/// either cannot be examined: the cautious answer for sharing its space).
-pub fn same_file_system(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev(),
-        _ => true,
-    }
-}
