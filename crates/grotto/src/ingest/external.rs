@@ -321,39 +321,18 @@ impl BuildCtx<'_> {
                         None => {
                             // Free the last group's files before the next.
                             *g = None;
-                            let room = self.group_room();
-                            let cap = self.opts.spill_group_records.unwrap_or(u64::MAX);
-                            let mut hi = p + 1;
-                            let mut held = cuts.records[p];
-                            while hi < cuts.records.len() {
-                                let more = held + cuts.records[hi];
-                                if more > cap || spill_bytes(more, rec_bytes) > room {
-                                    break;
-                                }
-                                held = more;
-                                hi += 1;
-                            }
-                            let starts = cuts.part_starts()[p..=hi].to_vec();
-                            let (vlo, vhi) = (starts[0], starts[hi - p]);
-                            let set =
-                                Arc::new(SpillSet::new(&self.temp_dir, starts, page_records)?);
-                            let dest = Destination::Spill(set.clone(), None);
-                            let pre = table.as_ref().map(|t| (t.clone(), p as u32, hi as u32));
-                            let make = || {
-                                let mut s = CellSink::new(rules, m.clone(), dest.clone());
-                                s.keep = Some((inn, vlo, vhi));
-                                s.prefilter = pre.clone();
-                                s
+                            let pass = GroupPass {
+                                mapper: m,
+                                table: table.as_ref(),
+                                page_records,
+                                rec_bytes,
                             };
-                            let r = self.scatter(&make, &NoProgress)?;
+                            let (l, r) = self.spill_group(&pass, inn, cuts, p)?;
                             if let Ok(mut first) = replayed.lock() {
                                 first.get_or_insert(r);
                             }
-                            *g = Some(LoadedGroup {
-                                inn,
-                                parts: p..hi,
-                                set: set.clone(),
-                            });
+                            let set = l.set.clone();
+                            *g = Some(l);
                             (p, set)
                         }
                     };
@@ -477,6 +456,50 @@ impl BuildCtx<'_> {
         Ok((counts, loops))
     }
 
+    /// Spills the group of partitions that begins at partition `p` of
+    /// `cuts` (in-edges when `inn`): as many as fit [`Self::group_room`]
+    /// (at least one, at most `spill_group_records` records), in one pass
+    /// over the input that keeps only their records. Returns the group and
+    /// the pass's counts and self loops.
+    fn spill_group(
+        &self,
+        pass: &GroupPass,
+        inn: bool,
+        cuts: &order::Cuts,
+        p: usize,
+    ) -> Result<(LoadedGroup, (ParseCounts, u64))> {
+        let room = self.group_room();
+        let cap = self.opts.spill_group_records.unwrap_or(u64::MAX);
+        let mut hi = p + 1;
+        let mut held = cuts.records[p];
+        while hi < cuts.records.len() {
+            let more = held + cuts.records[hi];
+            if more > cap || spill_bytes(more, pass.rec_bytes) > room {
+                break;
+            }
+            held = more;
+            hi += 1;
+        }
+        let starts = cuts.part_starts()[p..=hi].to_vec();
+        let (vlo, vhi) = (starts[0], starts[hi - p]);
+        let set = Arc::new(SpillSet::new(&self.temp_dir, starts, pass.page_records)?);
+        let dest = Destination::Spill(set.clone(), None);
+        let pre = pass.table.map(|t| (t.clone(), p as u32, hi as u32));
+        let make = || {
+            let mut s = CellSink::new(self.plan.rules, pass.mapper.clone(), dest.clone());
+            s.keep = Some((inn, vlo, vhi));
+            s.prefilter = pre.clone();
+            s
+        };
+        let r = self.scatter(&make, &NoProgress)?;
+        let group = LoadedGroup {
+            inn,
+            parts: p..hi,
+            set,
+        };
+        Ok((group, r))
+    }
+
     /// Bytes one spill group may take in the temporary directory now: its
     /// free space less a thirty-second. The output needs no share of it:
     /// a partition's spill file is emptied before its lists are written,
@@ -547,6 +570,15 @@ fn spill_bytes(records: u64, rec_bytes: u64) -> u64 {
     records.saturating_mul(rec_bytes) + records / 128
 }
 
+/// What every group's pass needs: the id mapper, the table of each user
+/// id's partition (if any), the spill's page size and record size.
+struct GroupPass<'a> {
+    mapper: &'a IdMapper,
+    table: Option<&'a Arc<Vec<u16>>>,
+    page_records: usize,
+    rec_bytes: u64,
+}
+
 /// The spill group loaded: its adjacency, its partitions and their files.
 struct LoadedGroup {
     inn: bool,
@@ -559,8 +591,8 @@ pub(super) enum Spill {
     /// One pass scatters every record to the temporary directory.
     Whole,
     /// Partitions in groups whose records fit the temporary directory's
-    /// free space beside the output, one pass over the input per group
-    /// (when the whole spill would not fit, or groups are capped).
+    /// free space, one pass over the input per group (when the whole
+    /// spill would not fit, or groups are capped).
     Groups {
         /// The whole spill's refusal, returned if not even the largest
         /// partition fits and the source cannot replay.
