@@ -645,7 +645,11 @@ impl AdjBuilder {
             let e = self.index[v as usize];
             list_blocks(e, v as u64, &self.huge, &self.huge_blocks, packed_tags)
         });
-        w.section(km, &map.to_coded_bytes(), blocks)?;
+        w.begin(km);
+        for part in map.coded_parts() {
+            w.write(part)?;
+        }
+        w.end(blocks)?;
         self.summary.blocks = blocks;
         self.summary.short_blocks = short;
         self.summary.packed = self.packed;

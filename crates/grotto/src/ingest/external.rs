@@ -291,6 +291,16 @@ impl BuildCtx<'_> {
         };
         let out_table = table(&out_cuts);
         let in_table = in_cuts.as_ref().and_then(table);
+        // What later passes map ids with (the order's inverse and the
+        // partition tables, 6 bytes a vertex), dropped as soon as the last
+        // partition's records are loaded: before the last partition is
+        // built and the finish builds the block map beside the index.
+        let later = std::sync::Mutex::new(mapper.map(|m| Later {
+            mapper: m,
+            out_table,
+            in_table,
+        }));
+        let last_adjacency_inn = in_cuts.is_some();
         // The first later pass's counts stand for the input's.
         let replayed = std::sync::Mutex::new(None);
         // The spill group loaded: adjacency, partitions, their spill set.
@@ -298,7 +308,18 @@ impl BuildCtx<'_> {
         let lock_err = || Error::Invalid("a spill group's lock was poisoned".into());
         let load = |inn: bool, cuts: &order::Cuts, p: usize| -> Result<Group> {
             let units = &cuts.units[cuts.parts[p]..=cuts.parts[p + 1]];
-            let table = if inn { &in_table } else { &out_table };
+            // Cheap clones (shared arrays), so that the lock is not held
+            // through a pass.
+            let (mapper, table) = match &*later.lock().map_err(|_| lock_err())? {
+                Some(l) => {
+                    let t = if inn { &l.in_table } else { &l.out_table };
+                    (Some(l.mapper.clone()), t.clone())
+                }
+                None => (None, None),
+            };
+            if inn == last_adjacency_inn && p + 2 == cuts.parts.len() {
+                *later.lock().map_err(|_| lock_err())? = None;
+            }
             let (keys, ws) = match (&spill, &mapper, &self.spill) {
                 (Some((out_set, in_set)), _, _) => {
                     let set = if inn {
@@ -339,7 +360,7 @@ impl BuildCtx<'_> {
                     set.take(p - lo, weighted)?
                 }
                 (None, Some(m), _) => {
-                    let pre = table.as_ref().map(|t| (t.clone(), p as u32, p as u32 + 1));
+                    let pre = table.map(|t| (t, p as u32, p as u32 + 1));
                     let (keys, ws, counts, loops) =
                         self.replay_partition(m, cuts.vertices(p), inn, pre)?;
                     if let Ok(mut r) = replayed.lock() {
@@ -407,10 +428,7 @@ impl BuildCtx<'_> {
             }
             None => None,
         };
-        // What later passes mapped ids with (the order's inverse, the
-        // partition tables: 6 bytes a vertex) goes before the finish
-        // builds the block map beside the index.
-        drop((mapper, out_table, in_table, group));
+        drop((later, group));
         crate::io::system::release_free_memory();
         let replayed = replayed.into_inner().ok().flatten();
         let (counts, loops) = tally.or(replayed).unwrap_or_default();
@@ -577,6 +595,14 @@ struct GroupPass<'a> {
     table: Option<&'a Arc<Vec<u16>>>,
     page_records: usize,
     rec_bytes: u64,
+}
+
+/// What passes after the first map ids with: the order's inverse (in the
+/// mapper) and each adjacency's table of each id's partition.
+struct Later {
+    mapper: IdMapper,
+    out_table: Option<Arc<Vec<u16>>>,
+    in_table: Option<Arc<Vec<u16>>>,
 }
 
 /// The spill group loaded: its adjacency, its partitions and their files.
