@@ -12,6 +12,7 @@ use super::graph::Graph;
 use super::load::corrupt;
 use crate::error::Result;
 use crate::{BlockId, VertexId};
+use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -113,9 +114,9 @@ impl Adjacency {
     /// Adjacency entries kept inline in the index (degree 1 and 2 lists).
     pub fn inline_entries(&self) -> u64 {
         self.index
-            .iter()
+            .par_iter()
             .map(|&e| match IndexEntry::decode(e) {
-                IndexEntry::One(_) => 1,
+                IndexEntry::One(_) => 1u64,
                 IndexEntry::Two(..) => 2,
                 _ => 0,
             })

@@ -17,9 +17,9 @@ use crate::error::{Error, Result};
 use crate::VertexId;
 use rayon::prelude::*;
 use std::fs::File;
+use std::hash::BuildHasher;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// Base ranks per entry of an order's shift index ([`Order::grow_keyed`]).
@@ -27,6 +27,16 @@ const SHIFT_SAMPLE: usize = 64;
 
 /// Entries read from the file at a time in streamed passes (1 MiB).
 const PIECE: usize = 1 << 18;
+
+/// A keyed mix of `x` (the splitmix64 finaliser of `x` plus `key`): the
+/// terms of the multiset sum that checks an order is a permutation.
+#[inline]
+fn mix(x: u64, key: u64) -> u64 {
+    let mut z = x.wrapping_add(key).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
 
 /// A file's vertex order: where it lies, and what of it is loaded.
 ///
@@ -84,41 +94,48 @@ impl Order {
             ..Order::identity(path, n as u32)
         };
         // Pieces read and checked on all cores; their checksums are
-        // combined in file order.
-        let seen: Vec<AtomicU64> = (0..(n as usize).div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
+        // combined in file order. That the ranks are a permutation is
+        // checked by their largest and a keyed multiset sum, streamed (a
+        // bitmap costs a random access a vertex); a mismatch is then
+        // located with the bitmap to name the vertex.
+        let key = std::collections::hash_map::RandomState::new().hash_one(path);
         let pieces = (n as usize).div_ceil(PIECE);
-        let crcs: Vec<Result<(u32, usize)>> = (0..pieces)
+        let crcs: Vec<Result<(u32, usize, u32, u64)>> = (0..pieces)
             .into_par_iter()
             .map(|k| {
                 let at = k * PIECE;
                 let len = PIECE.min(n as usize - at);
                 let mut buf = vec![0u32; len];
                 o.read(at, &mut buf)?;
-                for (i, &r) in buf.iter().enumerate() {
-                    let bit = 1u64 << (r % 64);
-                    let fresh = (r as u64) < n
-                        && seen[r as usize / 64].fetch_or(bit, Ordering::Relaxed) & bit == 0;
-                    if !fresh {
-                        return Err(bad(format!(
-                            "vertex {} has rank {r}, {}",
-                            at + i,
-                            if (r as u64) < n {
-                                "which another vertex has too"
-                            } else {
-                                "past the vertex count"
-                            }
-                        )));
-                    }
-                }
-                Ok((crc32c::crc32c(bytemuck::cast_slice(&buf)), len * 4))
+                let max = buf.iter().copied().max().unwrap_or(0);
+                let sum = buf
+                    .iter()
+                    .fold(0u64, |a, &r| a.wrapping_add(mix(r as u64, key)));
+                Ok((
+                    crc32c::crc32c(bytemuck::cast_slice(&buf)),
+                    len * 4,
+                    max,
+                    sum,
+                ))
             })
             .collect();
         let mut crc = 0u32;
+        let (mut max, mut sum) = (0u32, 0u64);
         for c in crcs {
-            let (piece, len) = c?;
+            let (piece, len, m, s) = c?;
             crc = crc32c::crc32c_combine(crc, piece, len);
+            max = max.max(m);
+            sum = sum.wrapping_add(s);
+        }
+        let want = (0..n.div_ceil(PIECE as u64))
+            .into_par_iter()
+            .map(|k| {
+                let at = k * PIECE as u64;
+                (at..(at + PIECE as u64).min(n)).fold(0u64, |a, i| a.wrapping_add(mix(i, key)))
+            })
+            .reduce(|| 0, u64::wrapping_add);
+        if n > 0 && ((max as u64) >= n || sum != want) {
+            return Err(o.not_a_permutation(n, &bad));
         }
         let mut pad = vec![0u8; (padded(s.length) - s.length) as usize];
         o.file
@@ -130,6 +147,36 @@ impl Order {
             return Err(bad("fails its checksum".into()));
         }
         Ok(o)
+    }
+
+    /// The error of an order section that is not a permutation of `0..n`:
+    /// the first vertex whose rank is past the count or taken, found
+    /// with a bitmap of an eighth of a byte a vertex.
+    fn not_a_permutation(&self, n: u64, bad: &dyn Fn(String) -> Error) -> Error {
+        let mut seen = vec![0u64; (n as usize).div_ceil(64)];
+        let mut buf = vec![0u32; PIECE];
+        for at in (0..n as usize).step_by(PIECE) {
+            let len = PIECE.min(n as usize - at);
+            if let Err(e) = self.read(at, &mut buf[..len]) {
+                return e;
+            }
+            for (i, &r) in buf[..len].iter().enumerate() {
+                let bit = 1u64 << (r % 64);
+                if (r as u64) >= n || seen[r as usize / 64] & bit != 0 {
+                    return bad(format!(
+                        "vertex {} has rank {r}, {}",
+                        at + i,
+                        if (r as u64) < n {
+                            "which another vertex has too"
+                        } else {
+                            "past the vertex count"
+                        }
+                    ));
+                }
+                seen[r as usize / 64] |= bit;
+            }
+        }
+        bad("is not a permutation of the vertices".into())
     }
 
     /// The order of a base of `n` vertices without an order section (each
@@ -378,6 +425,67 @@ mod tests {
         let mut streamed = Graph::open(&path).unwrap();
         streamed.order.as_mut().expect("an ordered file").piece = piece;
         (loaded, streamed, tg)
+    }
+
+    /// A copy of `tg`'s file whose order section holds `ranks`, its
+    /// checksum made right: only the permutation check can refuse it.
+    fn with_ranks(
+        tg: &testkit::TestGraph,
+        ranks: &[u32],
+        dir: &std::path::Path,
+    ) -> std::path::PathBuf {
+        use crate::store::format::SectionKind;
+        let mut bytes = std::fs::read(tg.graph.path()).unwrap();
+        let mut h = tg.graph.header().clone();
+        for sec in &mut h.sections {
+            if sec.kind == SectionKind::Order {
+                let at = sec.offset as usize;
+                bytes[at..at + ranks.len() * 4].copy_from_slice(bytemuck::cast_slice(ranks));
+                let end = at + super::padded(sec.length) as usize;
+                sec.crc = crc32c::crc32c(&bytes[at..end]);
+            }
+        }
+        bytes[..4096].copy_from_slice(&h.encode());
+        let path = dir.join("tampered.grotto");
+        std::fs::write(&path, &bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn an_order_that_is_not_a_permutation_is_named() {
+        let tg = testkit::rmat_ordered(10, 8, 7);
+        let dir = tempfile::tempdir().unwrap();
+        let good = tg.graph.order().unwrap().unwrap().to_vec();
+        assert!(Graph::open(&with_ranks(&tg, &good, dir.path())).is_ok());
+        let n = good.len();
+        // A rank given twice (and so one missing), far apart.
+        let mut twice = good.clone();
+        twice[n - 3] = twice[5];
+        let e = Graph::open(&with_ranks(&tg, &twice, dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "vertex {} has rank {}, which another vertex has too",
+                n - 3,
+                good[5]
+            )),
+            "{e}"
+        );
+        // A rank past the count.
+        let mut past = good.clone();
+        past[17] = n as u32;
+        let e = Graph::open(&with_ranks(&tg, &past, dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("vertex 17 has rank {n}, past the vertex count")),
+            "{e}"
+        );
+        // Two ranks swapped is still a permutation.
+        let mut swapped = good.clone();
+        swapped.swap(1, n - 1);
+        assert!(Graph::open(&with_ranks(&tg, &swapped, dir.path())).is_ok());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::adjacency::Adjacency;
 use super::format::{SectionKind, BLOCK_BYTES, SLOTS_PER_BLOCK, TAG_SPAN};
 use super::graph::Graph;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Degree distribution of one adjacency.
@@ -47,27 +48,43 @@ pub struct AdjacencyStats {
 
 /// Computes the figures of `a` for a graph of `n` vertices.
 pub fn adjacency_stats(a: &Adjacency, n: u64) -> AdjacencyStats {
-    let mut d = DegreeStats {
-        min: u64::MAX,
-        max: 0,
-        mean: 0.0,
-        zero: 0,
-        log2_histogram: Vec::new(),
-    };
-    for v in 0..n {
-        let x = a.degree(v as u32);
-        d.min = d.min.min(x);
-        d.max = d.max.max(x);
-        if x == 0 {
-            d.zero += 1;
-        } else {
-            let bin = 63 - x.leading_zeros() as usize;
-            if d.log2_histogram.len() <= bin {
-                d.log2_histogram.resize(bin + 1, 0);
+    // One pass over the index on all cores: each chunk of vertices
+    // counts its own (min, max, zeros, histogram), then they are summed.
+    const CHUNK: u64 = 1 << 16;
+    let count = |lo: u64, hi: u64| {
+        let mut t = ([u64::MAX, 0, 0], [0u64; 64]);
+        for v in lo..hi {
+            let x = a.degree(v as u32);
+            t.0[0] = t.0[0].min(x);
+            t.0[1] = t.0[1].max(x);
+            if x == 0 {
+                t.0[2] += 1;
+            } else {
+                t.1[63 - x.leading_zeros() as usize] += 1;
             }
-            d.log2_histogram[bin] += 1;
         }
-    }
+        t
+    };
+    let join = |mut a: ([u64; 3], [u64; 64]), b: ([u64; 3], [u64; 64])| {
+        a.0[0] = a.0[0].min(b.0[0]);
+        a.0[1] = a.0[1].max(b.0[1]);
+        a.0[2] += b.0[2];
+        a.1.iter_mut().zip(b.1).for_each(|(x, y)| *x += y);
+        a
+    };
+    let empty = || ([u64::MAX, 0, 0], [0u64; 64]);
+    let ([min, max, zero], hist) = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| count(c * CHUNK, ((c + 1) * CHUNK).min(n)))
+        .reduce(empty, join);
+    let bins = hist.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+    let mut d = DegreeStats {
+        min,
+        max,
+        mean: 0.0,
+        zero,
+        log2_histogram: hist[..bins].to_vec(),
+    };
     if n == 0 {
         d.min = 0;
     } else {
