@@ -71,7 +71,16 @@ pub(super) fn read_checked_as<T: bytemuck::Pod>(
     s: &Section,
 ) -> Result<Vec<T>> {
     let size = std::mem::size_of::<T>();
-    let mut v: Vec<T> = vec![T::zeroed(); (padded(s.length) as usize).div_ceil(size)];
+    // Huge pages: a fault per 2 MiB, not per 4 KiB, as the read fills it.
+    let words = (padded(s.length) as usize).div_ceil(size);
+    let mut v: Vec<T> = crate::io::huge::zeroed_vec(words).ok_or_else(|| Error::Limit {
+        what: format!(
+            "{}: section {} ({} bytes) does not fit in memory",
+            path.display(),
+            s.kind.name(),
+            s.length
+        ),
+    })?;
     let bytes = &mut bytemuck::cast_slice_mut::<T, u8>(&mut v)[..padded(s.length) as usize];
     read_section(file, path, s, bytes)?;
     v.truncate(s.length as usize / size);
@@ -169,16 +178,13 @@ pub(super) fn load_adjacency(
     let low = (1u64 << PACKED_LOW_BITS) - 1;
     // Each entry checked on its own, on all cores, a chunk at a time; the
     // first bad entry in vertex order is the one reported.
-    let check = |v: usize, e: u64| -> Result<[u64; 4]> {
+    let check = |v: usize, e: u64| -> std::result::Result<[u64; 4], &'static str> {
         let (mut p, mut sp, mut hu) = (0u64, 0u64, 0u64);
-        let bad = |why: &str| corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()));
         let d = match IndexEntry::decode(e) {
             IndexEntry::Disk { offset, degree } if packed && degree > 0 => {
                 let b = offset >> PACKED_LOW_BITS;
                 if degree == 1 && inline {
-                    return Err(bad(
-                        "keeps a single neighbour on disk in a file with inline lists",
-                    ));
+                    return Err("keeps a single neighbour on disk in a file with inline lists");
                 }
                 match tags.get(b as usize) {
                     Some(&TAG_PACKED) if degree <= MAX_IDS_PER_BLOCK as u64 => p += 1,
@@ -186,20 +192,20 @@ pub(super) fn load_adjacency(
                         p += (offset & low) + 1;
                         sp += (offset & low) + 1;
                     }
-                    _ => return Err(bad("describes an impossible packed list")),
+                    _ => return Err("describes an impossible packed list"),
                 }
                 degree
             }
             IndexEntry::Huge { offset } if packed => {
                 let i = huge
                     .binary_search_by_key(&(v as u64), |&(x, _)| x)
-                    .map_err(|_| bad("has no degree in the huge table"))?;
+                    .map_err(|_| "has no degree in the huge table")?;
                 let n = huge_blocks[i];
                 if e & HUGE_SPARE != 0
                     || offset & low != 0
                     || !spans_ok(offset >> PACKED_LOW_BITS, n)
                 {
-                    return Err(bad("describes an impossible long list"));
+                    return Err("describes an impossible long list");
                 }
                 hu += 1;
                 p += n;
@@ -209,23 +215,21 @@ pub(super) fn load_adjacency(
             IndexEntry::Disk { offset, degree } => {
                 if degree == 0 {
                     if offset != 0 {
-                        return Err(bad("is an empty list with a slot offset"));
+                        return Err("is an empty list with a slot offset");
                     }
                 } else {
                     // Both below 2^40 and 2^22: no overflow.
                     if offset + degree > slots {
-                        return Err(bad("points past the last block"));
+                        return Err("points past the last block");
                     }
                     if degree <= cap && offset / cap != (offset + degree - 1) / cap {
-                        return Err(bad("straddles a block boundary"));
+                        return Err("straddles a block boundary");
                     }
                     if degree > cap && offset % cap != 0 {
-                        return Err(bad("starts a long list inside a block"));
+                        return Err("starts a long list inside a block");
                     }
                     if degree == 1 && inline {
-                        return Err(bad(
-                            "keeps a single neighbour on disk in a file with inline lists",
-                        ));
+                        return Err("keeps a single neighbour on disk in a file with inline lists");
                     }
                     let (a, b) = block_span(offset, degree);
                     p += b - a + 1;
@@ -236,10 +240,10 @@ pub(super) fn load_adjacency(
                 let d = huge
                     .binary_search_by_key(&(v as u64), |&(x, _)| x)
                     .map(|i| huge[i].1)
-                    .map_err(|_| bad("has no degree in the huge table"))?;
+                    .map_err(|_| "has no degree in the huge table")?;
                 let fits = offset.checked_add(d).is_some_and(|end| end <= slots);
                 if e & HUGE_SPARE != 0 || offset % cap != 0 || !fits {
-                    return Err(bad("describes an impossible long list"));
+                    return Err("describes an impossible long list");
                 }
                 hu += 1;
                 let (a, b) = block_span(offset, d);
@@ -248,14 +252,14 @@ pub(super) fn load_adjacency(
             }
             IndexEntry::One(x) => {
                 if x as u64 >= n || e & ONE_SPARE != 0 || !inline {
-                    return Err(bad("holds an impossible inline neighbour"));
+                    return Err("holds an impossible inline neighbour");
                 }
                 1
             }
             IndexEntry::Two(x, y) => {
                 let sorted = x < y || (multi && x == y);
                 if x as u64 >= n || y as u64 >= n || !sorted || !inline {
-                    return Err(bad("holds impossible inline neighbours"));
+                    return Err("holds impossible inline neighbours");
                 }
                 2
             }
@@ -269,7 +273,10 @@ pub(super) fn load_adjacency(
         .map(|(c, chunk)| {
             let mut t = [0u64; 4];
             for (i, &e) in chunk.iter().enumerate() {
-                let r = check(c * CHUNK + i, e)?;
+                let v = c * CHUNK + i;
+                let r = check(v, e).map_err(|why| {
+                    corrupt(path, format!("{} entry of vertex {v} {why}", ki.name()))
+                })?;
                 t[0] = t[0].checked_add(r[0]).ok_or_else(|| {
                     corrupt(
                         path,
