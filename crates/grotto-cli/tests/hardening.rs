@@ -753,6 +753,10 @@ fn a_spill_that_does_not_fit_is_made_in_groups_or_refused() {
     assert!((3..=parts).contains(&passes), "{v}");
     let why = v["path_reason"].as_str().expect("reason");
     assert!(why.contains("spilled in groups"), "{why}");
+    // Later passes' tables are in the floor, and the finish stays in it.
+    let floor = v["memory_floor_bytes"].as_u64().expect("floor");
+    let peak = v["peak_rss_bytes"].as_u64().expect("rss");
+    assert!(peak <= floor, "groups: peak {peak} over the floor {floor}");
     assert!(
         std::fs::read(&whole).expect("whole") == std::fs::read(&grouped).expect("grouped"),
         "grouped and whole spills built different files"
