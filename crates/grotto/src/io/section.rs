@@ -72,10 +72,68 @@ pub fn read_exact_at_with_crc(file: &File, buf: &mut [u8], offset: u64) -> std::
     Ok(crc)
 }
 
+/// Runs `f(i)` for each `i` in `0..count` on up to [`IN_FLIGHT`] threads
+/// of their own and returns the results in order: for a pass whose pieces
+/// each read a stretch of a file and do little with it (a streamed check),
+/// so that several reads are in flight whatever the cores. Below two
+/// pieces it runs on the caller's thread.
+pub fn in_flight<R: Send>(count: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    in_flight_with(count, || (), |_, i| f(i))
+}
+
+/// [`in_flight`] with a state of each worker's own made by `init` (a
+/// buffer reused from piece to piece), lent to each of its calls.
+pub fn in_flight_with<S, R: Send>(
+    count: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> R + Sync,
+) -> Vec<R> {
+    if count < 2 {
+        let mut st = init();
+        return (0..count).map(|i| f(&mut st, i)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> = (0..count).map(|_| Default::default()).collect();
+    std::thread::scope(|s| {
+        for _ in 0..IN_FLIGHT.min(count) {
+            s.spawn(|| {
+                let mut st = init();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= count {
+                        break;
+                    }
+                    let r = f(&mut st, i);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| match m.into_inner().ok().flatten() {
+            Some(r) => r,
+            // A worker that panicked left its slot empty: run it here.
+            None => f(&mut init(), i),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn pieces_in_flight_come_back_in_order() {
+        for count in [0, 1, 2, 7, 100] {
+            let got = in_flight(count, |i| i * i);
+            assert_eq!(got, (0..count).map(|i| i * i).collect::<Vec<_>>());
+        }
+    }
 
     #[test]
     fn pieces_read_in_parallel_give_the_bytes_and_the_crc_of_one_read() {
