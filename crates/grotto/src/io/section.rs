@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Bytes each read asks for.
 const PIECE: usize = 8 << 20;
@@ -23,45 +23,29 @@ pub fn read_exact_at_with_crc(file: &File, buf: &mut [u8], offset: u64) -> std::
         return Ok(crc32c::crc32c(buf));
     }
     let total = buf.len();
-    let pieces: Vec<(usize, std::sync::Mutex<&mut [u8]>)> = buf
-        .chunks_mut(PIECE)
-        .enumerate()
-        .map(|(i, c)| (i * PIECE, std::sync::Mutex::new(c)))
-        .collect();
-    let next = AtomicUsize::new(0);
-    let crcs: Vec<std::sync::Mutex<Option<std::io::Result<u32>>>> =
-        (0..pieces.len()).map(|_| Default::default()).collect();
-    let workers = IN_FLIGHT.min(pieces.len());
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((at, piece)) = pieces.get(i) else {
-                    break;
-                };
-                let r = match piece.lock() {
-                    Ok(mut p) => file
-                        .read_exact_at(&mut p, offset + *at as u64)
-                        .map(|()| crc32c::crc32c(&p)),
-                    Err(_) => Err(std::io::Error::other("a read's lock was poisoned")),
-                };
-                let failed = r.is_err();
-                if let Ok(mut c) = crcs[i].lock() {
-                    *c = Some(r);
-                }
-                if failed {
-                    // Stop handing out pieces; the error is reported below.
-                    next.store(pieces.len(), Ordering::Relaxed);
-                }
-            });
+    let pieces: Vec<std::sync::Mutex<&mut [u8]>> =
+        buf.chunks_mut(PIECE).map(std::sync::Mutex::new).collect();
+    // After a failure no further piece is read; pieces are handed out in
+    // order, so the first error in order is a real one.
+    let failed = AtomicBool::new(false);
+    let crcs = in_flight(pieces.len(), |i| {
+        if failed.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("a piece was not read"));
         }
+        let r = match pieces[i].lock() {
+            Ok(mut p) => file
+                .read_exact_at(&mut p, offset + (i * PIECE) as u64)
+                .map(|()| crc32c::crc32c(&p)),
+            Err(_) => Err(std::io::Error::other("a read's lock was poisoned")),
+        };
+        if r.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        r
     });
     let mut crc = 0u32;
     for (i, c) in crcs.into_iter().enumerate() {
-        let piece_crc = c
-            .into_inner()
-            .map_err(|_| std::io::Error::other("a read's lock was poisoned"))?
-            .ok_or_else(|| std::io::Error::other("a piece was not read"))??;
+        let piece_crc = c?;
         let len = PIECE.min(total - i * PIECE);
         crc = if i == 0 {
             piece_crc
