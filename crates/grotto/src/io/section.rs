@@ -77,33 +77,31 @@ pub fn in_flight_with<S, R: Send>(
         return (0..count).map(|i| f(&mut st, i)).collect();
     }
     let next = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<R>>> = (0..count).map(|_| Default::default()).collect();
-    std::thread::scope(|s| {
-        for _ in 0..IN_FLIGHT.min(count) {
-            s.spawn(|| {
-                let mut st = init();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= count {
-                        break;
+    // Each worker keeps its (piece, result) pairs; they are put in piece
+    // order once all are done (a worker's panic is raised here again).
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..IN_FLIGHT.min(count))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut st = init();
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= count {
+                            return mine;
+                        }
+                        mine.push((i, f(&mut st, i)));
                     }
-                    let r = f(&mut st, i);
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(r);
-                    }
-                }
-            });
-        }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
     });
-    slots
-        .into_iter()
-        .enumerate()
-        .map(|(i, m)| match m.into_inner().ok().flatten() {
-            Some(r) => r,
-            // A worker that panicked left its slot empty: run it here.
-            None => f(&mut init(), i),
-        })
-        .collect()
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]
