@@ -4,7 +4,8 @@
 use crate::{parse_size, say_to, words, Ctx, SCHEMA_VERSION};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use grotto::gen::{
-    ba::Ba, grid::Grid, rmat::Rmat, rmat::RmatConfig, AsSource, Generator, WeightedSource,
+    ba::Ba, grid::Grid, grid::GridConfig, rmat::Rmat, rmat::RmatConfig, AsSource, Generator,
+    WeightedSource,
 };
 use grotto::ingest::parquet::{EdgeColumns, ParquetEdges};
 use grotto::ingest::{
@@ -58,7 +59,9 @@ pub(crate) enum OrderArg {
     None,
     /// By out-degree, largest first: smaller gaps to pack, and lists of similar length in the same blocks.
     Degree,
-    /// Degree when degrees are skewed (the top 1% of vertices hold a tenth of the edges: social, web, R-MAT graphs), else none (grids, meshes and road networks keep their locality).
+    /// Breadth-first from a peripheral vertex of each component (Cuthill-McKee): neighbours get near ids, for road networks and meshes whose ids come in no useful order; needs the edges to fit --memory.
+    Bfs,
+    /// Degree when degrees are skewed (the top 1% of vertices hold a tenth of the edges: social, web, R-MAT graphs); else bfs when your ids put neighbours far apart and bfs brings them 4x nearer; else none (grids and meshes in row order keep their locality).
     Auto,
 }
 
@@ -175,7 +178,7 @@ pub(crate) enum GenKind {
         #[command(flatten)]
         common: GenCommon,
     },
-    /// 2D grid, each vertex linked to its right and lower neighbour (road-like, high diameter).
+    /// 2D grid, each vertex linked to its right and lower neighbour (road-like, high diameter); --drop and --shuffle make it irregular and out of row order, as road networks and meshes come.
     Grid {
         /// Rows.
         #[arg(long, default_value_t = 1000)]
@@ -183,6 +186,15 @@ pub(crate) enum GenKind {
         /// Columns.
         #[arg(long, default_value_t = 1000)]
         cols: u64,
+        /// Fraction of edges dropped at random, each on its own (0 <= FRACTION < 1; road-like: 0.1 to 0.2).
+        #[arg(long, default_value_t = 0.0, value_name = "FRACTION")]
+        drop: f64,
+        /// Vertex ids shuffled by a seeded bijection of 0..rows*cols instead of row order (row r, column c is r*cols+c).
+        #[arg(long)]
+        shuffle: bool,
+        /// Random seed of --drop, --shuffle and --weighted's weights.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
         #[command(flatten)]
         common: GenCommon,
     },
@@ -222,6 +234,7 @@ impl BuildArgs {
             order: match self.order {
                 OrderArg::None => VertexOrder::None,
                 OrderArg::Degree => VertexOrder::Degree,
+                OrderArg::Bfs => VertexOrder::Bfs,
                 OrderArg::Auto => VertexOrder::Auto,
             },
             layout: LayoutConfig {
@@ -260,7 +273,24 @@ pub(crate) fn generate(ctx: &Ctx, a: GenerateArgs) -> anyhow::Result<()> {
             common,
             seed,
         ),
-        GenKind::Grid { rows, cols, common } => (Box::new(Grid::new(rows, cols)?), common, 1),
+        GenKind::Grid {
+            rows,
+            cols,
+            drop,
+            shuffle,
+            seed,
+            common,
+        } => (
+            Box::new(Grid::with(GridConfig {
+                rows,
+                cols,
+                drop,
+                shuffle,
+                seed,
+            })?),
+            common,
+            seed,
+        ),
         GenKind::Ba { n, m, seed, common } => (Box::new(Ba::new(n, m, seed)?), common, seed),
     };
     // Weights asked for: drawn from the generator's seed (1 for a grid).
@@ -484,8 +514,14 @@ pub(crate) fn print_convert(ctx: &Ctx, r: &ConvertReport, command: &str) -> anyh
                 ""
             }
         );
-        if r.order == VertexOrder::Degree {
-            println!("  vertices ordered by degree inside (results and arguments use your ids)");
+        match r.order {
+            VertexOrder::Degree => println!(
+                "  vertices ordered by degree inside (results and arguments use your ids)"
+            ),
+            VertexOrder::Bfs => println!(
+                "  vertices ordered breadth-first inside, neighbours near (results and arguments use your ids)"
+            ),
+            _ => {}
         }
         println!(
             "  build path: {:?} ({}); budget {:.0} MiB, {}, {} over the input, {}",

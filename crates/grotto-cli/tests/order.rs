@@ -387,3 +387,115 @@ fn a_damaged_order_section_is_named() {
         );
     }
 }
+
+/// Generates a 40 x 50 road-like grid (15% of edges dropped) into `d`,
+/// shuffled or in row order.
+fn road(d: &Path, name: &str, shuffle: bool) -> PathBuf {
+    let el = d.join(name);
+    let mut args = vec![
+        "generate",
+        "grid",
+        "--rows",
+        "40",
+        "--cols",
+        "50",
+        "--drop",
+        "0.15",
+        "-o",
+        p(&el),
+        "-q",
+    ];
+    if shuffle {
+        args.push("--shuffle");
+    }
+    ok(&args);
+    el
+}
+
+#[test]
+fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    let shuffled = road(d, "shuffled.el", true);
+    let rows_el = road(d, "rows.el", false);
+    // The default (auto) finds the shuffled ids far apart and orders them.
+    let j = ok(&[
+        "convert",
+        p(&shuffled),
+        p(&d.join("auto.grotto")),
+        "--undirected",
+        "--json",
+    ]);
+    assert!(j.contains("\"order\":\"bfs\""), "{j}");
+    let bfs = convert(
+        d,
+        &shuffled,
+        "bfs.grotto",
+        &["--undirected", "--order", "bfs"],
+    );
+    let one = convert(
+        d,
+        &shuffled,
+        "one.grotto",
+        &["--undirected", "--order", "bfs", "--threads", "1"],
+    );
+    let bytes = |f: &Path| std::fs::read(f).unwrap();
+    assert_eq!(bytes(&d.join("auto.grotto")), bytes(&bfs));
+    assert_eq!(
+        bytes(&one),
+        bytes(&bfs),
+        "the order does not depend on threads"
+    );
+    assert!(ok(&["info", p(&bfs)]).contains("renumbered inside"));
+    ok(&["check", p(&bfs)]);
+    // The same ids in row order are near already: auto leaves them.
+    let j = ok(&[
+        "convert",
+        p(&rows_el),
+        p(&d.join("rows.grotto")),
+        "--undirected",
+        "--json",
+    ]);
+    assert!(j.contains("\"order\":\"none\""), "{j}");
+    // Every answer in the user's ids, as without an order.
+    let none = convert(
+        d,
+        &shuffled,
+        "none.grotto",
+        &["--undirected", "--order", "none"],
+    );
+    for (alg, extra) in [
+        ("bfs", &["--source", "7"][..]),
+        ("wcc", &[][..]),
+        ("kcore", &["--k", "2"][..]),
+    ] {
+        assert_eq!(
+            cols(&run(d, &none, alg, extra), &[0, 1]),
+            cols(&run(d, &bfs, alg, extra), &[0, 1]),
+            "{alg}"
+        );
+    }
+    close(
+        &run(d, &none, "pagerank", &[]),
+        &run(d, &bfs, "pagerank", &[]),
+        1e-6,
+    );
+    // A build that spills cannot make the order: said, and nothing written.
+    let out = d.join("spilled.grotto");
+    let o = grotto(&[
+        "convert",
+        p(&shuffled),
+        p(&out),
+        "--undirected",
+        "--order",
+        "bfs",
+        "--force-external",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--order bfs needs the graph's records in memory"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

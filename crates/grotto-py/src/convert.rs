@@ -72,10 +72,11 @@ pub(crate) fn options(
 fn vertex_order(order: &str) -> PyResult<VertexOrder> {
     match order {
         "degree" => Ok(VertexOrder::Degree),
+        "bfs" => Ok(VertexOrder::Bfs),
         "auto" => Ok(VertexOrder::Auto),
         "none" => Ok(VertexOrder::None),
         o => Err(invalid(format!(
-            "order={o:?}: expected \"auto\", \"degree\" or \"none\""
+            "order={o:?}: expected \"auto\", \"degree\", \"bfs\" or \"none\""
         ))),
     }
 }

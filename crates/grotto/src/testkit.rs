@@ -188,7 +188,7 @@ pub fn grid_edges(rows: u64, cols: u64) -> Vec<(u64, u64)> {
 }
 
 pub fn grid(rows: u64, cols: u64) -> TestGraph {
-    generated(&Grid { rows, cols }, true, false)
+    generated(&Grid::new(rows, cols).expect("a valid grid"), true, false)
 }
 
 /// Modes, tiny and whole-graph caches, 1 and 2 threads, concurrency 1

@@ -19,7 +19,7 @@ fn a_stop_request_ends_runs_and_conversions_without_output() {
     let _one = ONE.lock().unwrap_or_else(|p| p.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("grid.grotto");
-    let grid = Grid { rows: 60, cols: 60 };
+    let grid = Grid::new(60, 60).unwrap();
     let opts = ConvertOptions {
         undirected: true,
         ..Default::default()

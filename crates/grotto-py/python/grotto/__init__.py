@@ -711,8 +711,12 @@ def convert(
     with ``ids="string"``, or string columns), or an int N for the dense range 0..N (every id below N a
     vertex, as GAP and igraph read edge lists); ``order``: how vertices are numbered inside the file,
     "degree" (by out-degree, largest first: smaller and about 2x faster
-    to run on skewed graphs), "none" (your order), or "auto" (degree when
-    the top 1% of vertices hold a tenth of the edges, else none); ids in
+    to run on skewed graphs), "bfs" (breadth-first from a peripheral
+    vertex, Cuthill-McKee style: neighbours get near ids, for road networks
+    and meshes whose ids come in no useful order; needs the edges to fit
+    the memory budget), "none" (your order), or "auto" (degree when the
+    top 1% of vertices hold a tenth of the edges, else bfs when your ids
+    put neighbours far apart and bfs brings them 4x nearer, else none); ids in
     results stay yours either way; ``format``: force a text format ("edgelist", "adjacency",
     "mtx", or "csv": comma-separated with a header line, whose edge
     columns ``columns`` names). ``progress``: None shows a tqdm bar when tqdm is installed

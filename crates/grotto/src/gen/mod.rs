@@ -6,6 +6,7 @@
 pub mod ba;
 pub mod grid;
 pub mod rmat;
+pub mod shuffle;
 
 use crate::error::{Error, Result};
 use crate::ingest::parse::EdgeSink;

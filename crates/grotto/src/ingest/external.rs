@@ -129,10 +129,23 @@ impl BuildCtx<'_> {
         let order = match self.opts.order {
             VertexOrder::None => None,
             VertexOrder::Degree => Some(order::degree_order(&deg)),
+            VertexOrder::Bfs => {
+                return Err(Error::Limit {
+                    what: format!(
+                        "--order bfs needs the graph's records in memory, and this build spills \
+                         them ({reason}): raise --memory, or use --order degree or none"
+                    ),
+                })
+            }
             VertexOrder::Auto => {
                 let o = order::degree_order(&deg);
                 order::skewed(&o, &deg).then_some(o)
             }
+        };
+        self.order_kind = if order.is_some() {
+            VertexOrder::Degree
+        } else {
+            VertexOrder::None
         };
         // A partition's records, its lists and its blocks must fit the
         // budget above the floor: 8 bytes of record and about as much of

@@ -163,7 +163,7 @@ impl BuildCtx<'_> {
             parse: counts,
             ids_compacted: compact.is_some(),
             order: if ordered {
-                VertexOrder::Degree
+                self.order_kind
             } else {
                 VertexOrder::None
             },

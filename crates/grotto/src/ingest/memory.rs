@@ -84,24 +84,15 @@ impl BuildCtx<'_> {
         let mut built: Option<(Vec<LocalCsr>, Option<Vec<LocalCsr>>)> = None;
         let order = match self.opts.order {
             VertexOrder::None => None,
-            VertexOrder::Degree | VertexOrder::Auto => {
+            VertexOrder::Degree | VertexOrder::Auto | VertexOrder::Bfs => {
                 let mut out_cells =
                     gather::scatter_pages(std::mem::take(&mut out_pages), n, range_of, weighted);
                 let mut in_cells = self.plan.rules.reverse.then(|| {
                     gather::scatter_pages(std::mem::take(&mut in_pages), n, range_of, weighted)
                 });
                 let deg = gather::degrees(&out_cells, n);
-                let order = order::degree_order(&deg);
-                if self.opts.order == VertexOrder::Auto && !order::skewed(&order, &deg) {
-                    // No order after all: the cells are the units.
-                    drop(deg);
-                    let finish = |mut cells: Vec<LocalCsr>| {
-                        gather::renumber_and_sort(&mut cells, None, keep);
-                        gather::fill_gaps(cells, n)
-                    };
-                    built = Some((finish(out_cells), in_cells.map(finish)));
-                    None
-                } else {
+                let order = self.choose_order(&out_cells, in_cells.as_deref(), &deg, n);
+                if let Some(order) = order {
                     let records: u64 = deg.iter().map(|&d| d as u64).sum();
                     let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
                     let starts = order::unit_starts(&order, &deg, cap);
@@ -116,6 +107,14 @@ impl BuildCtx<'_> {
                     });
                     built = Some((out_units, in_units));
                     Some(order)
+                } else {
+                    // No order after all: the cells are the units.
+                    let finish = |mut cells: Vec<LocalCsr>| {
+                        gather::renumber_and_sort(&mut cells, None, keep);
+                        gather::fill_gaps(cells, n)
+                    };
+                    built = Some((finish(out_cells), in_cells.map(finish)));
+                    None
                 }
             }
         };
@@ -182,5 +181,49 @@ impl BuildCtx<'_> {
             build_s,
         )?;
         Ok(MemoryOutcome::Done(Box::new(r)))
+    }
+
+    /// The vertex order the options ask for, made from the lists in rank
+    /// order: degree order (`--order degree`, or `auto` on skewed degrees),
+    /// breadth-first order (`--order bfs`, or `auto` when the user's ids
+    /// lie far apart and breadth-first brings them near), else none.
+    /// Records which was taken for the report.
+    fn choose_order(
+        &mut self,
+        out: &[LocalCsr],
+        inn: Option<&[LocalCsr]>,
+        deg: &[u32],
+        n: u64,
+    ) -> Option<Vec<u32>> {
+        let (order, kind) = match self.opts.order {
+            VertexOrder::None => (None, VertexOrder::None),
+            VertexOrder::Degree => (Some(order::degree_order(deg)), VertexOrder::Degree),
+            VertexOrder::Bfs => (
+                Some(locality::bfs_order(out, inn, deg, n)),
+                VertexOrder::Bfs,
+            ),
+            VertexOrder::Auto => {
+                let by_degree = order::degree_order(deg);
+                if order::skewed(&by_degree, deg) {
+                    (Some(by_degree), VertexOrder::Degree)
+                } else {
+                    drop(by_degree);
+                    let user = locality::mean_gap_bits(out, None);
+                    let bfs = (user > locality::NEAR_BITS)
+                        .then(|| locality::bfs_order(out, inn, deg, n))
+                        .filter(|o| {
+                            let new_of = crate::store::names::invert(o);
+                            locality::mean_gap_bits(out, Some(&new_of)) + locality::GAIN_BITS
+                                <= user
+                        });
+                    match bfs {
+                        Some(o) => (Some(o), VertexOrder::Bfs),
+                        None => (None, VertexOrder::None),
+                    }
+                }
+            }
+        };
+        self.order_kind = kind;
+        order
     }
 }

@@ -32,6 +32,7 @@ mod external;
 mod finish;
 pub mod gather;
 pub mod ids;
+pub mod locality;
 mod memory;
 pub mod merge;
 pub mod names;
@@ -389,6 +390,7 @@ pub fn convert_from(
         t0,
         parse_s: 0.0,
         order_s: 0.0,
+        order_kind: VertexOrder::None,
     };
     let mut reason;
     if opts.force_external {
@@ -514,6 +516,8 @@ struct BuildCtx<'a> {
     t0: Instant,
     parse_s: f64,
     order_s: f64,
+    /// The vertex order taken (`auto` resolved), for the report.
+    order_kind: VertexOrder,
 }
 
 /// Whether a build's vertex order section was written (before the

@@ -1,0 +1,342 @@
+//! Locality order at convert (`--order bfs`, and `--order auto` on graphs
+//! whose ids are scattered): internal ids handed out breadth-first from a
+//! peripheral vertex of each component, as Cuthill-McKee does, so that
+//! neighbours get near ids and a traversal's wave stays within few blocks.
+//!
+//! Why: road networks and meshes often come with ids in no useful order
+//! (renumbered, hashed, merged from tiles). Out of core, a breadth-first
+//! search over such a file touches a random block for most vertices it
+//! reaches; over the same graph in breadth-first order it sweeps the file.
+//!
+//! The order is made from the memory build's lists in the user's order
+//! (ranks), before they are renumbered (see `gather`). It depends only on
+//! the graph, not on the order records arrived in: each vertex's newly
+//! found neighbours are numbered in rank order.
+
+use super::cell::LocalCsr;
+use rayon::prelude::*;
+
+/// Mark of a vertex not reached yet.
+const UNSEEN: u32 = u32::MAX;
+/// Mark of a vertex given its new id.
+const PLACED: u32 = u32::MAX - 1;
+/// The lists of each rank, found through the cells that hold them.
+struct Lists<'a> {
+    cells: &'a [LocalCsr],
+}
+
+impl Lists<'_> {
+    #[inline]
+    fn of(&self, r: u32) -> &[u32] {
+        let r = r as u64;
+        match self.cells.partition_point(|c| c.lo <= r).checked_sub(1) {
+            Some(i) if r < self.cells[i].hi => self.cells[i].list(r).0,
+            _ => &[],
+        }
+    }
+}
+
+/// Out-lists, and in-lists when the build has them.
+struct Adjacency<'a> {
+    out: Lists<'a>,
+    inn: Option<Lists<'a>>,
+}
+
+impl Adjacency<'_> {
+    /// Calls `f` with every neighbour of `v`, repeats included.
+    #[inline]
+    fn neighbours(&self, v: u32, mut f: impl FnMut(u32)) {
+        for &w in self.out.of(v) {
+            f(w);
+        }
+        if let Some(inn) = &self.inn {
+            for &w in inn.of(v) {
+                f(w);
+            }
+        }
+    }
+}
+
+/// Finds the order; see the module's doc.
+struct Search<'a> {
+    adj: Adjacency<'a>,
+    deg: &'a [u32],
+    /// UNSEEN, PLACED, or a level during a trial search.
+    mark: Vec<u32>,
+    queue: Vec<u32>,
+}
+
+impl Search<'_> {
+    /// A trial search from `root` over unseen vertices: the vertex of its
+    /// last level with the fewest records (smallest rank on ties). Leaves
+    /// every mark as it found it.
+    fn trial(&mut self, root: u32) -> u32 {
+        let mut q = std::mem::take(&mut self.queue);
+        q.clear();
+        q.push(root);
+        self.mark[root as usize] = 0;
+        let mut head = 0;
+        while head < q.len() {
+            let u = q[head];
+            head += 1;
+            let next = self.mark[u as usize] + 1;
+            let mark = &mut self.mark;
+            self.adj.neighbours(u, |w| {
+                if mark[w as usize] == UNSEEN {
+                    mark[w as usize] = next;
+                    q.push(w);
+                }
+            });
+        }
+        let depth = q.last().map_or(0, |&v| self.mark[v as usize]);
+        let far = q
+            .iter()
+            .rev()
+            .take_while(|&&v| self.mark[v as usize] == depth)
+            .min_by_key(|&&v| (self.deg[v as usize], v))
+            .copied()
+            .unwrap_or(root);
+        for &v in &q {
+            self.mark[v as usize] = UNSEEN;
+        }
+        self.queue = q;
+        far
+    }
+
+    /// A starting vertex for the component of `start`: the end of a
+    /// search from it, as far from it as any vertex (the fewest records
+    /// on ties). George and Liu search again from that end while the depth
+    /// grows; the first search is most of the gain, and on a shuffled road
+    /// grid each search costs as much as the rest of the order's work (it
+    /// misses the cache at nearly every vertex), so one is made.
+    fn peripheral(&mut self, start: u32) -> u32 {
+        self.trial(start)
+    }
+}
+
+/// The breadth-first order of `n` ranks: entry `i` is the rank of new
+/// vertex `i`. `out` (and `inn`, a directed build's in-lists) are the
+/// memory build's cells in rank order; `deg` the records of each rank.
+/// Components are numbered one after another, each from a peripheral
+/// vertex, in the order of their smallest rank.
+pub fn bfs_order(out: &[LocalCsr], inn: Option<&[LocalCsr]>, deg: &[u32], n: u64) -> Vec<u32> {
+    let mut s = Search {
+        adj: Adjacency {
+            out: Lists { cells: out },
+            inn: inn.map(|cells| Lists { cells }),
+        },
+        deg,
+        mark: vec![UNSEEN; n as usize],
+        queue: Vec::new(),
+    };
+    let mut order: Vec<u32> = Vec::with_capacity(n as usize);
+    let mut fresh = Vec::new();
+    for start in 0..n as u32 {
+        // Until `start` is numbered: a directed build without in-lists may
+        // not reach it back from the end of its search (each round numbers
+        // at least that end).
+        while s.mark[start as usize] == UNSEEN {
+            number_from(&mut s, &mut order, &mut fresh, start);
+        }
+    }
+    order
+}
+
+/// Numbers the unseen vertices reachable from a peripheral vertex of
+/// `start`'s component, breadth-first, appending them to `order`.
+fn number_from(s: &mut Search<'_>, order: &mut Vec<u32>, fresh: &mut Vec<u32>, start: u32) {
+    let root = s.peripheral(start);
+    let mut head = order.len();
+    order.push(root);
+    s.mark[root as usize] = PLACED;
+    while head < order.len() {
+        let u = order[head];
+        head += 1;
+        fresh.clear();
+        let mark = &mut s.mark;
+        s.adj.neighbours(u, |w| {
+            if mark[w as usize] == UNSEEN {
+                mark[w as usize] = PLACED;
+                fresh.push(w);
+            }
+        });
+        fresh.sort_unstable();
+        order.extend_from_slice(fresh);
+    }
+}
+
+/// How far apart the ends of a record lie: the mean over records of the
+/// bit length of `|new(source) - new(target)|` (0 for a self loop, 1 for
+/// neighbours, 10 for ids 1,000 apart). `new_of` maps rank to new id
+/// (identity when `None`).
+pub fn mean_gap_bits(cells: &[LocalCsr], new_of: Option<&[u32]>) -> f64 {
+    let (bits, records) = cells
+        .par_iter()
+        .map(|c| {
+            let (mut bits, mut records) = (0u64, 0u64);
+            for r in c.lo..c.hi {
+                let list = c.list(r).0;
+                let a = new_of.map_or(r as u32, |m| m[r as usize]) as i64;
+                for &t in list {
+                    let b = new_of.map_or(t, |m| m[t as usize]) as i64;
+                    bits += 64 - (a - b).unsigned_abs().leading_zeros() as u64;
+                }
+                records += list.len() as u64;
+            }
+            (bits, records)
+        })
+        .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1 + y.1));
+    if records == 0 {
+        0.0
+    } else {
+        bits as f64 / records as f64
+    }
+}
+
+/// `--order auto` on graphs whose degrees are not skewed: whether the
+/// user's ids already keep neighbours near (the mean gap is at most this
+/// many bits: about 256 apart), so that no order is searched for.
+pub const NEAR_BITS: f64 = 8.0;
+/// `--order auto`: the breadth-first order is taken when it brings the
+/// ends of records at least this many bits nearer on average (4x).
+pub const GAIN_BITS: f64 = 2.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::cell::build_cell;
+
+    /// One cell holding every rank's list of an undirected edge list.
+    fn cells(n: u64, edges: &[(u64, u64)]) -> Vec<LocalCsr> {
+        let keys: Vec<u64> = edges
+            .iter()
+            .flat_map(|&(a, b)| [a << 32 | b, b << 32 | a])
+            .collect();
+        vec![build_cell(0, n, &[(&keys, &[])], false, false)]
+    }
+
+    fn degrees(c: &[LocalCsr], n: u64) -> Vec<u32> {
+        crate::ingest::gather::degrees(c, n)
+    }
+
+    #[test]
+    fn a_path_in_any_ids_is_numbered_from_one_end() {
+        // The path 5-2-7-0-3 with isolated 1, 4, 6.
+        let n = 8;
+        let c = cells(n, &[(5, 2), (2, 7), (7, 0), (0, 3)]);
+        let order = bfs_order(&c, None, &degrees(&c, n), n);
+        // From vertex 0's component: its peripheral end is 5 or 3; the
+        // search from 0 ends at 5 (depth 3 beats 3's depth 1 at level 1).
+        assert_eq!(&order[..5], &[5, 2, 7, 0, 3]);
+        // Isolated vertices follow in rank order.
+        assert_eq!(&order[5..], &[1, 4, 6]);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_shuffled_grid_gets_its_locality_back() {
+        let (rows, cols) = (40u64, 50u64);
+        let n = rows * cols;
+        let shuffle = crate::gen::shuffle::Shuffle::new(n, 3);
+        let mut edges = Vec::new();
+        for v in 0..n {
+            if v % cols + 1 < cols {
+                edges.push((shuffle.apply(v), shuffle.apply(v + 1)));
+            }
+            if v / cols + 1 < rows {
+                edges.push((shuffle.apply(v), shuffle.apply(v + cols)));
+            }
+        }
+        let c = cells(n, &edges);
+        let user = mean_gap_bits(&c, None);
+        let order = bfs_order(&c, None, &degrees(&c, n), n);
+        let new_of = crate::store::names::invert(&order);
+        let bfs = mean_gap_bits(&c, Some(&new_of));
+        // Shuffled: gaps of about n/3 (10 bits); breadth-first: within two
+        // anti-diagonals of at most 40 vertices (6 bits or fewer).
+        assert!(user > 9.0, "user {user}");
+        assert!(bfs < 6.0, "bfs {bfs}");
+        assert!(bfs + GAIN_BITS <= user);
+        // The start is a corner (degree 2).
+        assert_eq!(degrees(&c, n)[order[0] as usize], 2);
+    }
+
+    #[test]
+    fn the_order_does_not_depend_on_the_order_of_records() {
+        let n = 300u64;
+        let mut edges: Vec<(u64, u64)> = (0..n).map(|v| (v, (v * 7 + 3) % n)).collect();
+        edges.extend((0..n).map(|v| (v, (v * 13 + 1) % n)));
+        let c = cells(n, &edges);
+        let a = bfs_order(&c, None, &degrees(&c, n), n);
+        edges.reverse();
+        // Lists scattered in another order: same order.
+        let mut c2 = cells(n, &edges);
+        for cell in &mut c2 {
+            for r in cell.lo..cell.hi {
+                let (s, e) = (
+                    cell.offsets[(r - cell.lo) as usize] as usize,
+                    cell.offsets[(r - cell.lo) as usize + 1] as usize,
+                );
+                cell.targets[s..e].reverse();
+            }
+        }
+        assert_eq!(bfs_order(&c2, None, &degrees(&c2, n), n), a);
+    }
+
+    #[test]
+    fn every_vertex_is_numbered_once_in_any_directed_graph() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for n in [1u64, 2, 7, 64, 500] {
+            for m in [0, n / 2, n * 3] {
+                let recs: Vec<(u64, u64)> = (0..m)
+                    .map(|_| {
+                        let r = crate::rng::splitmix64(&mut x);
+                        (r % n, (r >> 32) % n)
+                    })
+                    .collect();
+                let out_keys: Vec<u64> = recs.iter().map(|&(a, b)| a << 32 | b).collect();
+                let in_keys: Vec<u64> = recs.iter().map(|&(a, b)| b << 32 | a).collect();
+                let out = vec![build_cell(0, n, &[(&out_keys, &[])], false, false)];
+                let inn = vec![build_cell(0, n, &[(&in_keys, &[])], false, false)];
+                let deg = degrees(&out, n);
+                for order in [
+                    bfs_order(&out, None, &deg, n),
+                    bfs_order(&out, Some(&inn), &deg, n),
+                ] {
+                    let mut sorted = order.clone();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..n as u32).collect::<Vec<_>>(), "n {n} m {m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn directed_lists_reach_through_in_lists() {
+        // 0 -> 1 <- 2: from 0, out-lists alone never reach 2; with the
+        // in-lists, the search from 0 ends at 2, where numbering starts.
+        let n = 3;
+        let out = vec![build_cell(
+            0,
+            n,
+            &[(&[1, 2 << 32 | 1][..], &[][..])],
+            false,
+            false,
+        )];
+        let inn = vec![build_cell(
+            0,
+            n,
+            &[(&[1 << 32, 1 << 32 | 2][..], &[][..])],
+            false,
+            false,
+        )];
+        let deg = degrees(&out, n);
+        let with_in = bfs_order(&out, Some(&inn), &deg, n);
+        assert_eq!(with_in, vec![2, 1, 0]);
+        // Without them: 0's search ends at 1, which reaches nothing; 0
+        // is then numbered from itself, and 2 on its own.
+        assert_eq!(bfs_order(&out, None, &deg, n), vec![1, 0, 2]);
+    }
+}
