@@ -1,12 +1,19 @@
 //! Locality order at convert (`--order bfs`, and `--order auto` on graphs
 //! whose ids are scattered): internal ids handed out breadth-first from a
-//! peripheral vertex of each component, as Cuthill-McKee does, so that
-//! neighbours get near ids and a traversal's wave stays within few blocks.
+//! peripheral vertex of each component, as Cuthill-McKee does, but in
+//! balls of about a block's worth of vertices (see `number_balls_from`),
+//! so that neighbours get near ids and the vertices of a block are linked
+//! to each other, not only to the blocks before and after.
 //!
 //! Why: road networks and meshes often come with ids in no useful order
 //! (renumbered, hashed, merged from tiles). Out of core, a breadth-first
 //! search over such a file touches a random block for most vertices it
-//! reaches; over the same graph in breadth-first order it sweeps the file.
+//! reaches; over the same graph in this order it sweeps the file. On a
+//! shuffled 1000x1000 road grid (15% of edges dropped), BFS from vertex 0,
+//! 3% cache, medians of 3: plain breadth-first levels 0.27 s (1 thread)
+//! and 0.21-0.26 s (2 threads), 1,211 blocks; balls of 1,024 vertices
+//! 0.21 s and 0.16-0.19 s, 888 blocks (smaller gaps inside a ball pack
+//! tighter); the user's shuffled order 4.6 s.
 //!
 //! The order is made from the memory build's lists in the user's order
 //! (ranks), before they are renumbered (see `gather`). It depends only on
@@ -15,6 +22,7 @@
 
 use super::cell::LocalCsr;
 use rayon::prelude::*;
+use std::collections::VecDeque;
 
 /// Mark of a vertex not reached yet.
 const UNSEEN: u32 = u32::MAX;
@@ -131,37 +139,78 @@ pub fn bfs_order(out: &[LocalCsr], inn: Option<&[LocalCsr]>, deg: &[u32], n: u64
     };
     let mut order: Vec<u32> = Vec::with_capacity(n as usize);
     let mut fresh = Vec::new();
+    let mut boundary = VecDeque::new();
+    let records: u64 = deg.iter().map(|&d| d as u64).sum();
+    let ball = ball_size(records, n);
     for start in 0..n as u32 {
         // Until `start` is numbered: a directed build without in-lists may
         // not reach it back from the end of its search (each round numbers
         // at least that end).
         while s.mark[start as usize] == UNSEEN {
-            number_from(&mut s, &mut order, &mut fresh, start);
+            number_balls_from(&mut s, &mut order, &mut fresh, &mut boundary, start, ball);
         }
     }
     order
 }
 
+/// Vertices per ball: about what a 4 KiB block holds of lists with the
+/// graph's mean length (1.5 bytes an entry packed, as on road grids), at
+/// least 64 and at most 4096.
+fn ball_size(records: u64, n: u64) -> usize {
+    let mean = records as f64 / n.max(1) as f64;
+    (4096.0 / (1.5 * mean).max(1.0)).clamp(64.0, 4096.0) as usize
+}
+
 /// Numbers the unseen vertices reachable from a peripheral vertex of
-/// `start`'s component, breadth-first, appending them to `order`.
-fn number_from(s: &mut Search<'_>, order: &mut Vec<u32>, fresh: &mut Vec<u32>, start: u32) {
+/// `start`'s component, in balls of at most `k` vertices: each ball is a
+/// breadth-first search from its seed over unnumbered vertices that stops
+/// numbering at `k`; the vertices it saw but could not take join a queue
+/// of seeds (`boundary`), and the next ball grows from the first of them
+/// still unnumbered. Balls follow one another outward from the start as
+/// a breadth-first search's levels do, and each is a compact patch: a
+/// block holds a patch whose vertices are linked inside it, so a wave
+/// entering it crosses it in one scan (plain breadth-first numbering puts
+/// a level in a block, whose vertices are linked only to other blocks).
+fn number_balls_from(
+    s: &mut Search<'_>,
+    order: &mut Vec<u32>,
+    fresh: &mut Vec<u32>,
+    boundary: &mut VecDeque<u32>,
+    start: u32,
+    k: usize,
+) {
     let root = s.peripheral(start);
-    let mut head = order.len();
-    order.push(root);
-    s.mark[root as usize] = PLACED;
-    while head < order.len() {
-        let u = order[head];
-        head += 1;
-        fresh.clear();
-        let mark = &mut s.mark;
-        s.adj.neighbours(u, |w| {
-            if mark[w as usize] == UNSEEN {
-                mark[w as usize] = PLACED;
-                fresh.push(w);
+    boundary.clear();
+    boundary.push_back(root);
+    while let Some(seed) = boundary.pop_front() {
+        if s.mark[seed as usize] != UNSEEN {
+            continue;
+        }
+        let ball = order.len();
+        order.push(seed);
+        s.mark[seed as usize] = PLACED;
+        let mut head = ball;
+        while head < order.len() {
+            let u = order[head];
+            head += 1;
+            fresh.clear();
+            let mark = &s.mark;
+            s.adj.neighbours(u, |w| {
+                if mark[w as usize] == UNSEEN {
+                    fresh.push(w);
+                }
+            });
+            fresh.sort_unstable();
+            fresh.dedup();
+            for &w in fresh.iter() {
+                if order.len() - ball < k {
+                    s.mark[w as usize] = PLACED;
+                    order.push(w);
+                } else {
+                    boundary.push_back(w);
+                }
             }
-        });
-        fresh.sort_unstable();
-        order.extend_from_slice(fresh);
+        }
     }
 }
 
@@ -261,6 +310,57 @@ mod tests {
         assert!(bfs + GAIN_BITS <= user);
         // The start is a corner (degree 2).
         assert_eq!(degrees(&c, n)[order[0] as usize], 2);
+    }
+
+    #[test]
+    fn balls_keep_most_links_inside_a_blocks_worth_of_ids() {
+        // Wide enough that a breadth-first level (a diagonal, up to 1,200
+        // vertices) holds more than a ball.
+        let (rows, cols) = (1200u64, 1200u64);
+        let n = rows * cols;
+        let shuffle = crate::gen::shuffle::Shuffle::new(n, 5);
+        let mut edges = Vec::new();
+        for v in 0..n {
+            if v % cols + 1 < cols {
+                edges.push((shuffle.apply(v), shuffle.apply(v + 1)));
+            }
+            if v / cols + 1 < rows {
+                edges.push((shuffle.apply(v), shuffle.apply(v + cols)));
+            }
+        }
+        let c = cells(n, &edges);
+        let deg = degrees(&c, n);
+        let k = ball_size(deg.iter().map(|&d| d as u64).sum(), n) as u32;
+        assert_eq!(k, 683, "4096 / (1.5 x 3.997)");
+        let order = bfs_order(&c, None, &deg, n);
+        // The same start numbered by plain levels, for contrast.
+        let lists = Lists { cells: &c };
+        let mut levels = vec![order[0]];
+        let mut seen = vec![false; n as usize];
+        seen[order[0] as usize] = true;
+        let mut head = 0;
+        while head < levels.len() {
+            let u = levels[head];
+            head += 1;
+            for &w in lists.of(u) {
+                if !std::mem::replace(&mut seen[w as usize], true) {
+                    levels.push(w);
+                }
+            }
+        }
+        let inside = |order: &[u32]| {
+            let new_of = crate::store::names::invert(order);
+            let k = edges
+                .iter()
+                .filter(|&&(a, b)| new_of[a as usize] / k == new_of[b as usize] / k)
+                .count();
+            k * 100 / edges.len()
+        };
+        // A diamond of 683 grid vertices has about 75 of its 1,370 links on
+        // its rim; a chunk of one long level has none inside it.
+        let (balls, plain) = (inside(&order), inside(&levels));
+        assert!(balls >= 80, "balls keep {balls}% of links inside 683 ids");
+        assert!(plain <= 40, "plain levels keep {plain}%");
     }
 
     #[test]
