@@ -17,8 +17,8 @@ the same order, with the page cache dropped before each run:
 | PPR, rmax 1e-7 | `run ppr --epsilon 1e-7` | `ppr` | | |
 | PageRank | `run pagerank` (L1 change below 1e-6) | `pr` | `pr -t 1e-6` | `pagerank` (delta) |
 
-Blaze runs when BLAZE (its run.sh, beside its build) is set and
-WORKDIR/data/blaze holds the graph; it has no cache (it re-reads every
+Blaze runs when BLAZE (its run.sh, beside its build) is set,
+WORKDIR/data/blaze holds the graph and THREADS is 2 or more; it has no cache (it re-reads every
 pass) and THREADS compute workers plus an I/O thread. Its BFS is left
 out on grids and roads (minutes: a full pass per level). Its PageRank is
 delta-based with its own stopping rule (eps 1e-2, eps2 1e-7), so its row
@@ -133,6 +133,9 @@ def blaze(algo, g, src):
 
 def blaze_algo(name, g):
     """Blaze's kernel for one of ours on graph g, or None."""
+    # Blaze's binning kernels need a scatter and a gather worker.
+    if int(THREADS) < 2:
+        return None
     if not os.environ.get("BLAZE") or not os.path.exists(
             os.path.join(DATA, "blaze", g + ".gr.index")):
         return None
