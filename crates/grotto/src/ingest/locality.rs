@@ -264,6 +264,23 @@ mod tests {
         vec![build_cell(0, n, &[(&keys, &[])], false, false)]
     }
 
+    /// The edges of a rows x cols grid, ids shuffled with `seed`.
+    fn shuffled_grid(rows: u64, cols: u64, seed: u64) -> Vec<(u64, u64)> {
+        let g = crate::gen::grid::Grid::with(crate::gen::grid::GridConfig {
+            rows,
+            cols,
+            shuffle: true,
+            seed,
+            ..Default::default()
+        })
+        .expect("a valid grid");
+        let mut edges = Vec::new();
+        for c in 0..crate::gen::Generator::chunks(&g) {
+            crate::gen::Generator::chunk_edges(&g, c, &mut edges);
+        }
+        edges
+    }
+
     fn degrees(c: &[LocalCsr], n: u64) -> Vec<u32> {
         crate::ingest::gather::degrees(c, n)
     }
@@ -286,18 +303,8 @@ mod tests {
 
     #[test]
     fn a_shuffled_grid_gets_its_locality_back() {
-        let (rows, cols) = (40u64, 50u64);
-        let n = rows * cols;
-        let shuffle = crate::gen::shuffle::Shuffle::new(n, 3);
-        let mut edges = Vec::new();
-        for v in 0..n {
-            if v % cols + 1 < cols {
-                edges.push((shuffle.apply(v), shuffle.apply(v + 1)));
-            }
-            if v / cols + 1 < rows {
-                edges.push((shuffle.apply(v), shuffle.apply(v + cols)));
-            }
-        }
+        let n = 40 * 50;
+        let edges = shuffled_grid(40, 50, 3);
         let c = cells(n, &edges);
         let user = mean_gap_bits(&c, None);
         let order = bfs_order(&c, None, &degrees(&c, n), n);
@@ -316,18 +323,8 @@ mod tests {
     fn balls_keep_most_links_inside_a_blocks_worth_of_ids() {
         // Wide enough that a breadth-first level (a diagonal, up to 1,200
         // vertices) holds more than a ball.
-        let (rows, cols) = (1200u64, 1200u64);
-        let n = rows * cols;
-        let shuffle = crate::gen::shuffle::Shuffle::new(n, 5);
-        let mut edges = Vec::new();
-        for v in 0..n {
-            if v % cols + 1 < cols {
-                edges.push((shuffle.apply(v), shuffle.apply(v + 1)));
-            }
-            if v / cols + 1 < rows {
-                edges.push((shuffle.apply(v), shuffle.apply(v + cols)));
-            }
-        }
+        let n = 1200 * 1200;
+        let edges = shuffled_grid(1200, 1200, 5);
         let c = cells(n, &edges);
         let deg = degrees(&c, n);
         let k = ball_size(deg.iter().map(|&d| d as u64).sum(), n) as u32;
