@@ -418,6 +418,33 @@ fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
     let d = t.path();
     let shuffled = road(d, "shuffled.el", true);
     let rows_el = road(d, "rows.el", false);
+    // The same edges whatever the thread count.
+    let one = d.join("one.el");
+    ok(&[
+        "generate",
+        "grid",
+        "--rows",
+        "40",
+        "--cols",
+        "50",
+        "--drop",
+        "0.15",
+        "--shuffle",
+        "--threads",
+        "1",
+        "-o",
+        p(&one),
+        "-q",
+    ]);
+    assert_eq!(
+        std::fs::read(&one).unwrap(),
+        std::fs::read(&shuffled).unwrap()
+    );
+    // As many edges as the header says, about 85% of the grid's 3,910.
+    let text = std::fs::read_to_string(&shuffled).unwrap();
+    let lines = text.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(text.contains(&format!("edges {lines}")), "{lines} lines");
+    assert!((3200..3450).contains(&lines), "{lines} edges kept of 3910");
     // The default (auto) finds the shuffled ids far apart and orders them.
     let j = ok(&[
         "convert",
