@@ -418,5 +418,12 @@ def test_vertex_order_keeps_the_users_ids_and_row_order(tmp_path):
         na, nb = ga.neighbors(int(v), weights=True), gb.neighbors(int(v), weights=True)
         assert na[0].tolist() == nb[0].tolist() == sorted(na[0].tolist())
         assert na[1].tolist() == nb[1].tolist()
+    # Breadth-first order: the same answers in the user's ids.
+    c = tmp_path / "bfs.grotto"
+    assert grotto.convert(df, c, undirected=True, order="bfs")["order"] == "bfs"
+    gc = grotto.open(c)
+    assert gc.info()["ordered"]
+    assert gc.bfs(src, verify=True)["depth"].tolist() == ra["depth"].tolist()
+    assert gc.wcc()["component"].tolist() == ga.wcc()["component"].tolist()
     with pytest.raises(grotto.InputError, match="order"):
         grotto.convert(df, tmp_path / "x.grotto", order="random")
