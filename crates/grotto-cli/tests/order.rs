@@ -412,6 +412,23 @@ fn road(d: &Path, name: &str, shuffle: bool) -> PathBuf {
     el
 }
 
+/// Converts `input` to `name` in `d` undirected with the default order;
+/// returns the order the report says was taken.
+fn order_taken(d: &Path, input: &Path, name: &str) -> String {
+    let j = ok(&[
+        "convert",
+        p(input),
+        p(&d.join(name)),
+        "--undirected",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&j).expect("a JSON report");
+    v["order"]
+        .as_str()
+        .expect("an order in the report")
+        .to_string()
+}
+
 #[test]
 fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
     let t = tempfile::tempdir().unwrap();
@@ -446,14 +463,7 @@ fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
     assert!(text.contains(&format!("edges {lines}")), "{lines} lines");
     assert!((3200..3450).contains(&lines), "{lines} edges kept of 3910");
     // The default (auto) finds the shuffled ids far apart and orders them.
-    let j = ok(&[
-        "convert",
-        p(&shuffled),
-        p(&d.join("auto.grotto")),
-        "--undirected",
-        "--json",
-    ]);
-    assert!(j.contains("\"order\":\"bfs\""), "{j}");
+    assert_eq!(order_taken(d, &shuffled, "auto.grotto"), "bfs");
     let bfs = convert(
         d,
         &shuffled,
@@ -476,14 +486,7 @@ fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
     assert!(ok(&["info", p(&bfs)]).contains("renumbered inside"));
     ok(&["check", p(&bfs)]);
     // The same ids in row order are near already: auto leaves them.
-    let j = ok(&[
-        "convert",
-        p(&rows_el),
-        p(&d.join("rows.grotto")),
-        "--undirected",
-        "--json",
-    ]);
-    assert!(j.contains("\"order\":\"none\""), "{j}");
+    assert_eq!(order_taken(d, &rows_el, "rows.grotto"), "none");
     // Every answer in the user's ids, as without an order.
     let none = convert(
         d,
