@@ -82,6 +82,9 @@ pub(super) const AGAIN: u8 = 4;
 pub(super) struct BlockStates {
     pub state: Vec<AtomicU8>,
     pub prio: Vec<AtomicU32>,
+    /// Whether the block's most urgent activation came from a later block
+    /// (its next scan then starts from its last vertex).
+    pub down: Vec<std::sync::atomic::AtomicBool>,
 }
 
 impl BlockStates {
@@ -89,6 +92,9 @@ impl BlockStates {
         BlockStates {
             state: (0..blocks).map(|_| AtomicU8::new(IDLE)).collect(),
             prio: (0..blocks).map(|_| AtomicU32::new(u32::MAX)).collect(),
+            down: (0..blocks)
+                .map(|_| std::sync::atomic::AtomicBool::new(false))
+                .collect(),
         }
     }
 

@@ -152,6 +152,8 @@ struct Exec<'c> {
     wscratch: Vec<f32>,
     /// A block's vertices in the order a scan takes them (reused).
     order: Vec<VertexId>,
+    /// The block being scanned, if any.
+    scanning: Option<u64>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -292,9 +294,10 @@ where
         }
     }
 
-    /// Activates `u` with priority `p`.
+    /// Activates `u` with priority `p`, from a spread of vertex `from`'s
+    /// list.
     #[inline]
-    fn activate(&self, u: VertexId, p: Priority, x: &mut Exec<'_>) {
+    fn activate(&self, u: VertexId, p: Priority, from: VertexId, x: &mut Exec<'_>) {
         if let Some(next) = self.next {
             next.insert(u as u64);
             return;
@@ -302,7 +305,26 @@ where
         let new = self.active.insert(u as u64);
         match self.first_block(u) {
             Some(_) if p == Priority::DEFER => {}
-            Some(b) => self.block_activate(b, p),
+            Some(b) => {
+                // The side the most urgent activation comes from: a block
+                // later in the file (or, from the index, a larger id)
+                // means a wave moving towards the file's start, whose
+                // chains inside this block run from its last vertex.
+                if p.0 < self.st.prio[b as usize].load(Ordering::Relaxed) {
+                    let down = match x.scanning {
+                        Some(c) if c == b => None,
+                        Some(c) => Some(c > b),
+                        None => Some(from > u),
+                    };
+                    let side = &self.st.down[b as usize];
+                    // Written only when it changes: hubs' blocks are
+                    // activated from every core.
+                    if let Some(d) = down.filter(|&d| side.load(Ordering::Relaxed) != d) {
+                        side.store(d, Ordering::Relaxed);
+                    }
+                }
+                self.block_activate(b, p)
+            }
             None => {
                 if new {
                     self.hold(x);
@@ -390,7 +412,7 @@ where
             weights,
         };
         self.spread
-            .spread(msg, run, &mut |u, p| self.activate(u, p, x));
+            .spread(msg, run, &mut |u, p| self.activate(u, p, v, x));
         Ok(())
     }
 
@@ -541,7 +563,13 @@ where
         let mut runs = 0u32;
         loop {
             let bp = self.st.prio[i].swap(u32::MAX, Ordering::AcqRel);
-            self.scan(b, eb, wb, bp, runs % 2 == 1, x)?;
+            // The first scan starts from the side the block's most urgent
+            // activation came from; later ones alternate.
+            let first_back = self.st.down[i].load(Ordering::Relaxed);
+            x.scanning = Some(b);
+            let r = self.scan(b, eb, wb, bp, (runs % 2 == 1) != first_back, x);
+            x.scanning = None;
+            r?;
             runs += 1;
             // What the scan activated among vertices whose lists live in
             // the index runs now, not after the block is let go: a chain
@@ -610,6 +638,7 @@ where
             scratch: Vec::new(),
             wscratch: Vec::new(),
             order: Vec::new(),
+            scanning: None,
         };
         let r = self.executor_loop(reader, seed, &mut x);
         if r.is_err() {
