@@ -92,12 +92,11 @@ impl BuildCtx<'_> {
                 });
                 let deg = gather::degrees(&out_cells, n);
                 let order = self.choose_order(&out_cells, in_cells.as_deref(), &deg, n);
-                if let Some(order) = order {
+                if let Some((order, new_of)) = order {
                     let records: u64 = deg.iter().map(|&d| d as u64).sum();
                     let cap = (records / (self.plan.threads as u64 * 16).max(1)).max(1 << 16);
                     let starts = order::unit_starts(&order, &deg, cap);
                     drop(deg);
-                    let new_of = crate::store::names::invert(&order);
                     gather::renumber_and_sort(&mut out_cells, Some(&new_of), keep);
                     let out_units = gather::gather(&out_cells, &order, &starts);
                     drop(out_cells);
@@ -186,35 +185,41 @@ impl BuildCtx<'_> {
     /// The vertex order the options ask for, made from the lists in rank
     /// order: degree order (`--order degree`, or `auto` on skewed degrees),
     /// breadth-first order (`--order bfs`, or `auto` when the user's ids
-    /// lie far apart and breadth-first brings them near), else none.
-    /// Records which was taken for the report.
+    /// lie far apart and breadth-first brings them near), else none; with
+    /// its inverse (rank to new id). Records which was taken for the report.
     fn choose_order(
         &mut self,
         out: &[LocalCsr],
         inn: Option<&[LocalCsr]>,
         deg: &[u32],
         n: u64,
-    ) -> Option<Vec<u32>> {
+    ) -> Option<(Vec<u32>, Vec<u32>)> {
+        let with_inverse = |order: Vec<u32>| {
+            let new_of = crate::store::names::invert(&order);
+            (order, new_of)
+        };
         let (order, kind) = match self.opts.order {
             VertexOrder::None => (None, VertexOrder::None),
-            VertexOrder::Degree => (Some(order::degree_order(deg)), VertexOrder::Degree),
+            VertexOrder::Degree => (
+                Some(with_inverse(order::degree_order(deg))),
+                VertexOrder::Degree,
+            ),
             VertexOrder::Bfs => (
-                Some(locality::bfs_order(out, inn, deg, n)),
+                Some(with_inverse(locality::bfs_order(out, inn, deg, n))),
                 VertexOrder::Bfs,
             ),
             VertexOrder::Auto => {
                 let by_degree = order::degree_order(deg);
                 if order::skewed(&by_degree, deg) {
-                    (Some(by_degree), VertexOrder::Degree)
+                    (Some(with_inverse(by_degree)), VertexOrder::Degree)
                 } else {
                     drop(by_degree);
                     let user = locality::mean_gap_bits(out, None);
+                    // The inverse that measures the gain is the one kept.
                     let bfs = (user > locality::NEAR_BITS)
-                        .then(|| locality::bfs_order(out, inn, deg, n))
-                        .filter(|o| {
-                            let new_of = crate::store::names::invert(o);
-                            locality::mean_gap_bits(out, Some(&new_of)) + locality::GAIN_BITS
-                                <= user
+                        .then(|| with_inverse(locality::bfs_order(out, inn, deg, n)))
+                        .filter(|(_, new_of)| {
+                            locality::mean_gap_bits(out, Some(new_of)) + locality::GAIN_BITS <= user
                         });
                     match bfs {
                         Some(o) => (Some(o), VertexOrder::Bfs),
