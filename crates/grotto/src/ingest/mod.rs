@@ -41,6 +41,7 @@ pub mod order;
 pub mod parquet;
 pub mod parse;
 mod plan;
+mod radix;
 pub mod records;
 pub mod sniff;
 pub mod source;
