@@ -42,6 +42,7 @@
 mod ahead;
 mod flow;
 mod pass;
+mod seeds;
 
 pub use flow::{Activate, Edge, Flow, Neighbours, Seeds};
 
@@ -317,6 +318,7 @@ impl AsyncRun<'_> {
                     let slots = self.base.cache.pool().slots();
                     Ahead::new(blocks, (slots / 2).min(2 * self.base.cfg.concurrency))
                 }),
+                queued: AtomicI64::new(0),
             };
             pass.seed(seeds, self.base.cfg.threads);
             let pass = &pass;

@@ -12,6 +12,7 @@ use super::super::schedule::{
 use super::super::session::{RunProgress, Tally};
 use super::ahead::Ahead;
 use super::flow::{Neighbours, Seeds, Spread};
+use super::seeds::SeedList;
 use crate::cache::{BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
 use crate::store::blockmap::BlockMap;
@@ -29,6 +30,12 @@ const INLINE_BATCH: usize = 256;
 const SEED_CLAIM: usize = 1024;
 /// Seeds a seeding worker takes at a time.
 const SEED_CHUNK: usize = 1 << 14;
+/// Queued blocks each executor after the first needs before it takes
+/// blocks from the queue: executor `k` (from 1) joins a wave of at least
+/// `WAVE_PER_EXECUTOR * (k - 1)` queued blocks. On a thin wave a second
+/// executor mostly runs vertices whose priority is not final yet, and they
+/// run again; 8 measured best of 4, 8, 16, 32 and 64 (docs/async.md).
+const WAVE_PER_EXECUTOR: i64 = 8;
 
 type Conts<M> = Mutex<HashMap<u64, Vec<(VertexId, M)>>>;
 
@@ -63,77 +70,11 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) live: &'p RunProgress,
     /// Reading ahead of the wave, when the flow asks for it.
     pub(super) ahead: Option<Ahead>,
+    /// Blocks in the queued state (each counted once, however many
+    /// entries the queue holds for it): the wave's width.
+    pub(super) queued: AtomicI64,
 }
 
-/// Index-resident seeds, in priority order: 4 bytes each while they
-/// share one priority (as most passes' seeds do), 8 once they differ.
-#[derive(Default)]
-pub(super) struct SeedList {
-    vs: Vec<VertexId>,
-    /// Each seed's priority, when they differ.
-    ps: Option<Vec<u32>>,
-    /// The priority of every seed, while they share one.
-    p: u32,
-}
-
-impl SeedList {
-    fn len(&self) -> usize {
-        self.vs.len()
-    }
-
-    fn get(&self, i: usize) -> (u32, VertexId) {
-        (self.ps.as_ref().map_or(self.p, |ps| ps[i]), self.vs[i])
-    }
-
-    fn push(&mut self, p: u32, v: VertexId) {
-        if self.vs.is_empty() && self.ps.is_none() {
-            self.p = p;
-        }
-        match &mut self.ps {
-            Some(ps) => ps.push(p),
-            None if p == self.p => {}
-            None => {
-                let mut ps = vec![self.p; self.vs.len()];
-                ps.push(p);
-                self.ps = Some(ps);
-            }
-        }
-        self.vs.push(v);
-    }
-
-    /// The chunks' seeds, in order of priority, then vertex.
-    fn merge(chunks: Vec<SeedList>) -> SeedList {
-        let total = chunks.iter().map(SeedList::len).sum();
-        let shared = chunks.iter().find(|c| c.len() > 0).map_or(0, |c| c.p);
-        if chunks
-            .iter()
-            .all(|c| c.len() == 0 || (c.ps.is_none() && c.p == shared))
-        {
-            let mut vs = Vec::with_capacity(total);
-            for c in chunks {
-                vs.extend_from_slice(&c.vs);
-            }
-            if !vs.is_sorted() {
-                vs.sort_unstable();
-            }
-            return SeedList {
-                vs,
-                ps: None,
-                p: shared,
-            };
-        }
-        let mut pairs = Vec::with_capacity(total);
-        for c in chunks {
-            pairs.extend((0..c.len()).map(|i| c.get(i)));
-        }
-        pairs.sort_unstable();
-        SeedList {
-            vs: pairs.iter().map(|&(_, v)| v).collect(),
-            ps: Some(pairs.iter().map(|&(p, _)| p).collect()),
-            p: 0,
-        }
-    }
-}
 
 /// One executor's private state.
 struct Exec<'c> {
@@ -251,6 +192,7 @@ where
         let queued: usize = blocks.iter().map(Vec::len).sum();
         self.outstanding
             .fetch_add((queued + list.len()) as i64, Ordering::SeqCst);
+        self.queued.fetch_add(queued as i64, Ordering::Relaxed);
         self.seeds = list;
         let this = &*self;
         fan_out(blocks, |bs| {
@@ -358,6 +300,7 @@ where
                 {
                     Ok(_) => {
                         self.outstanding.fetch_add(1, Ordering::SeqCst);
+                        self.queued.fetch_add(1, Ordering::Relaxed);
                         self.queue
                             .push(b, self.st.prio[i].load(Ordering::Acquire).min(p.0));
                         self.gate.wake();
@@ -596,6 +539,7 @@ where
                 continue;
             }
             s.store(QUEUED, Ordering::Release);
+            self.queued.fetch_add(1, Ordering::Relaxed);
             self.queue.push(b, self.st.prio[i].load(Ordering::Acquire));
             self.gate.wake();
             return Ok(());
@@ -649,9 +593,21 @@ where
 
     /// Takes queued block `b` for reading; false if it is not queued.
     fn claim(&self, b: u64) -> bool {
-        self.st.state[b as usize]
+        let ok = self.st.state[b as usize]
             .compare_exchange(QUEUED, LOADING, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
+            .is_ok();
+        if ok {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+        }
+        ok
+    }
+
+    /// Whether executor `me` (from 1) takes blocks from the queue now:
+    /// the first always, the others while the wave is wide enough (see
+    /// [`WAVE_PER_EXECUTOR`]).
+    #[inline]
+    fn may_take(&self, me: u64) -> bool {
+        me <= 1 || self.queued.load(Ordering::Relaxed) >= WAVE_PER_EXECUTOR * (me as i64 - 1)
     }
 
     /// Takes the next idle block to read ahead, if the flow reads ahead
@@ -745,6 +701,9 @@ where
                             return Some(self.key_of(b, &mut wnext));
                         }
                     }
+                    if !self.may_take(seed) {
+                        return None;
+                    }
                     while let Some((b, p)) = self.queue.pop(&mut cursor) {
                         if self.claim(b) {
                             if let Some(a) = &self.ahead {
@@ -781,11 +740,11 @@ where
             if self.outstanding.load(Ordering::SeqCst) <= 0 {
                 return Ok(());
             }
-            if self.queue.maybe_nonempty() || self.seeds_left() {
+            if (self.queue.maybe_nonempty() && self.may_take(seed)) || self.seeds_left() {
                 continue;
             }
             self.gate.sleep_until(|| {
-                self.queue.maybe_nonempty()
+                (self.queue.maybe_nonempty() && self.may_take(seed))
                     || self.seeds_left()
                     || self.outstanding.load(Ordering::SeqCst) <= 0
                     || self.abort.load(Ordering::SeqCst)
