@@ -120,7 +120,7 @@ pub fn sort_lists(c: &mut LocalCsr, keep_duplicates: bool, id: impl Fn(u64) -> u
     let (mut dup_entries, mut dup_loops, mut loops) = (0u64, 0u64, 0u64);
     let mut write = 0usize;
     let mut scratch: Vec<u64> = Vec::new();
-    let mut room: Vec<u32> = Vec::new();
+    let mut room = super::radix::Room::default();
     let mut start = 0usize;
     for i in 0..n {
         let end = offsets[i + 1] as usize;

@@ -75,7 +75,6 @@ pub(super) struct Pass<'p, M, A, S> {
     pub(super) queued: AtomicI64,
 }
 
-
 /// One executor's private state.
 struct Exec<'c> {
     local: LocalQueue,
