@@ -389,8 +389,8 @@ fn a_damaged_order_section_is_named() {
 }
 
 /// Generates a 40 x 50 road-like grid (15% of edges dropped) into `d`,
-/// shuffled or in row order.
-fn road(d: &Path, name: &str, shuffle: bool) -> PathBuf {
+/// shuffled or in row order, with `extra` arguments.
+fn road(d: &Path, name: &str, shuffle: bool, extra: &[&str]) -> PathBuf {
     let el = d.join(name);
     let mut args = vec![
         "generate",
@@ -408,6 +408,7 @@ fn road(d: &Path, name: &str, shuffle: bool) -> PathBuf {
     if shuffle {
         args.push("--shuffle");
     }
+    args.extend_from_slice(extra);
     ok(&args);
     el
 }
@@ -433,26 +434,10 @@ fn order_taken(d: &Path, input: &Path, name: &str) -> String {
 fn a_shuffled_road_is_numbered_breadth_first_and_answers_in_the_users_ids() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
-    let shuffled = road(d, "shuffled.el", true);
-    let rows_el = road(d, "rows.el", false);
+    let shuffled = road(d, "shuffled.el", true, &[]);
+    let rows_el = road(d, "rows.el", false, &[]);
     // The same edges whatever the thread count.
-    let one = d.join("one.el");
-    ok(&[
-        "generate",
-        "grid",
-        "--rows",
-        "40",
-        "--cols",
-        "50",
-        "--drop",
-        "0.15",
-        "--shuffle",
-        "--threads",
-        "1",
-        "-o",
-        p(&one),
-        "-q",
-    ]);
+    let one = road(d, "one.el", true, &["--threads", "1"]);
     assert_eq!(
         std::fs::read(&one).unwrap(),
         std::fs::read(&shuffled).unwrap()
