@@ -38,7 +38,7 @@ echo "# $GRAPH, $ITERATIONS iterations, $THREADS threads, cache $CACHE, $RUNS ro
 echo "# algo round seconds bytes_read peak_rss_bytes"
 for round in $(seq 1 "$RUNS"); do
   one cdlp "$round" --iterations "$ITERATIONS"
-  one pagerank "$round" --max-iterations "$ITERATIONS" --tolerance 1e-300 --engine sync
+  one pagerank "$round" --max-iterations "$ITERATIONS" --tolerance 1e-300 --method jacobi --engine sync
 done | tee /dev/stderr | python3 -c '
 import statistics, sys
 rows = [l.split() for l in sys.stdin if l.strip()]

@@ -97,7 +97,8 @@ def run_grotto(algo, edges, work, lm):
     sh("convert", edges, g, "-q", *convert)
     t1 = time.perf_counter()
     args = {
-        "pagerank": ["pagerank", "--tolerance", "1e-300", "--max-iterations", ITERATIONS],
+        "pagerank": ["pagerank", "--tolerance", "1e-300", "--max-iterations", ITERATIONS,
+                     "--method", "jacobi"],
         "cc": ["wcc"],
         "bfs": ["bfs", "--source", lm],
         "lpa": ["cdlp", "--iterations", ITERATIONS],

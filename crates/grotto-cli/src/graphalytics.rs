@@ -384,8 +384,10 @@ fn run_kernel(
         p.set(ours, v)?;
     }
     if k.algorithm == "pagerank" {
-        // Exactly the given iterations: a tolerance no iteration meets.
+        // Exactly the given iterations of the power (Jacobi) iteration
+        // the specification defines: a tolerance no iteration meets.
         p.set("tolerance", "1e-300")?;
+        p.set("method", "jacobi")?;
     }
     let cfg = EngineConfig {
         threads: threads.max(1),

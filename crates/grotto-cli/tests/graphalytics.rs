@@ -167,7 +167,14 @@ fn every_per_kernel_validation_graph_passes_through_run() {
             (
                 "pr",
                 "pagerank",
-                vec!["--max-iterations", iterations, "--tolerance", "1e-300"],
+                vec![
+                    "--max-iterations",
+                    iterations,
+                    "--tolerance",
+                    "1e-300",
+                    "--method",
+                    "jacobi",
+                ],
                 Rule::Relative,
             ),
         ];

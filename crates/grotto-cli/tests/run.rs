@@ -151,6 +151,7 @@ fn bad_runs_are_refused_with_a_reason() {
         (&["run", "bfs", p(&g), "--format", "xml", "-o", "x"], "xml"),
         (&["run", "bfs", p(&g), "--engine", "warp"], "warp"),
         (&["run", "pagerank", p(&g), "--damping", "1.5"], "--damping"),
+        (&["run", "pagerank", p(&g), "--method", "newton"], "newton"),
     ];
     for (args, needle) in cases {
         let o = grotto(args);

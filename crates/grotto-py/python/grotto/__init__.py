@@ -342,16 +342,22 @@ class Graph:
         max_iterations: int = 100,
         semantics: str = "standard",
         contributions: str = "auto",
+        method: str = "auto",
         **options: Any,
     ) -> Result:
         """PageRank (networkx's definition with ``semantics="standard"``):
         column ``score``, summing to 1. ``contributions="auto"`` reads
         the per-edge contributions as f32 from a tolerance of 1e-6 up
-        (error below 2**-24 per value); ``"f64"`` keeps them exact."""
+        (error below 2**-24 per value); ``"f64"`` keeps them exact.
+        ``method="jacobi"`` iterates as networkx and Graphalytics do (the
+        same scores on any number of threads); ``"gauss-seidel"`` reads
+        each updated score at once (GAP's kernel); ``"auto"`` turns from
+        Jacobi to Gauss-Seidel when Jacobi converges slowly (road networks,
+        meshes). All stop within the same bound of the fixed point."""
         return self.run(
             "pagerank", damping=damping, tolerance=tolerance,
             max_iterations=max_iterations, semantics=semantics,
-            contributions=contributions, **options,
+            contributions=contributions, method=method, **options,
         )
 
     def ppr(

@@ -254,7 +254,9 @@ def _params(name: str, params: Dict[str, Any], n: int) -> Dict[str, Any]:
         if max_iter is not None:
             # Fixed iterations: a tolerance no change reaches (grotto's
             # must be positive); an exact fixed point still stops it.
-            out.update(tolerance=float(np.finfo(np.float64).tiny), max_iterations=int(max_iter))
+            # Jacobi sweeps, as GraphX's iterations are.
+            out.update(tolerance=float(np.finfo(np.float64).tiny), max_iterations=int(max_iter),
+                       method="jacobi")
         else:
             # GraphX stops when no vertex (scores summing to n) changes by
             # tol; an L1 change below tol on that scale implies it.

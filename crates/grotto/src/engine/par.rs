@@ -54,16 +54,16 @@ pub(crate) fn for_each_chunk(n: u64, threads: usize, f: impl Fn(u64, u64) + Sync
 /// The sum of `f` over `0..n`, computed in fixed chunks added in order, so
 /// the result does not depend on the number of threads.
 pub(crate) fn sum_f64(n: u64, threads: usize, f: impl Fn(VertexId) -> f64 + Sync) -> f64 {
-    sum_pair_f64(n, threads, |v| (f(v), 0.0)).0
+    sum_f64s(n, threads, |v| [f(v)])[0]
 }
 
-/// Two sums of `f` over `0..n` in one pass, each as [`sum_f64`] computes
+/// `K` sums of `f` over `0..n` in one pass, each as [`sum_f64`] computes
 /// it (fixed chunks added in order).
-pub(crate) fn sum_pair_f64(
+pub(crate) fn sum_f64s<const K: usize>(
     n: u64,
     threads: usize,
-    f: impl Fn(VertexId) -> (f64, f64) + Sync,
-) -> (f64, f64) {
+    f: impl Fn(VertexId) -> [f64; K] + Sync,
+) -> [f64; K] {
     let cursor = AtomicUsize::new(0);
     let parts = fan_out((0..threads).collect(), |_| {
         let mut mine = Vec::new();
@@ -72,17 +72,21 @@ pub(crate) fn sum_pair_f64(
             if lo >= n {
                 break mine;
             }
-            let (mut a, mut b) = (0.0, 0.0);
+            let mut acc = [0.0; K];
             for v in lo..(lo + CHUNK).min(n) {
-                let (x, y) = f(v as VertexId);
-                a += x;
-                b += y;
+                for (a, x) in acc.iter_mut().zip(f(v as VertexId)) {
+                    *a += x;
+                }
             }
-            mine.push((lo, a, b));
+            mine.push((lo, acc));
         }
     });
-    let mut all: Vec<(u64, f64, f64)> = parts.into_iter().flatten().collect();
+    let mut all: Vec<(u64, [f64; K])> = parts.into_iter().flatten().collect();
     all.sort_by_key(|p| p.0);
-    all.into_iter()
-        .fold((0.0, 0.0), |(a, b), p| (a + p.1, b + p.2))
+    all.into_iter().fold([0.0; K], |mut acc, (_, part)| {
+        for (a, x) in acc.iter_mut().zip(part) {
+            *a += x;
+        }
+        acc
+    })
 }

@@ -378,10 +378,10 @@ impl<'c> RunBase<'c> {
         super::par::sum_f64(self.n, self.cfg.threads, f)
     }
 
-    /// Two sums over all vertices in one pass, each as
+    /// `K` sums over all vertices in one pass, each as
     /// [`RunBase::sum_f64`] computes it.
-    pub fn sum_pair_f64(&self, f: impl Fn(VertexId) -> (f64, f64) + Sync) -> (f64, f64) {
-        super::par::sum_pair_f64(self.n, self.cfg.threads, f)
+    pub fn sum_f64s<const K: usize>(&self, f: impl Fn(VertexId) -> [f64; K] + Sync) -> [f64; K] {
+        super::par::sum_f64s(self.n, self.cfg.threads, f)
     }
 
     /// The pool key of block 0 of `dir`'s edge blocks (or its weight

@@ -168,6 +168,7 @@ pub fn run_async(r: &mut AsyncRun<'_>, cfg: &PageRankConfig) -> Result<PageRankR
         converged: left < cfg.tolerance * (1.0 - d) + 1e-15,
         style: "push",
         contributions: Precision::F64,
+        gauss_seidel: 0,
     })
 }
 

@@ -206,3 +206,108 @@ fn weighted_pagerank_refuses_what_it_cannot_run() {
     let err = e.run(|r| run_async(r, &cfg)).unwrap_err().to_string();
     assert!(err.contains("needs edge weights"), "{err}");
 }
+
+#[test]
+fn gauss_seidel_and_auto_sweeps_stay_within_the_bound() {
+    for tg in [
+        testkit::grid(40, 40),
+        testkit::rmat(10, 8, 7, true),
+        testkit::rmat(9, 6, 8, false),
+    ] {
+        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+        for method in [Method::GaussSeidel, Method::Auto] {
+            for sem in [Semantics::Standard, Semantics::Gap] {
+                let cfg = PageRankConfig {
+                    semantics: sem,
+                    tolerance: 1e-9,
+                    max_iterations: 300,
+                    method,
+                    ..Default::default()
+                };
+                for ecfg in testkit::configs() {
+                    let e =
+                        crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
+                    let (res, _) = e.run(|r| run(r, &cfg)).unwrap();
+                    assert!(res.converged, "{method:?} {sem:?} {ecfg:?}");
+                    if method == Method::GaussSeidel {
+                        assert_eq!(res.gauss_seidel, res.iterations);
+                    }
+                    verify(&csr, &cfg, &res)
+                        .unwrap_or_else(|e| panic!("{method:?} {sem:?} {ecfg:?}: {e}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn auto_turns_to_gauss_seidel_where_jacobi_is_slow_and_saves_iterations() {
+    let tg = testkit::grid(60, 60);
+    let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+    let with = |method| {
+        let cfg = PageRankConfig {
+            method,
+            ..Default::default()
+        };
+        e.run(|r| run(r, &cfg)).unwrap().0
+    };
+    let (jacobi, auto) = (with(Method::Jacobi), with(Method::Auto));
+    assert_eq!(jacobi.gauss_seidel, 0);
+    assert!(auto.gauss_seidel > 0, "auto never turned");
+    assert!(
+        auto.iterations * 4 < jacobi.iterations * 3,
+        "auto {} iterations, jacobi {}",
+        auto.iterations,
+        jacobi.iterations
+    );
+    // Jacobi's scores do not depend on the threads.
+    for threads in [1, 3] {
+        let ecfg = crate::engine::EngineConfig {
+            threads,
+            ..Default::default()
+        };
+        let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg).unwrap();
+        let cfg = PageRankConfig {
+            method: Method::Jacobi,
+            ..Default::default()
+        };
+        assert_eq!(e.run(|r| run(r, &cfg)).unwrap().0.score, jacobi.score);
+    }
+}
+
+#[test]
+fn the_switch_turns_on_slow_jacobi_and_back_on_slow_gauss_seidel() {
+    let auto = PageRankConfig::default();
+    // Jacobi shrinking by 0.4 an iteration: stays.
+    let mut s = Switch::new(&auto);
+    let mut change = 1.0;
+    for _ in 0..10 {
+        change *= 0.4;
+        assert!(!s.next(false, change));
+    }
+    // Jacobi shrinking by 0.8: turns after the second iteration.
+    let mut s = Switch::new(&auto);
+    assert!(!s.next(false, 1.0));
+    assert!(s.next(false, 0.8));
+    // Gauss-Seidel at 0.5 an iteration (0.25 per two, below d^2): keeps on.
+    assert!(s.next(true, 0.4));
+    assert!(s.next(true, 0.2));
+    assert!(s.next(true, 0.1));
+    // Then slower than d^2 over two iterations: back to Jacobi for good.
+    assert!(s.next(true, 0.09));
+    assert!(!s.next(true, 0.085));
+    assert!(!s.next(false, 0.01));
+    assert!(!s.next(false, 0.0099));
+    // Fixed methods are never switched.
+    for method in [Method::Jacobi, Method::GaussSeidel] {
+        let cfg = PageRankConfig {
+            method,
+            ..Default::default()
+        };
+        let mut s = Switch::new(&cfg);
+        let gs = method == Method::GaussSeidel;
+        for c in [1.0, 0.99, 0.98, 0.97] {
+            assert_eq!(s.next(gs, c), gs);
+        }
+    }
+}
