@@ -22,7 +22,7 @@ WORKDIR/data/blaze holds the graph and THREADS is 2 or more; it has no cache (it
 pass) and THREADS compute workers plus an I/O thread. Its BFS is left
 out on grids and roads (minutes: a full pass per level). Its PageRank is
 delta-based with its own stopping rule (eps 1e-2, eps2 1e-7), so its row
-compares time, not accuracy. GAP's PageRank stops at the same L1
+compares time, not accuracy (bench/pr_accuracy.py compares at equal accuracy). GAP's PageRank stops at the same L1
 tolerance as grotto's (1e-6, at most 100 iterations).
 
 Out-of-core systems get a cache of CACHE_PCT (3) % of their own file and
