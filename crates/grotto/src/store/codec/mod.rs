@@ -291,7 +291,7 @@ fn decode_short(src: &[u8], pivot: u32, out: &mut [u32]) -> Option<usize> {
     if at + w as usize + 8 <= src.len() {
         let src = &src[at..at + w as usize + 8];
         let mask = (1u64 << w) - 1;
-        for (i, g) in gaps.iter_mut().enumerate() {
+        for (i, g) in gaps[..n].iter_mut().enumerate() {
             let bit = i * w as usize;
             let mut a = [0u8; 8];
             a.copy_from_slice(&src[bit >> 3..(bit >> 3) + 8]);
