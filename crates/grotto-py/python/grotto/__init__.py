@@ -353,7 +353,9 @@ class Graph:
         same scores on any number of threads); ``"gauss-seidel"`` reads
         each updated score at once (GAP's kernel); ``"auto"`` turns from
         Jacobi to Gauss-Seidel when Jacobi converges slowly (road networks,
-        meshes). All stop within the same bound of the fixed point."""
+        meshes), except with a tolerance below 1e-15, which asks for
+        ``max_iterations`` Jacobi iterations (GraphX's, Graphalytics'). All
+        stop within the same bound of the fixed point."""
         return self.run(
             "pagerank", damping=damping, tolerance=tolerance,
             max_iterations=max_iterations, semantics=semantics,

@@ -21,7 +21,9 @@
 //! default, `auto`, starts with Jacobi and turns to Gauss-Seidel when
 //! Jacobi's change shrinks by less than [`GS_SWITCH_RATIO`] an iteration
 //! (and back for good if Gauss-Seidel does worse than Jacobi's worst
-//! case). Both stop by the same rule and within the same bound; with
+//! case), except with a tolerance below [`FIXED_ITERATIONS_TOLERANCE`]:
+//! that asks for a fixed number of power iterations (Graphalytics,
+//! GraphX), which are Jacobi's. Both stop by the same rule and within the same bound; with
 //! Gauss-Seidel the result depends, within it, on the order the threads
 //! take the blocks.
 //!
@@ -627,7 +629,8 @@ impl Algorithm for PageRank {
              result on any number of threads); gauss-seidel reads each score as soon as it is \
              updated (GAP; fewer iterations on road networks and meshes, not on power-law \
              graphs); auto starts with jacobi and turns to gauss-seidel when jacobi's change \
-             shrinks by less than a factor 0.65 an iteration.",
+             shrinks by less than a factor 0.65 an iteration (never with a tolerance below \
+             1e-15: fixed iterations, which are jacobi's).",
         ),
         Param::optional(
             "weighted",
@@ -708,7 +711,7 @@ mod push;
 pub use push::run_async;
 mod sweep;
 use sweep::{gs_share, Switch};
-pub use sweep::{Method, GS_SWITCH_RATIO};
+pub use sweep::{Method, FIXED_ITERATIONS_TOLERANCE, GS_SWITCH_RATIO};
 
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,9 @@ use super::{PageRankConfig, Semantics};
 pub enum Method {
     /// Jacobi, and Gauss-Seidel once Jacobi's L1 change shrinks by less
     /// than [`GS_SWITCH_RATIO`] an iteration; back to Jacobi for good if
-    /// two Gauss-Seidel iterations shrink it by less than `d^2`.
+    /// two Gauss-Seidel iterations shrink it by less than `d^2`. Jacobi
+    /// throughout when the tolerance is below
+    /// [`FIXED_ITERATIONS_TOLERANCE`] (a fixed number of iterations).
     Auto,
     /// Every iteration reads the scores of the previous one (networkx's
     /// and Graphalytics' power iteration; the same result for any number
@@ -28,6 +30,12 @@ pub enum Method {
 /// R-MAT Jacobi's ratio stays near 0.4 and Gauss-Seidel's is worse
 /// (17 iterations to 28), so a fast Jacobi is left alone.
 pub const GS_SWITCH_RATIO: f64 = 0.65;
+
+/// Below this tolerance no L1 change can be told from rounding (scores sum
+/// to 1, kept in f64), so the run is a fixed number of iterations
+/// (Graphalytics, GraphX's `maxIter`), which are Jacobi's: [`Method::Auto`]
+/// then never turns.
+pub const FIXED_ITERATIONS_TOLERANCE: f64 = 1e-15;
 
 impl std::str::FromStr for Method {
     type Err = String;
@@ -79,7 +87,7 @@ pub(super) struct Switch {
 impl Switch {
     pub(super) fn new(cfg: &PageRankConfig) -> Switch {
         Switch {
-            auto: cfg.method == Method::Auto,
+            auto: cfg.method == Method::Auto && cfg.tolerance >= FIXED_ITERATIONS_TOLERANCE,
             damping: cfg.damping,
             last: [f64::INFINITY; 2],
             since: 0,

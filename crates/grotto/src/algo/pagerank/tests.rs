@@ -254,6 +254,19 @@ fn auto_turns_to_gauss_seidel_where_jacobi_is_slow_and_saves_iterations() {
     let (jacobi, auto) = (with(Method::Jacobi), with(Method::Auto));
     assert_eq!(jacobi.gauss_seidel, 0);
     assert!(auto.gauss_seidel > 0, "auto never turned");
+    // A tolerance no change can meet asks for fixed (Jacobi) iterations.
+    let fixed = |method| {
+        let cfg = PageRankConfig {
+            method,
+            tolerance: 1e-300,
+            max_iterations: 30,
+            ..Default::default()
+        };
+        e.run(|r| run(r, &cfg)).unwrap().0
+    };
+    let (a, j) = (fixed(Method::Auto), fixed(Method::Jacobi));
+    assert_eq!((a.iterations, a.gauss_seidel), (30, 0));
+    assert_eq!(a.score, j.score);
     assert!(
         auto.iterations * 4 < jacobi.iterations * 3,
         "auto {} iterations, jacobi {}",
