@@ -383,11 +383,16 @@ fn pull_iterations<C: Contribution>(
     let out = r.graph().out();
     let (mut iterations, mut change) = (0, f64::INFINITY);
     let mut gathered = contribute(r, x, contrib);
-    let mut dangling = r.sum_f64(|v| match out.degree(v) {
-        0 => x[v as usize].load(),
-        _ => 0.0,
-    });
     let mut gs = cfg.method == Method::GaussSeidel;
+    // The dangling mass a Gauss-Seidel share needs; every later one comes
+    // from the pass after the gather (auto turns only after one).
+    let mut dangling = match gs {
+        true => r.sum_f64(|v| match out.degree(v) {
+            0 => x[v as usize].load(),
+            _ => 0.0,
+        }),
+        false => 0.0,
+    };
     let mut switch = Switch::new(cfg);
     let mut gs_iterations = 0;
     while iterations < cfg.max_iterations && change >= cfg.tolerance {
