@@ -18,11 +18,14 @@
 pub mod bc;
 pub mod bfs;
 pub mod cdlp;
+pub mod community;
 pub mod dfs;
 pub mod eccentricity;
 pub mod intersect;
 pub mod kcore;
 pub mod lcc;
+pub mod leiden;
+pub mod louvain;
 pub mod mis;
 pub mod output;
 pub mod pagerank;
@@ -90,6 +93,8 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
     &Entry::<cdlp::Cdlp>::NEW,
+    &Entry::<louvain::Louvain>::NEW,
+    &Entry::<leiden::Leiden>::NEW,
     &Entry::<lcc::Lcc>::NEW,
     &Entry::<tc::Tc>::NEW,
     &Entry::<bc::Bc>::NEW,

@@ -78,6 +78,9 @@
 //!   types its algorithms see in `flow.rs`, the executor in `pass.rs`;
 //!   [`schedule`] holds its block states and priority queue.
 //! * [`frontier`], [`metrics`]: frontiers and bitmaps, run measurements.
+//! * [`multilevel`]: a level of a multilevel algorithm (the file through
+//!   a run, or a smaller graph in memory) and [`multilevel::contract`],
+//!   the pass that makes the next level from a grouping of the vertices.
 //!
 //! Neither engine decodes the file format: lists come from
 //! [`crate::store::Adjacency`] (`inline_list`, `list_in_block`), and
@@ -87,6 +90,7 @@ pub mod async_engine;
 pub mod frontier;
 mod local;
 pub mod metrics;
+pub mod multilevel;
 pub(crate) mod par;
 pub mod schedule;
 pub mod session;
@@ -175,6 +179,9 @@ pub struct Edges<'a> {
     pub first: u64,
     /// Length of the vertex's whole list (its degree in this direction).
     pub degree: u64,
+    /// The weights of `ids`' edges, one each, in a step that reads them
+    /// ([`Run::step_weighted`] on a weighted graph); else `None`.
+    pub weights: Option<&'a [f32]>,
 }
 
 impl Edges<'_> {

@@ -82,9 +82,22 @@ impl SyncEngine {
         })
     }
 
-    /// The buffer pool size a run uses, in bytes.
+    /// The buffer pool size a run uses, in bytes: the configured size,
+    /// and on a weighted graph at least four slots a read in flight (a
+    /// weighted step holds a landed block until its weights land too, see
+    /// [`Run::step_weighted`]), never more than the file's blocks need.
     pub fn cache_bytes(&self) -> u64 {
-        self.session.configured_cache_bytes()
+        let s = &self.session;
+        let configured = s.configured_cache_bytes();
+        if !s.graph().weighted() {
+            return configured;
+        }
+        let slot = crate::cache::SLOT_BYTES as u64;
+        let blocks = s.file_bytes().div_ceil(slot).max(1);
+        let cfg = s.config();
+        let in_flight = (cfg.concurrency as u64).min(blocks);
+        let floor = ((4 * in_flight + 4 * cfg.threads as u64) * slot).min(blocks * slot);
+        configured.max(floor)
     }
 
     /// Runs `algorithm` with a fresh (cold) buffer pool and returns its
@@ -155,7 +168,26 @@ impl Run<'_> {
     where
         F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
     {
-        self.step_inner(frontier, dir, None, &visit)
+        self.step_inner(frontier, dir, None, false, &visit)
+    }
+
+    /// [`Run::step`] that also reads the edges' weights on a weighted
+    /// graph and hands them to `visit` in [`Edges::weights`] (one per id;
+    /// `None` on an unweighted graph, whose every weight is 1). A weight
+    /// block is read with each edge block and a block's lists are visited
+    /// once both have landed, so a weighted step runs in block mode
+    /// whatever [`Mode`] the engine was opened with.
+    pub fn step_weighted<F>(
+        &mut self,
+        frontier: &Frontier,
+        dir: Direction,
+        visit: F,
+    ) -> Result<Frontier>
+    where
+        F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
+    {
+        let weighted = self.base.graph.weighted();
+        self.step_inner(frontier, dir, None, weighted, &visit)
     }
 
     /// [`Run::step`] that also lets the algorithm use blocks it reads
@@ -178,7 +210,7 @@ impl Run<'_> {
         F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
         E: Fn(VertexId) -> bool + Sync,
     {
-        self.step_inner(frontier, dir, Some(&eager), &visit)
+        self.step_inner(frontier, dir, Some(&eager), false, &visit)
     }
 
     fn step_inner<F>(
@@ -186,6 +218,7 @@ impl Run<'_> {
         frontier: &Frontier,
         dir: Direction,
         eager: Option<&(dyn Fn(VertexId) -> bool + Sync)>,
+        weights: bool,
         visit: &F,
     ) -> Result<Frontier>
     where
@@ -199,6 +232,11 @@ impl Run<'_> {
             return Ok(Frontier::empty());
         }
         let base = self.base.first_key(dir, false)?;
+        let wbase = if weights {
+            Some(self.base.first_key(dir, true)?)
+        } else {
+            None
+        };
         let ctx = StepCtx {
             graph: self.base.graph,
             adj,
@@ -213,6 +251,7 @@ impl Run<'_> {
             visit,
             eager,
             base,
+            wbase,
             // Lists that, all workers together, stay below the size at
             // which the level would end dense anyway.
             spill: ((self.base.n / DENSE_DIVISOR) as usize / self.base.cfg.threads.max(1))
@@ -220,7 +259,14 @@ impl Run<'_> {
             cursor: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
         };
-        let results = match self.base.cfg.mode {
+        // A weighted step pairs each edge block with its weight block, which
+        // block mode does (each block is asked for once a step).
+        let mode = if weights {
+            Mode::Block
+        } else {
+            self.base.cfg.mode
+        };
+        let results = match mode {
             Mode::Vertex => fan_out(self.base.readers.iter_mut().collect(), |r| {
                 vertex_worker(r, &ctx)
             }),

@@ -5,7 +5,7 @@
 
 use super::super::frontier::{AtomicBitmap, Frontier, GRAB_UNITS};
 use super::super::{Edges, Next};
-use crate::cache::{BlockKey, CacheReader};
+use crate::cache::{BlockKey, CacheReader, Pinned};
 use crate::error::{Error, Result};
 use crate::store::blockmap::BlockMap;
 use crate::store::{Adjacency, Graph};
@@ -29,6 +29,8 @@ pub(super) struct Local {
     pub(super) edges: u64,
     /// Where packed lists are decoded (reused from list to list).
     pub(super) scratch: Vec<VertexId>,
+    /// Where the weights of a list an update changed are merged (reused).
+    pub(super) wscratch: Vec<f32>,
 }
 
 /// Everything a worker of one step reads.
@@ -44,6 +46,9 @@ pub(super) struct StepCtx<'s, F> {
     /// whole list is in a block just loaded is visited too.
     pub(super) eager: Option<&'s (dyn Fn(VertexId) -> bool + Sync)>,
     pub(super) base: u64,
+    /// A weighted step: the pool key of weight block 0 (each edge block's
+    /// weights are read with it, and its lists visited with them).
+    pub(super) wbase: Option<u64>,
     /// The most vertices a worker's activation list holds (see [`Next`]).
     pub(super) spill: usize,
     pub(super) cursor: AtomicUsize,
@@ -78,7 +83,16 @@ where
         }
     }
 
-    fn call(&self, v: VertexId, ids: &[VertexId], first: u64, degree: u64, local: &mut Local) {
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        v: VertexId,
+        ids: &[VertexId],
+        weights: Option<&[f32]>,
+        first: u64,
+        degree: u64,
+        local: &mut Local,
+    ) {
         local.visits += 1;
         local.edges += ids.len() as u64;
         let mut next = Next {
@@ -89,7 +103,13 @@ where
             spill: self.spill,
             spilled: &mut local.spilled,
         };
-        (self.visit)(v, Edges { ids, first, degree }, &mut next);
+        let edges = Edges {
+            ids,
+            first,
+            degree,
+            weights,
+        };
+        (self.visit)(v, edges, &mut next);
     }
 
     /// Visits `v` if its list is kept in the index; true if it was.
@@ -99,7 +119,10 @@ where
         };
         let ids = list.ids();
         self.graph.check_list(v, ids)?;
-        self.call(v, ids, 0, ids.len() as u64, local);
+        // Lists in the index are unweighted; one an update gave a weighted
+        // graph has its weights.
+        let ws = list.weights().filter(|_| self.wbase.is_some());
+        self.call(v, ids, ws, 0, ids.len() as u64, local);
         Ok(true)
     }
 
@@ -108,15 +131,44 @@ where
         self.adj.block_range(v) == Some((b, b))
     }
 
-    /// Visits the part of `v`'s list held by block `b` (bytes `bytes`).
-    fn deliver(&self, v: VertexId, b: u64, bytes: &[u8], local: &mut Local) -> Result<()> {
+    /// Visits the part of `v`'s list held by block `b` (bytes `bytes`,
+    /// and `wbytes` its weight block's in a weighted step).
+    fn deliver(
+        &self,
+        v: VertexId,
+        b: u64,
+        bytes: &[u8],
+        wbytes: Option<&[u8]>,
+        local: &mut Local,
+    ) -> Result<()> {
         let mut scratch = std::mem::take(&mut local.scratch);
-        let r = match self.adj.list_in_block(v, b, bytes, &mut scratch) {
-            Ok(Some(piece)) => self.graph.check_list(v, piece.ids).map(|()| {
-                self.call(v, piece.ids, piece.first, piece.degree, local);
-            }),
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
+        let r = match wbytes {
+            None => match self.adj.list_in_block(v, b, bytes, &mut scratch) {
+                Ok(Some(piece)) => self.graph.check_list(v, piece.ids).map(|()| {
+                    self.call(v, piece.ids, None, piece.first, piece.degree, local);
+                }),
+                Ok(None) => Ok(()),
+                Err(e) => Err(e),
+            },
+            Some(wb) => {
+                let mut wscratch = std::mem::take(&mut local.wscratch);
+                let r = match self.adj.weighted_list_in_block(
+                    v,
+                    b,
+                    bytes,
+                    wb,
+                    &mut scratch,
+                    &mut wscratch,
+                ) {
+                    Ok(Some((piece, ws))) => self.graph.check_list(v, piece.ids).map(|()| {
+                        self.call(v, piece.ids, Some(ws), piece.first, piece.degree, local);
+                    }),
+                    Ok(None) => Ok(()),
+                    Err(e) => Err(e),
+                };
+                local.wscratch = wscratch;
+                r
+            }
         };
         local.scratch = scratch;
         r
@@ -171,7 +223,13 @@ where
                 "block key {key} arrived but no vertex asked for it"
             ))
         })?;
-        ctx.deliver(v, key - ctx.base, pin.bytes(), &mut local.borrow_mut())
+        ctx.deliver(
+            v,
+            key - ctx.base,
+            pin.bytes(),
+            None,
+            &mut local.borrow_mut(),
+        )
     });
     if let Err(e) = r {
         ctx.abort.store(true, Ordering::Relaxed);
@@ -212,7 +270,10 @@ where
 }
 
 /// Block mode, pass 2: read each needed block once and visit every active
-/// vertex with neighbours in it.
+/// vertex with neighbours in it. In a weighted step each block's weight
+/// block is asked for right after it, and the block is visited when both
+/// have landed (the pool holds at least four slots a read in flight, so
+/// the first to land waits for the other without starving the reads).
 pub(super) fn block_worker<F>(
     reader: &mut CacheReader<'_>,
     ctx: &StepCtx<'_, F>,
@@ -224,9 +285,15 @@ where
 {
     let mut local = Local::default();
     let mut mine: &[u64] = &[];
+    // A weighted step's weight key, asked for after its edge block's.
+    let mut wnext: Option<BlockKey> = None;
     let keys = std::iter::from_fn(|| loop {
+        if let Some(k) = wnext.take() {
+            return Some(k);
+        }
         if let Some((&b, rest)) = mine.split_first() {
             mine = rest;
+            wnext = ctx.wbase.map(|w| BlockKey(w + b));
             return Some(BlockKey(ctx.base + b));
         }
         if ctx.abort.load(Ordering::Relaxed) || crate::interrupt::requested() {
@@ -238,15 +305,39 @@ where
         }
         mine = &blocks[lo..(lo + GRAB_UNITS).min(blocks.len())];
     });
-    let r = reader.fetch_iter(keys, |pin| {
-        let b = pin.key() - ctx.base;
+    let visit = |b: u64, bytes: &[u8], wbytes: Option<&[u8]>, local: &mut Local| {
         for v in map.vertices(b) {
             if ctx.member(v) {
-                ctx.deliver(v, b, pin.bytes(), &mut local)?;
+                ctx.deliver(v, b, bytes, wbytes, local)?;
             } else if let Some(eager) = ctx.eager {
                 if ctx.whole_list_in(v, b) && eager(v) {
-                    ctx.deliver(v, b, pin.bytes(), &mut local)?;
+                    ctx.deliver(v, b, bytes, wbytes, local)?;
                 }
+            }
+        }
+        Ok(())
+    };
+    // A weighted step's blocks of which one half has landed.
+    let mut halves: HashMap<u64, (Option<Pinned<'_>>, Option<Pinned<'_>>)> = HashMap::new();
+    let r = reader.fetch_iter(keys, |pin| {
+        let key = pin.key();
+        let Some(wbase) = ctx.wbase else {
+            return visit(key - ctx.base, pin.bytes(), None, &mut local);
+        };
+        let (b, is_weight) = if key >= wbase && key < wbase + ctx.adj.block_count() {
+            (key - wbase, true)
+        } else {
+            (key - ctx.base, false)
+        };
+        let e = halves.entry(b).or_default();
+        if is_weight {
+            e.1 = Some(pin);
+        } else {
+            e.0 = Some(pin);
+        }
+        if let (Some(_), Some(_)) = e {
+            if let Some((Some(ep), Some(wp))) = halves.remove(&b) {
+                return visit(b, ep.bytes(), Some(wp.bytes()), &mut local);
             }
         }
         Ok(())

@@ -1,0 +1,682 @@
+//! Communities by modularity: the multilevel core that Louvain and
+//! Leiden share (the registry entries and verifiers are `louvain.rs` and
+//! `leiden.rs`).
+//!
+//! Modularity with resolution `γ` follows networkx (`modularity`): with
+//! `m` the total edge weight (a self loop once) and `k_v` a vertex's
+//! weighted degree (a self loop twice),
+//! `Q = Σ_c [ L_c / m − γ (K_c / 2m)² ]`, `L_c` the weight of the edges
+//! inside community `c` and `K_c` the sum of its members' degrees.
+//! Parallel edges (a `--keep-duplicates` file) add their weights, as
+//! networkx's multigraph conversion does.
+//!
+//! A level is a graph behind [`Lists`]: the file (through the run) first,
+//! then the graph of the communities, built by [`contract`] and held in
+//! memory. On each level the vertices move between communities
+//! ([`moving`]): a sweep cuts the vertices into `chunks` ranges of about
+//! equal edge counts, taken in a seeded order; in a chunk every active
+//! vertex finds the neighbouring community of largest gain against the
+//! state at the chunk's start (in parallel), and the moves are then
+//! applied one by one in vertex order, so the answer is the same on any
+//! number of threads. A vertex that moves activates its neighbours
+//! (GVE-Louvain's pruning). A level's sweeps end when one moves nothing,
+//! raises modularity by less than `tolerance`, or after `max_sweeps`.
+//! Levels end as networkx's `louvain_partitions` does: when a level
+//! raises modularity by `threshold` or less (its partition is still the
+//! answer), when a level moves nothing, or after `max_level` levels.
+//!
+//! Leiden adds a refinement ([`moving::refine`]) between moving and
+//! contraction: inside each community, vertices start alone and merge
+//! into a neighbouring refined community of the same community (largest
+//! gain, greedy as GVE-Leiden), the graph is contracted by the refined
+//! communities, and the next level starts from the unrefined partition.
+//! Every refined community is connected, so communities made of them are
+//! too; a partition reported before the algorithm has converged is split
+//! into its connected pieces (which never lowers modularity).
+
+pub mod moving;
+#[cfg(test)]
+mod tests;
+
+use super::output::{Table, Values};
+use super::reference::Csr;
+use super::{Mismatch, Verdict};
+use crate::engine::multilevel::{contract, Coarse, Lists, Weights};
+use crate::engine::{Frontier, Run};
+use crate::error::{Error, Result};
+use crate::store::Graph;
+use crate::VertexId;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// Settings of Louvain and Leiden (networkx's names where it has them).
+#[derive(Clone, Debug)]
+pub struct CommunityConfig {
+    /// The resolution `γ` of modularity (default 1; below 1 favours larger
+    /// communities, above 1 smaller ones).
+    pub resolution: f64,
+    /// A level that raises modularity by this much or less is the last
+    /// (default 1e-7, networkx's `threshold`).
+    pub threshold: f64,
+    /// Levels at most (default 0: until converged; networkx's
+    /// `max_level`).
+    pub max_level: u32,
+    /// Seed of the order chunks are swept in (default 1).
+    pub seed: u64,
+    /// A level's sweeps stop after one that raises modularity by less
+    /// than this (default 1e-4; 0 sweeps until no vertex moves).
+    pub tolerance: f64,
+    /// Sweeps per level at most (default 100).
+    pub max_sweeps: u32,
+    /// Rounds a sweep is cut into at least (default 16; more when a
+    /// round's lists would pass [`moving::HOLD_BYTES`]): a round's slices
+    /// are decided in parallel, each against the others' state at the
+    /// round's start, so more rounds come closer to moving one vertex at
+    /// a time, at a barrier each.
+    pub rounds: u32,
+    /// Keep every level's communities, for one column a level (default
+    /// no: the last level's only).
+    pub levels: bool,
+    /// Leiden's refinement between moving and contraction (default no:
+    /// Louvain).
+    pub refine: bool,
+}
+
+impl Default for CommunityConfig {
+    fn default() -> CommunityConfig {
+        CommunityConfig {
+            resolution: 1.0,
+            threshold: 1e-7,
+            max_level: 0,
+            seed: 1,
+            tolerance: 1e-4,
+            max_sweeps: 100,
+            rounds: 16,
+            levels: false,
+            refine: false,
+        }
+    }
+}
+
+/// What one level did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LevelReport {
+    /// Vertices of the level's graph.
+    pub vertices: u64,
+    /// List entries of the level's graph.
+    pub entries: u64,
+    /// Communities after the level's moves.
+    pub communities: u64,
+    /// Modularity of the level's partition of the input graph.
+    pub modularity: f64,
+    /// Sweeps the moves took.
+    pub sweeps: u32,
+    /// Moves made.
+    pub moves: u64,
+    /// Leiden: refined communities the next level's graph is made of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refined: Option<u64>,
+    /// Records the pass that built the next level's graph gathered (a
+    /// vertex and a distinct neighbouring group each).
+    pub records: u64,
+    /// Seconds the level's moves (and Leiden's refinement) took.
+    pub move_s: f64,
+    /// Seconds of the pass that built the next level's graph.
+    pub contract_s: f64,
+}
+
+/// Communities, in internal ids.
+#[derive(Clone, Debug)]
+pub struct CommunityResult {
+    /// Per vertex, its community: `0..communities`, numbered in the order
+    /// of each community's first member in the user's order.
+    pub community: Vec<u32>,
+    /// Communities.
+    pub communities: u64,
+    /// Modularity of the partition, computed in `f64` from the lists.
+    pub modularity: f64,
+    /// The levels run.
+    pub levels: Vec<LevelReport>,
+    /// With [`CommunityConfig::levels`]: each level's communities, numbered
+    /// as [`CommunityResult::community`] is.
+    pub per_level: Vec<Vec<u32>>,
+    /// Total edge weight `m`.
+    pub total_weight: f64,
+}
+
+/// A level's graph: the file, read through the run, or one in memory.
+enum Level<'a, 'r> {
+    File(&'a mut Run<'r>),
+    Memory(Coarse),
+}
+
+impl Level<'_, '_> {
+    fn lists(&mut self) -> &mut dyn Lists {
+        match self {
+            Level::File(r) => &mut **r,
+            Level::Memory(c) => c,
+        }
+    }
+}
+
+/// Per vertex of a level: weighted degree (a loop twice) and loop weight.
+pub(crate) struct Degrees {
+    pub(crate) k: Vec<f64>,
+    pub(crate) loops: Vec<f64>,
+}
+
+/// The degrees of the file's vertices: from the index when every weight
+/// is 1 and no loop was kept, else from one pass over the lists.
+fn file_degrees(r: &mut Run<'_>) -> Result<Degrees> {
+    let g = r.graph();
+    let n = r.vertex_count();
+    let loops_kept = g.header().flags & crate::store::format::FLAG_SELF_LOOPS != 0;
+    if !g.weighted() && !loops_kept {
+        let out = g.out();
+        return Ok(Degrees {
+            k: (0..n as VertexId).map(|v| out.degree(v) as f64).collect(),
+            loops: Vec::new(),
+        });
+    }
+    let k: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
+    let loops: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
+    Lists::visit_whole(r, &Frontier::all(n), &|v, ids, ws| {
+        let (mut sum, mut own) = (0.0, 0.0);
+        for (i, &u) in ids.iter().enumerate() {
+            let w = ws.get(i);
+            sum += w;
+            if u == v {
+                own += w;
+            }
+        }
+        k[v as usize].set(sum + own);
+        loops[v as usize].set(own);
+    })?;
+    Ok(Degrees {
+        k: k.into_iter().map(AtomicF64Cell::get).collect(),
+        loops: loops.into_iter().map(AtomicF64Cell::get).collect(),
+    })
+}
+
+/// An `f64` written once by the one visit of its vertex.
+#[derive(Default)]
+struct AtomicF64Cell(std::sync::atomic::AtomicU64);
+
+impl AtomicF64Cell {
+    fn set(&self, x: f64) {
+        self.0.store(x.to_bits(), Relaxed)
+    }
+    fn get(self) -> f64 {
+        f64::from_bits(self.0.into_inner())
+    }
+}
+
+/// Modularity of `comm` (communities `0..c`) from per-community inside
+/// weights and degree sums.
+fn modularity_of(inside: &[f64], tot: &[f64], m2: f64, gamma: f64) -> f64 {
+    if m2 == 0.0 {
+        return 0.0;
+    }
+    let l: f64 = inside.iter().sum();
+    let t: f64 = tot.iter().map(|x| x * x).sum();
+    2.0 * l / m2 - gamma * t / (m2 * m2)
+}
+
+/// Renumbers `comm` (values below its length) densely in order of first
+/// appearance; returns how many there are.
+pub(crate) fn renumber(comm: &mut [u32]) -> u32 {
+    let mut map = vec![u32::MAX; comm.len()];
+    let mut next = 0u32;
+    for c in comm.iter_mut() {
+        let m = &mut map[*c as usize];
+        if *m == u32::MAX {
+            *m = next;
+            next += 1;
+        }
+        *c = *m;
+    }
+    next
+}
+
+/// Runs Louvain (or, with `cfg.refine`, Leiden) on the run's graph.
+pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
+    let g = r.graph();
+    if g.directed() {
+        return Err(Error::Invalid(format!(
+            "{} is defined here on undirected graphs (networkx's modularity); convert the \
+             edge list with --undirected",
+            if cfg.refine { "leiden" } else { "louvain" }
+        )));
+    }
+    if !(cfg.resolution.is_finite() && cfg.resolution > 0.0) {
+        return Err(Error::Invalid(format!(
+            "--resolution {}: expected a positive number",
+            cfg.resolution
+        )));
+    }
+    let n = r.vertex_count();
+    let deg = file_degrees(r)?;
+    let m2: f64 = deg.k.iter().sum();
+    let gamma = cfg.resolution;
+    let mut q_prev = {
+        let loops: f64 = deg.loops.iter().sum();
+        let sq: f64 = deg.k.iter().map(|k| k * k).sum();
+        if m2 == 0.0 {
+            0.0
+        } else {
+            2.0 * loops / m2 - gamma * sq / (m2 * m2)
+        }
+    };
+    // Per original vertex, its vertex on the current level.
+    let mut up: Vec<u32> = (0..n as u32).collect();
+    let mut level = Level::File(r);
+    let mut k = deg.k;
+    drop(deg.loops);
+    // The partition the current level starts from (Leiden's unrefined
+    // one; singletons for Louvain).
+    let mut start: Option<Vec<u32>> = None;
+    let mut reports: Vec<LevelReport> = Vec::new();
+    let mut per_level: Vec<Vec<u32>> = Vec::new();
+    // The partition of the current level's vertices that is the answer.
+    let mut answer: Vec<u32>;
+    let mut rng_level = 0u64;
+    let mut weighted = g.weighted();
+    loop {
+        rng_level += 1;
+        let lists = level.lists();
+        let nl = lists.vertex_count();
+        let mut comm: Vec<u32> = start.take().unwrap_or_else(|| (0..nl as u32).collect());
+        let t0 = std::time::Instant::now();
+        let stats = moving::move_vertices(lists, &k, &mut comm, m2, cfg, rng_level, weighted)?;
+        let mut dense = comm;
+        let communities = renumber(&mut dense);
+        if !reports.is_empty() && stats.moves == 0 {
+            // Nothing moved: the partition the level started from, the
+            // last level's, is the answer.
+            answer = dense;
+            break;
+        }
+        let entries = (0..nl as VertexId).map(|v| lists.degree(v)).sum();
+        let (groups, group_count, refined) = if cfg.refine && communities as u64 != nl {
+            let mut rfd = moving::refine(lists, &k, &dense, m2, cfg, rng_level, weighted)?;
+            let c = renumber(&mut rfd);
+            (rfd, c, Some(c as u64))
+        } else {
+            (dense.clone(), communities, None)
+        };
+        if cfg.levels {
+            let shown = if cfg.refine && (communities as u64) < nl {
+                moving::split_disconnected(lists, &dense)?
+            } else {
+                dense.clone()
+            };
+            per_level.push(up.iter().map(|&x| shown[x as usize]).collect());
+        }
+        let t1 = std::time::Instant::now();
+        let next = contract(lists, &groups, group_count)?;
+        let contract_s = t1.elapsed().as_secs_f64();
+        // Modularity of the level's (unrefined) partition, from the
+        // graph of the groups.
+        let mut tot = vec![0.0f64; communities as usize];
+        for (v, &c) in dense.iter().enumerate() {
+            tot[c as usize] += k[v];
+        }
+        // Each group's community (groups refine communities).
+        let mut of = vec![0u32; group_count as usize];
+        for (v, &gr) in groups.iter().enumerate() {
+            of[gr as usize] = dense[v];
+        }
+        let inside = if refined.is_some() {
+            let mut inside = vec![0.0f64; communities as usize];
+            for h in 0..group_count {
+                let (ids, ws) = next.graph.list(h);
+                for (&x, &w) in ids.iter().zip(ws) {
+                    if of[x as usize] == of[h as usize] {
+                        // Both directions of an edge between two groups;
+                        // a group's loop once.
+                        inside[of[h as usize] as usize] += if x == h { w } else { w / 2.0 };
+                    }
+                }
+            }
+            inside
+        } else {
+            next.inside.clone()
+        };
+        let q = modularity_of(&inside, &tot, m2, gamma);
+        reports.push(LevelReport {
+            vertices: nl,
+            entries,
+            communities: communities as u64,
+            modularity: q,
+            sweeps: stats.sweeps,
+            moves: stats.moves,
+            refined,
+            records: next.records,
+            move_s: (t1 - t0).as_secs_f64(),
+            contract_s,
+        });
+        let last = stats.moves == 0
+            || communities as u64 == nl
+            || q - q_prev <= cfg.threshold
+            || (cfg.max_level > 0 && reports.len() as u32 >= cfg.max_level);
+        if last {
+            answer = dense;
+            break;
+        }
+        q_prev = q;
+        // The next level: the groups' graph, its degrees, and where each
+        // original vertex is on it.
+        let mut kn = vec![0.0f64; group_count as usize];
+        for (v, &gr) in groups.iter().enumerate() {
+            kn[gr as usize] += k[v];
+        }
+        for x in up.iter_mut() {
+            *x = groups[*x as usize];
+        }
+        if refined.is_some() {
+            start = Some(of);
+        }
+        k = kn;
+        level = Level::Memory(next.graph);
+        weighted = true;
+    }
+    // The answer, on the current level; Leiden's split into connected
+    // pieces where a community holds several of the level's vertices
+    // (each of them is connected, so a community of one is).
+    let lists = level.lists();
+    let nl = lists.vertex_count();
+    let mut final_q = reports.last().map_or(q_prev, |r| r.modularity);
+    if cfg.refine && (renumber(&mut answer.clone()) as u64) < nl {
+        let pieces = moving::split_disconnected(lists, &answer)?;
+        let before = renumber(&mut answer.clone());
+        answer = pieces;
+        if renumber(&mut answer.clone()) != before {
+            final_q = modularity_on(lists, &k, &answer, m2, gamma)?;
+        }
+    }
+    drop(level);
+    let mut community: Vec<u32> = up.iter().map(|&x| answer[x as usize]).collect();
+    drop(up);
+    Ok(CommunityResult {
+        communities: 0,
+        community: std::mem::take(&mut community),
+        modularity: final_q,
+        levels: reports,
+        per_level,
+        total_weight: m2 / 2.0,
+    })
+}
+
+/// Modularity of `comm` on a level, from one pass over its lists.
+fn modularity_on(
+    lists: &mut dyn Lists,
+    k: &[f64],
+    comm: &[u32],
+    m2: f64,
+    gamma: f64,
+) -> Result<f64> {
+    let c = comm.iter().max().map_or(0, |&x| x as usize + 1);
+    let mut tot = vec![0.0f64; c];
+    for (v, &x) in comm.iter().enumerate() {
+        tot[x as usize] += k[v];
+    }
+    let n = lists.vertex_count();
+    let inside_v: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
+    lists.visit_whole(&Frontier::all(n), &|v, ids, ws: Weights<'_>| {
+        let mut s = 0.0;
+        for (i, &u) in ids.iter().enumerate() {
+            if comm[u as usize] == comm[v as usize] {
+                s += if u == v { 2.0 * ws.get(i) } else { ws.get(i) };
+            }
+        }
+        inside_v[v as usize].set(s);
+    })?;
+    let mut inside = vec![0.0f64; c];
+    for (v, cell) in inside_v.into_iter().enumerate() {
+        inside[comm[v] as usize] += cell.get() / 2.0;
+    }
+    Ok(modularity_of(&inside, &tot, m2, gamma))
+}
+
+/// Numbers `result.community` in the order of each community's first
+/// member in the user's order, and counts them.
+pub(crate) fn number_by_user_order(g: &Graph, result: &mut CommunityResult) -> Result<()> {
+    let n = result.community.len();
+    let mut rank = vec![0u32; n];
+    g.ranks_of(0, &mut rank)?;
+    let relabel = |col: &mut [u32]| {
+        let c = col.iter().max().map_or(0, |&x| x as usize + 1);
+        let mut first = vec![u32::MAX; c];
+        for (v, &x) in col.iter().enumerate() {
+            first[x as usize] = first[x as usize].min(rank[v]);
+        }
+        let mut order: Vec<u32> = (0..c as u32).collect();
+        order.sort_unstable_by_key(|&x| first[x as usize]);
+        let mut to = vec![0u32; c];
+        for (i, &x) in order.iter().enumerate() {
+            to[x as usize] = i as u32;
+        }
+        for x in col.iter_mut() {
+            *x = to[*x as usize];
+        }
+        c as u64
+    };
+    result.communities = relabel(&mut result.community);
+    for col in &mut result.per_level {
+        relabel(col);
+    }
+    Ok(())
+}
+
+/// Modularity of `community` on the in-memory `csr` of an undirected
+/// graph, computed serially from its entries: the verifier's own sum.
+pub fn serial_modularity(csr: &Csr, weighted: bool, community: &[u32], gamma: f64) -> f64 {
+    let n = csr.vertex_count() as usize;
+    let c = community.iter().max().map_or(0, |&x| x as usize + 1);
+    let (mut inside, mut tot) = (vec![0.0f64; c], vec![0.0f64; c]);
+    let mut m2 = 0.0;
+    for v in 0..n {
+        let ids = csr.neighbors(v as VertexId);
+        let ws = csr.weights(v as VertexId);
+        for (i, &u) in ids.iter().enumerate() {
+            let w = if weighted { ws[i] as f64 } else { 1.0 };
+            // A loop: one entry, twice in the degree, once inside.
+            let times = if u as usize == v { 2.0 } else { 1.0 };
+            m2 += w * times;
+            tot[community[v] as usize] += w * times;
+            if community[u as usize] == community[v] {
+                inside[community[v] as usize] += w * times / 2.0;
+            }
+        }
+    }
+    modularity_of(&inside, &tot, m2, gamma)
+}
+
+/// What the verifiers of both algorithms check: one community per
+/// vertex, numbered `0..communities` by first member in the user's order,
+/// and the modularity reported equal to the serial sum.
+pub(crate) fn verify_partition(
+    g: &Graph,
+    csr: &Csr,
+    cfg: &CommunityConfig,
+    res: &CommunityResult,
+) -> Verdict {
+    let n = g.vertex_count() as usize;
+    if res.community.len() != n {
+        return Err(Mismatch(format!(
+            "{} communities given for {n} vertices",
+            res.community.len()
+        )));
+    }
+    let mut rank = vec![0u32; n];
+    g.ranks_of(0, &mut rank)
+        .map_err(|e| Mismatch(e.to_string()))?;
+    let mut by_rank = vec![0u32; n];
+    for (v, &r) in rank.iter().enumerate() {
+        by_rank[r as usize] = res.community[v];
+    }
+    let mut next = 0u32;
+    for (r, &c) in by_rank.iter().enumerate() {
+        if c > next {
+            return Err(Mismatch(format!(
+                "community {c} first appears at the vertex of rank {r}, before community {next}"
+            )));
+        }
+        if c == next {
+            next += 1;
+        }
+    }
+    if next as u64 != res.communities {
+        return Err(Mismatch(format!(
+            "{next} communities numbered, {} reported",
+            res.communities
+        )));
+    }
+    let q = serial_modularity(csr, g.weighted(), &res.community, cfg.resolution);
+    if (q - res.modularity).abs() > 1e-9 * q.abs().max(1.0) {
+        return Err(Mismatch(format!(
+            "modularity {} reported, the serial sum gives {q}",
+            res.modularity
+        )));
+    }
+    Ok(())
+}
+
+/// The community column, and one column a level when kept.
+pub(crate) fn table(g: &Arc<Graph>, out: CommunityResult) -> Table {
+    let mut t = Table::for_graph(g.clone());
+    t.push("community", Values::U32(out.community));
+    for (i, col) in out.per_level.into_iter().enumerate() {
+        t.push(level_name(i + 1), Values::U32(col));
+    }
+    t
+}
+
+/// `levelN`, made once for each `N` asked for (column names are static).
+fn level_name(n: usize) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    while names.len() < n {
+        let name = format!("level{}", names.len() + 1);
+        names.push(Box::leak(name.into_boxed_str()));
+    }
+    names[n - 1]
+}
+
+/// Summary figures: modularity, communities and their largest sizes, and
+/// every level.
+pub(crate) fn summary(out: &CommunityResult) -> serde_json::Value {
+    let mut size = vec![0u64; out.communities as usize];
+    for &c in &out.community {
+        size[c as usize] += 1;
+    }
+    let largest: Vec<u64> = super::top_k(size.len(), 5, |c| size[c] as f64)
+        .into_iter()
+        .map(|c| size[c])
+        .collect();
+    let singletons = size.iter().filter(|&&s| s == 1).count();
+    serde_json::json!({
+        "modularity": out.modularity,
+        "communities": out.communities,
+        "largest": largest,
+        "singletons": singletons,
+        "total_weight": out.total_weight,
+        "levels": out.levels,
+    })
+}
+
+/// The config as a record.
+pub(crate) fn config_json(c: &CommunityConfig) -> serde_json::Value {
+    serde_json::json!({
+        "resolution": c.resolution,
+        "threshold": c.threshold,
+        "max_level": c.max_level,
+        "seed": c.seed,
+        "tolerance": c.tolerance,
+        "max_sweeps": c.max_sweeps,
+        "rounds": c.rounds,
+        "levels": c.levels,
+    })
+}
+
+/// Parameters both algorithms take, in the registry's form.
+pub(crate) const PARAMS: &[super::registry::Param] = {
+    use super::registry::{Kind, Param};
+    &[
+        Param::with_default(
+            "resolution",
+            Kind::Float,
+            "1",
+            "Resolution of modularity: below 1 favours larger communities, above 1 smaller ones.",
+        ),
+        Param::with_default(
+            "threshold",
+            Kind::Float,
+            "1e-7",
+            "A level that raises modularity by this much or less is the last (networkx's threshold).",
+        ),
+        Param::with_default(
+            "max-level",
+            Kind::Int,
+            "0",
+            "Levels at most (0: until converged; networkx's max_level).",
+        ),
+        Param::with_default(
+            "seed",
+            Kind::Int,
+            "1",
+            "Seed of the order ranges of vertices are swept in (the answer is the same on any thread count).",
+        ),
+        Param::with_default(
+            "tolerance",
+            Kind::Float,
+            "1e-4",
+            "A level's sweeps stop after one that raises modularity by less than this (0: until no vertex moves).",
+        ),
+        Param::with_default("max-sweeps", Kind::Int, "100", "Sweeps per level at most."),
+        Param::with_default(
+            "rounds",
+            Kind::Int,
+            "16",
+            "Rounds a sweep is cut into at least: a round's slices are decided in parallel, so more rounds come closer to one vertex at a time.",
+        ),
+        Param::with_default(
+            "levels",
+            Kind::Flag,
+            "false",
+            "Keep every level's communities: columns level1, level2, ...",
+        ),
+    ]
+};
+
+/// The config from parameter values.
+pub(crate) fn config(p: &super::registry::Params, refine: bool) -> Result<CommunityConfig> {
+    let c = CommunityConfig {
+        resolution: p.f64("resolution")?,
+        threshold: p.f64("threshold")?,
+        max_level: p.u32("max-level")?,
+        seed: p.u64("seed")?,
+        tolerance: p.f64("tolerance")?,
+        max_sweeps: p.u32("max-sweeps")?,
+        rounds: p.u32("rounds")?,
+        levels: p.flag("levels")?,
+        refine,
+    };
+    if !(c.resolution.is_finite() && c.resolution > 0.0) {
+        return Err(Error::Invalid(format!(
+            "--resolution {}: expected a positive number",
+            c.resolution
+        )));
+    }
+    if c.rounds == 0 || c.max_sweeps == 0 {
+        return Err(Error::Invalid(
+            "--rounds and --max-sweeps take a positive integer".into(),
+        ));
+    }
+    Ok(c)
+}
+
+/// An atomic `u32` array (for the moving phase's per-chunk decisions).
+pub(crate) fn atomics(n: usize, x: u32) -> Vec<AtomicU32> {
+    (0..n).map(|_| AtomicU32::new(x)).collect()
+}
