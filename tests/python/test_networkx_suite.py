@@ -47,6 +47,12 @@ MODULES = {
     "k_crust": ["networkx.algorithms.tests.test_core"],
     "k_corona": ["networkx.algorithms.tests.test_core"],
     "maximal_independent_set": ["networkx.algorithms.tests.test_mis"],
+    "louvain_communities": ["networkx.algorithms.community.tests.test_louvain"],
+    "louvain_partitions": ["networkx.algorithms.community.tests.test_louvain"],
+    "leiden_communities": ["networkx.algorithms.community.tests.test_leiden"],
+    "leiden_partitions": ["networkx.algorithms.community.tests.test_leiden"],
+    "modularity": ["networkx.algorithms.community.tests.test_quality",
+                   "networkx.algorithms.community.tests.test_louvain"],
 }
 
 

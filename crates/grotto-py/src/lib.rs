@@ -469,6 +469,69 @@ impl PyGraph {
             .map_err(|e| invalid(e.to_string()))
     }
 
+    /// Modularity of a partition given as one label per result row (the
+    /// user's order; labels any integers), with `resolution`; the graph's
+    /// weights count unless `weights` is false. networkx's `modularity`
+    /// (its directed form on a directed graph), from one pass over the
+    /// lists with the edges on disk.
+    #[pyo3(signature = (labels, resolution=1.0, weights=true, threads=None, cache="3%"))]
+    fn modularity(
+        &self,
+        py: Python<'_>,
+        labels: PyReadonlyArray1<'_, u64>,
+        resolution: f64,
+        weights: bool,
+        threads: Option<usize>,
+        cache: &str,
+    ) -> PyResult<f64> {
+        let labels = labels.as_slice()?.to_vec();
+        let g = Arc::clone(&self.graph);
+        let n = g.vertex_count() as usize;
+        if labels.len() != n {
+            return Err(invalid(format!(
+                "{} labels for the {n} vertices of the graph",
+                labels.len()
+            )));
+        }
+        if !(resolution.is_finite() && resolution > 0.0) {
+            return Err(invalid(format!(
+                "resolution={resolution}: expected a positive number"
+            )));
+        }
+        let cache: CacheSize = cache.parse().map_err(py_err)?;
+        let small = small_graph(&g);
+        maybe_off_thread(
+            py,
+            small,
+            move || {
+                // Labels numbered densely, then given to each vertex by its
+                // row (rank).
+                let mut distinct = labels.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                let mut rank = vec![0u32; n];
+                g.ranks_of(0, &mut rank)?;
+                let community: Vec<u32> = rank
+                    .iter()
+                    .map(|&r| distinct.partition_point(|&x| x < labels[r as usize]) as u32)
+                    .collect();
+                let cfg = grotto::engine::EngineConfig {
+                    threads: threads
+                        .filter(|&t| t > 0)
+                        .unwrap_or_else(grotto::metrics::cores),
+                    cache,
+                    ..Default::default()
+                };
+                let engine = grotto::engine::SyncEngine::open(g, cfg)?;
+                let (q, _) = engine.run(|r| {
+                    grotto::algo::community::modularity(r, &community, resolution, weights)
+                })?;
+                Ok(q)
+            },
+            None,
+        )
+    }
+
     /// Runs algorithm `name` with `params` (name, text value pairs) and
     /// returns a dict: `columns` (name, array) pairs, `summary`,
     /// `config` and `metrics` as JSON text, `engine`.

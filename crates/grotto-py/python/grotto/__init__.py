@@ -423,6 +423,96 @@ class Graph:
         (``convert(..., reverse=True)``)."""
         return self.run("cdlp", iterations=iterations, **options)
 
+    def louvain(self, *, resolution: float = 1.0, threshold: float = 1e-7,
+                max_level: Optional[int] = None, seed: int = 1, weight: bool = True,
+                tolerance: float = 1e-4, levels: bool = False, **options: Any) -> Result:
+        """Communities by modularity, Louvain (networkx's
+        ``louvain_communities``; undirected graphs): column ``community``,
+        numbered from 0 in the order of each community's first vertex;
+        with ``levels=True`` also ``level1``, ``level2``, ... (networkx's
+        ``louvain_partitions``). Summary: ``modularity``, ``communities``,
+        ``largest`` and each level's figures. ``resolution`` below 1
+        favours larger communities; a level that raises modularity by
+        ``threshold`` or less is the last; ``max_level`` caps the levels;
+        ``weight=False`` counts every edge of a weighted graph as 1;
+        ``tolerance`` ends a level's sweeps; ``seed`` orders them (the
+        answer is the same on any number of threads, and for a seed always
+        the same, but it is not networkx's answer for that seed)."""
+        return self.run("louvain", **_community_params(
+            resolution, threshold, max_level, seed, weight, tolerance, levels), **options)
+
+    def leiden(self, *, resolution: float = 1.0, threshold: float = 1e-7,
+               max_level: Optional[int] = None, seed: int = 1, weight: bool = True,
+               tolerance: float = 1e-4, levels: bool = False, **options: Any) -> Result:
+        """Communities by modularity, Leiden (networkx's
+        ``leiden_communities``, which networkx leaves to a backend):
+        :meth:`louvain` with a refinement that keeps every community
+        connected; the same columns, summary and options."""
+        return self.run("leiden", **_community_params(
+            resolution, threshold, max_level, seed, weight, tolerance, levels), **options)
+
+    def modularity(self, communities: Any, *, resolution: float = 1.0, weight: bool = True,
+                   threads: Optional[int] = None, cache: str = "3%") -> float:
+        """Modularity of a partition (networkx's ``modularity``; its
+        directed form on a directed graph), from one pass over the edges
+        on disk. ``communities``: a :class:`Result` of :meth:`louvain`,
+        :meth:`leiden`, :meth:`cdlp` or :meth:`wcc`; an array with one
+        label per vertex in the order results list them; a dict from
+        vertex to label; or an iterable of collections of vertices that
+        holds every vertex once (networkx's form). ``weight=False`` counts
+        every edge as 1."""
+        labels = self._partition_labels(communities)
+        return float(self._g.modularity(labels, resolution=float(resolution),
+                                        weights=bool(weight), threads=threads, cache=str(cache)))
+
+    def _partition_labels(self, communities: Any) -> np.ndarray:
+        """One label per result row (the order :meth:`vertices` lists) for
+        a partition given in any of :meth:`modularity`'s forms."""
+        n = self.num_vertices
+        if isinstance(communities, Result):
+            for col in ("community", "label", "component"):
+                if col in communities.columns:
+                    communities = communities[col]
+                    break
+            else:
+                raise InputError(f"a {communities.algorithm} result has no community column")
+        if isinstance(communities, np.ndarray):
+            if communities.shape != (n,):
+                raise InputError(f"an array of {communities.shape} labels for {n} vertices")
+            if communities.dtype.kind not in "iu":
+                # Labels that are vertex names (cdlp, wcc of a named graph).
+                communities = np.unique(communities, return_inverse=True)[1]
+            return np.ascontiguousarray(communities, dtype=np.uint64)
+        labels = np.full(n, -1, dtype=np.int64)
+        if isinstance(communities, dict):
+            groups = {}
+            for v, c in communities.items():
+                groups.setdefault(c, []).append(v)
+            communities = list(groups.values())
+        for i, members in enumerate(communities):
+            at = self._positions(list(members))
+            if bool(np.any(at < 0)):
+                bad = [m for m, a in zip(list(members), at.tolist()) if a < 0][0]
+                raise InputError(f"{bad!r} is in a community and is no vertex of the graph")
+            if bool(np.any(labels[at] >= 0)) or len(set(at.tolist())) != len(at):
+                raise InputError("a vertex is in two communities: not a partition")
+            labels[at] = i
+        if bool(np.any(labels < 0)):
+            raise InputError(f"{int(np.count_nonzero(labels < 0))} vertices are in no community: not a partition")
+        return labels.astype(np.uint64)
+
+    def _positions(self, members: List[Any]) -> np.ndarray:
+        """Rows of ``members`` (-1 for what is no vertex)."""
+        if not members:
+            return np.zeros(0, dtype=np.int64)
+        if self.has_names:
+            return self._g.positions_named([str(m) for m in members])
+        try:
+            ids = np.array(members, dtype=np.uint64)
+        except (OverflowError, ValueError, TypeError):
+            return np.full(len(members), -1, dtype=np.int64)
+        return self._g.positions(ids)
+
     def lcc(self, *, memory: Any = None, **options: Any) -> Result:
         """Local clustering coefficients, LDBC Graphalytics' LCC (sync
         engine): column ``lcc``; on an undirected graph networkx's
@@ -465,6 +555,17 @@ def open(path: PathLike) -> Graph:
     """Opens a ``.grotto`` file; a file that is not one, is truncated or
     fails its checks raises :class:`CorruptGraphError`."""
     return Graph(_grotto.open(os.fspath(path)))
+
+
+def _community_params(resolution: float, threshold: float, max_level: Optional[int], seed: int,
+                      weight: bool, tolerance: float, levels: bool) -> Dict[str, Any]:
+    """Louvain's and Leiden's parameters as the registry names them."""
+    if max_level is not None and (isinstance(max_level, bool) or int(max_level) <= 0):
+        raise ValueError("max_level argument must be a positive integer or None")
+    return dict(resolution=float(resolution), threshold=float(threshold),
+                max_level=None if max_level is None else int(max_level), seed=int(seed),
+                ignore_weights=True if not weight else None, tolerance=float(tolerance),
+                levels=True if levels else None)
 
 
 def _text(v: Any) -> str:

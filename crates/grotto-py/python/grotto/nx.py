@@ -177,6 +177,25 @@ class BackendInterface:
             if not isinstance(G, Graph) and any(True for _ in _selfloops(G)):
                 return "networkx keeps vertices with self loops in the set"
             return True
+        if name in ("louvain_communities", "louvain_partitions", "leiden_communities", "leiden_partitions"):
+            if directed:
+                # networkx's Louvain has a directed form; its Leiden refuses
+                # directed graphs before asking a backend.
+                return f"grotto's {name} is for undirected graphs (networkx's directed modularity is not in grotto)"
+            weight = kwargs.get("weight")
+            if weight is not None and not isinstance(weight, str):
+                return f"grotto's {name} takes the name of a weight attribute"
+            if (name.startswith("louvain") and not isinstance(G, Graph)
+                    and kwargs.get("seed") is not random._inst):
+                # networkx's answer for a seed is its own draws; a graph
+                # file has no networkx answer, and takes the seed as grotto's.
+                return "networkx's answer for a given seed is its own random draws"
+            return True
+        if name == "modularity":
+            weight = kwargs.get("weight")
+            if weight is not None and not isinstance(weight, str):
+                return "grotto's modularity takes the name of a weight attribute"
+            return True
         if name == "single_source_dijkstra_path_length":
             if G is not None and G.is_multigraph():
                 return "shortest paths of a multigraph take the lightest parallel edge: not yet in grotto"
@@ -192,7 +211,8 @@ class BackendInterface:
         # for the conversion to pay is left to networkx, unless G's
         # conversion is cached already.
         G = _bound(name, args, kwargs).get("G")
-        if G is None or isinstance(G, Graph) or _converted(G):
+        if G is None or isinstance(G, Graph) or _converted(G) or name.startswith("leiden"):
+            # (networkx has no Leiden of its own to leave it to.)
             return True
         need = _PAYS_FROM.get(name, _PAYS_FROM_DEFAULT)
         if need == float("inf"):
@@ -564,6 +584,52 @@ class BackendInterface:
         return [V.node(i) for i, x in zip(res["id"].tolist(), res["in_set"].tolist()) if x]
 
     @staticmethod
+    def louvain_communities(G: GrottoGraph, weight="weight", resolution=1, threshold=0.0000001,
+                            max_level=None, seed=None) -> List[Any]:
+        V = _view(G)
+        res = V.runs.louvain(**_community_args(V, weight, resolution, seed, threshold=threshold,
+                                               max_level=max_level))
+        return list(_groups(V, *_id_and(res, "community")))
+
+    @staticmethod
+    def louvain_partitions(G: GrottoGraph, weight="weight", resolution=1, threshold=0.0000001,
+                           seed=None) -> Iterator[List[Any]]:
+        V = _view(G)
+        res = V.runs.louvain(levels=True, **_community_args(V, weight, resolution, seed, threshold=threshold))
+        yield from _levels(V, res)
+
+    @staticmethod
+    def leiden_communities(G: GrottoGraph, weight="weight", resolution=1, max_level=None,
+                           seed=None) -> List[Any]:
+        V = _view(G)
+        res = V.runs.leiden(**_community_args(V, weight, resolution, seed, max_level=max_level))
+        return list(_groups(V, *_id_and(res, "community")))
+
+    @staticmethod
+    def leiden_partitions(G: GrottoGraph, weight="weight", resolution=1, seed=None) -> Iterator[List[Any]]:
+        V = _view(G)
+        res = V.runs.leiden(levels=True, **_community_args(V, weight, resolution, seed))
+        yield from _levels(V, res)
+
+    @staticmethod
+    def modularity(G: GrottoGraph, communities, weight="weight", resolution=1) -> float:
+        import networkx as nx
+
+        V = _view(G)
+        if not isinstance(communities, list):
+            communities = list(communities)
+        try:
+            if isinstance(V, _OnDisk):
+                labels = V.graph._partition_labels(communities)
+            else:
+                labels = _converted_labels(V, communities)
+        except InputError:
+            from networkx.algorithms.community.quality import NotAPartition
+
+            raise NotAPartition(G, communities) from None
+        return V.graph.modularity(labels, resolution=resolution, weight=weight is not None and V.weighted)
+
+    @staticmethod
     def single_source_dijkstra_path_length(G: GrottoGraph, source, cutoff=None, weight="weight") -> Dict[Any, float]:
         G = _view(G)
         if not G.exact_sums:
@@ -604,7 +670,8 @@ _ONE_PASS = ("connected_components", "number_connected_components", "is_connecte
              "number_weakly_connected_components", "is_weakly_connected")
 _SEARCH = ("descendants", "bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors", "bfs_layers",
            "single_source_shortest_path_length", "shortest_path_length", "single_source_dijkstra_path_length")
-_PER_EDGE_WORK = ("triangles", "clustering", "average_clustering", "transitivity", "betweenness_centrality")
+_PER_EDGE_WORK = ("triangles", "clustering", "average_clustering", "transitivity", "betweenness_centrality",
+                  "louvain_communities", "louvain_partitions")
 _PAYS_FROM: Dict[str, float] = {
     **{name: 200_000 for name in _ONE_PASS},
     **{name: 50_000 for name in _SEARCH},
@@ -615,6 +682,52 @@ _PAYS_FROM: Dict[str, float] = {
 # PageRank, core numbers and the k-core family, strong components, MIS,
 # eccentricity.
 _PAYS_FROM_DEFAULT = 20_000
+
+
+def _community_args(V: Any, weight: Any, resolution: Any, seed: Any, **more: Any) -> Dict[str, Any]:
+    """Louvain's and Leiden's keyword arguments from networkx's: the seed
+    drawn from networkx's random state (a seed gives the same draw, no
+    seed a fresh one), weights when the graph has them and ``weight`` is
+    not None."""
+    rng = seed if seed is not None else random
+    if "max_level" in more and more["max_level"] is not None and more["max_level"] <= 0:
+        raise ValueError("max_level argument must be a positive integer or None")
+    return dict(resolution=resolution, seed=rng.getrandbits(63),
+                weight=weight is not None and bool(V.weighted), **more)
+
+
+def _levels(V: Any, res: Any) -> Iterator[List[Any]]:
+    """Each level's partition of a run with ``levels=True``, as lists of
+    sets (networkx's ``*_partitions``)."""
+    level = 1
+    while f"level{level}" in res.columns:
+        yield list(_groups(V, *_id_and(res, f"level{level}")))
+        level += 1
+
+
+def _converted_labels(V: Any, communities: List[Any]) -> np.ndarray:
+    """One label per vertex of a converted networkx graph (its rows are
+    its node positions) from networkx's partition form; an InputError when
+    it is not a partition of the graph's nodes."""
+    index = V.index_or_build()
+    labels = np.full(len(V), -1, dtype=np.int64)
+    for i, members in enumerate(communities):
+        for v in members:
+            at = index.get(v, -1) if _hashable(v) else -1
+            if at < 0 or labels[at] >= 0:
+                raise InputError("not a partition of the graph's nodes")
+            labels[at] = i
+    if bool(np.any(labels < 0)):
+        raise InputError("not a partition of the graph's nodes")
+    return labels.astype(np.uint64)
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def _converted(G: Any) -> bool:
@@ -830,6 +943,11 @@ def get_info() -> Dict[str, Any]:
         "number_strongly_connected_components": {},
         "is_strongly_connected": {},
         "betweenness_centrality": {"additional_docs": "Unweighted; k sources drawn with networkx's own seed."},
+        "louvain_communities": {"additional_docs": "Undirected; grotto's parallel Louvain, the same answer on any thread count. A seed on a networkx graph is left to networkx (its answer is its own draws); a graph file takes it as grotto's."},
+        "louvain_partitions": {"additional_docs": "As louvain_communities, every level."},
+        "leiden_communities": {"additional_docs": "Undirected; every community connected; any seed."},
+        "leiden_partitions": {"additional_docs": "As leiden_communities, every level, each split into connected pieces."},
+        "modularity": {"additional_docs": "One pass over the edges on disk; directed graphs by networkx's directed formula."},
     }
     return {
         "backend_name": "grotto",

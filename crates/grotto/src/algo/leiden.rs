@@ -84,7 +84,7 @@ impl Algorithm for Leiden {
     const ABOUT: &'static str =
         "Communities by modularity (Leiden, networkx's leiden_communities): \
          every community connected; undirected graphs, weighted or not.";
-    const PARAMS: &'static [Param] = community::PARAMS;
+    const PARAMS: &'static [Param] = community::LEIDEN_PARAMS;
     const SYNC: OnSync = OnSync::Native;
     const ASYNC: bool = false;
     type Config = CommunityConfig;

@@ -50,7 +50,7 @@ impl Algorithm for Louvain {
     const ABOUT: &'static str =
         "Communities by modularity (Louvain, networkx's louvain_communities): \
          undirected graphs, weighted or not; the same answer on any thread count.";
-    const PARAMS: &'static [Param] = community::PARAMS;
+    const PARAMS: &'static [Param] = community::LOUVAIN_PARAMS;
     const SYNC: OnSync = OnSync::Native;
     const ASYNC: bool = false;
     type Config = CommunityConfig;

@@ -117,15 +117,42 @@ struct Pieces {
     got: u64,
 }
 
-impl Lists for Run<'_> {
+/// The graph file as a level, read through a synchronous run: its
+/// out-lists (an undirected graph's only lists), with their weights
+/// unless the level counts every edge as 1.
+pub struct FileLevel<'a, 'r> {
+    run: &'a mut Run<'r>,
+    weights: bool,
+}
+
+impl<'a, 'r> FileLevel<'a, 'r> {
+    /// The run's graph as a level; `weights`: hand a weighted graph's
+    /// weights to visitors (else every weight is 1).
+    pub fn new(run: &'a mut Run<'r>, weights: bool) -> FileLevel<'a, 'r> {
+        let weights = weights && run.graph().weighted();
+        FileLevel { run, weights }
+    }
+
+    /// The run.
+    pub fn run(&mut self) -> &mut Run<'r> {
+        self.run
+    }
+
+    /// Whether visitors get the graph's weights.
+    pub fn weighted(&self) -> bool {
+        self.weights
+    }
+}
+
+impl Lists for FileLevel<'_, '_> {
     fn vertex_count(&self) -> u64 {
-        RunBase::vertex_count(self)
+        RunBase::vertex_count(self.run)
     }
     fn threads(&self) -> usize {
-        RunBase::threads(self).max(1)
+        RunBase::threads(self.run).max(1)
     }
     fn degree(&self, v: VertexId) -> u64 {
-        self.graph().out().degree(v)
+        self.run.graph().out().degree(v)
     }
 
     /// One weighted step over `vertices`' out-lists (an undirected graph's
@@ -134,10 +161,13 @@ impl Lists for Run<'_> {
     /// piece; only lists longer than a block take this path.
     fn visit_whole(&mut self, vertices: &Frontier, visit: &Visit<'_>) -> Result<()> {
         let pieces: Mutex<HashMap<VertexId, Pieces>> = Mutex::new(HashMap::new());
-        let weighted = self.graph().weighted();
-        self.step_weighted(vertices, Direction::Out, |v, e, _| {
+        let weighted = self.weights;
+        let visit_piece = |v: VertexId, e: super::Edges<'_>, _: &mut super::Next<'_>| {
             if e.is_whole() {
-                let w = e.weights.map_or(Weights::Ones, Weights::F32);
+                let w = match e.weights {
+                    Some(w) if weighted => Weights::F32(w),
+                    _ => Weights::Ones,
+                };
                 return visit(v, e.ids, w);
             }
             let mut m = pieces.lock().unwrap_or_else(|p| p.into_inner());
@@ -152,7 +182,7 @@ impl Lists for Run<'_> {
             });
             let at = e.first as usize;
             g.ids[at..at + e.ids.len()].copy_from_slice(e.ids);
-            if let Some(w) = e.weights {
+            if let Some(w) = e.weights.filter(|_| weighted) {
                 g.weights[at..at + w.len()].copy_from_slice(w);
             }
             g.got += e.ids.len() as u64;
@@ -167,7 +197,13 @@ impl Lists for Run<'_> {
                 Weights::Ones
             };
             visit(v, &g.ids, w);
-        })?;
+        };
+        if weighted {
+            self.run
+                .step_weighted(vertices, Direction::Out, visit_piece)?;
+        } else {
+            self.run.step(vertices, Direction::Out, visit_piece)?;
+        }
         let left = pieces.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = left.keys().next() {
             return Err(Error::Invalid(format!(
@@ -181,8 +217,8 @@ impl Lists for Run<'_> {
     /// Every list is copied into one buffer at an offset from the degrees
     /// in the index, by the visitor that gets it whole.
     fn hold(&mut self, vertices: Vec<VertexId>, f: &mut HoldFn<'_>) -> Result<()> {
-        let weighted = self.graph().weighted();
-        let adj = self.graph().out();
+        let weighted = self.weights;
+        let adj = self.run.graph().out();
         let mut offsets = Vec::with_capacity(vertices.len() + 1);
         let mut total = 0u64;
         offsets.push(0);
@@ -197,7 +233,7 @@ impl Lists for Run<'_> {
             Vec::new()
         };
         let bad = AtomicBool::new(false);
-        let n = RunBase::vertex_count(self);
+        let n = RunBase::vertex_count(self.run);
         let frontier = Frontier::from_sorted(vertices, n);
         let vertices = frontier.to_vec();
         Lists::visit_whole(self, &frontier, &|v, list, w| {
@@ -533,14 +569,18 @@ pub fn contract(level: &mut dyn Lists, group: &[u32], groups: u32) -> Result<Con
 }
 
 /// Weights summed by group for one vertex: an open-addressing table kept
-/// per thread and reused, at most half full (sized for a list before it
-/// is summed, [`GroupSums::prepare`]).
+/// per thread and reused, at most half full. An empty table is sized for
+/// the list about to be summed ([`GroupSums::prepare`]): its slots are the
+/// first `size` of the memory kept, so a short list after a hub's probes
+/// a few cache lines, not the hub's table.
 #[derive(Default)]
 pub(crate) struct GroupSums {
     keys: Vec<u32>,
     sums: Vec<f64>,
     used: Vec<u32>,
-    /// `64 - log2(slots)`: a key's slot is the top bits of its product.
+    /// Slots in use: a power of two, at most the memory kept.
+    size: usize,
+    /// `64 - log2(size)`: a key's slot is the top bits of its product.
     shift: u32,
 }
 
@@ -548,13 +588,25 @@ pub(crate) struct GroupSums {
 /// below the vertex count, which is below `u32::MAX`).
 const FREE: u32 = u32::MAX;
 
+/// The fewest slots a table uses.
+const MIN_SLOTS: usize = 32;
+
 impl GroupSums {
     /// Makes room for `more` groups beyond those added so far without
     /// growing on the way (a list's length bounds its groups).
     #[inline]
     pub(crate) fn prepare(&mut self, more: usize) {
-        if 2 * (self.used.len() + more) > self.keys.len() {
-            self.grow(self.used.len() + more);
+        let need = 2 * (self.used.len() + more);
+        if self.used.is_empty() {
+            let size = need.next_power_of_two().max(MIN_SLOTS);
+            if size > self.keys.len() {
+                self.keys = vec![FREE; size];
+                self.sums = vec![0.0; size];
+            }
+            self.size = size;
+            self.shift = 64 - size.trailing_zeros();
+        } else if need > self.size {
+            self.grow(need);
         }
     }
 
@@ -567,7 +619,7 @@ impl GroupSums {
     /// ([`GroupSums::prepare`]).
     #[inline(always)]
     pub(crate) fn add_prepared(&mut self, g: u32, w: f64) {
-        let mask = self.keys.len() - 1;
+        let mask = self.size - 1;
         let mut i = self.slot(g);
         loop {
             let k = self.keys[i];
@@ -633,10 +685,10 @@ impl GroupSums {
     /// The sum of group `g` (0 when none was added).
     #[inline]
     pub(crate) fn get(&self, g: u32) -> f64 {
-        if self.keys.is_empty() {
+        if self.size == 0 {
             return 0.0;
         }
-        let mask = self.keys.len() - 1;
+        let mask = self.size - 1;
         let mut i = self.slot(g);
         loop {
             let k = self.keys[i];
@@ -665,13 +717,16 @@ impl GroupSums {
         self.used.clear();
     }
 
-    fn grow(&mut self, groups: usize) {
-        let size = (2 * groups).max(32).next_power_of_two();
+    fn grow(&mut self, need: usize) {
+        let size = need.next_power_of_two().max(MIN_SLOTS);
         let old: Vec<(u32, f64)> = self.iter().collect();
-        self.keys = vec![FREE; size];
-        self.sums = vec![0.0; size];
+        self.clear();
+        if size > self.keys.len() {
+            self.keys = vec![FREE; size];
+            self.sums = vec![0.0; size];
+        }
+        self.size = size;
         self.shift = 64 - size.trailing_zeros();
-        self.used.clear();
         for (g, w) in old {
             self.add_prepared(g, w);
         }
@@ -794,7 +849,8 @@ mod file_tests {
                     .run(|r| {
                         let seen: Vec<Mutex<(Vec<u32>, Vec<f64>)>> =
                             (0..n).map(|_| Mutex::new(Default::default())).collect();
-                        Lists::visit_whole(r, &Frontier::all(n), &|v, ids, ws| {
+                        let mut level = FileLevel::new(r, true);
+                        level.visit_whole(&Frontier::all(n), &|v, ids, ws| {
                             let mut s = seen[v as usize].lock().unwrap();
                             s.0.extend_from_slice(ids);
                             s.1.extend((0..ids.len()).map(|i| ws.get(i)));
@@ -802,7 +858,7 @@ mod file_tests {
                         // A held set: every third vertex.
                         let some: Vec<VertexId> = (0..n as VertexId).step_by(3).collect();
                         let mut held_ok = true;
-                        r.hold(some.clone(), &mut |h: &dyn Held| {
+                        level.hold(some.clone(), &mut |h: &dyn Held| {
                             for &v in &some {
                                 let (ids, ws) = h.list(v);
                                 let ws: Vec<f64> = (0..ids.len()).map(|i| ws.get(i)).collect();
@@ -856,7 +912,9 @@ mod file_tests {
         let want = contract(&mut mem, &group, 97).unwrap();
         for e in testkit::configs() {
             let engine = SyncEngine::open(Arc::clone(g), e.clone()).unwrap();
-            let (got, _) = engine.run(|r| contract(r, &group, 97)).unwrap();
+            let (got, _) = engine
+                .run(|r| contract(&mut FileLevel::new(r, true), &group, 97))
+                .unwrap();
             assert_eq!(got.inside, want.inside, "{e:?}");
             assert_eq!(got.outside, want.outside);
             for h in 0..97 {

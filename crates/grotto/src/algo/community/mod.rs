@@ -41,7 +41,7 @@ mod tests;
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::{Mismatch, Verdict};
-use crate::engine::multilevel::{contract, Coarse, Lists, Weights};
+use crate::engine::multilevel::{contract, Coarse, FileLevel, Lists, Weights};
 use crate::engine::{Frontier, Run};
 use crate::error::{Error, Result};
 use crate::store::Graph;
@@ -68,11 +68,11 @@ pub struct CommunityConfig {
     pub tolerance: f64,
     /// Sweeps per level at most (default 100).
     pub max_sweeps: u32,
-    /// Rounds a sweep is cut into at least (default 16; more when a
+    /// Rounds a sweep is cut into at least (default 1; more when a
     /// round's lists would pass [`moving::HOLD_BYTES`]): a round's slices
     /// are decided in parallel, each against the others' state at the
-    /// round's start, so more rounds come closer to moving one vertex at
-    /// a time, at a barrier each.
+    /// round's start, so more rounds see more of each other's moves, at a
+    /// barrier each.
     pub rounds: u32,
     /// Keep every level's communities, for one column a level (default
     /// no: the last level's only).
@@ -80,6 +80,14 @@ pub struct CommunityConfig {
     /// Leiden's refinement between moving and contraction (default no:
     /// Louvain).
     pub refine: bool,
+    /// Use a weighted graph's weights (default yes; no counts every edge
+    /// as 1, networkx's `weight=None`).
+    pub weights: bool,
+    /// Runs of the whole algorithm, each from the answer of the one
+    /// before (default 1 for Louvain, 2 for Leiden, igraph's
+    /// `n_iterations`); a run that raises modularity by `threshold` or
+    /// less is the last.
+    pub iterations: u32,
 }
 
 impl Default for CommunityConfig {
@@ -91,9 +99,11 @@ impl Default for CommunityConfig {
             seed: 1,
             tolerance: 1e-4,
             max_sweeps: 100,
-            rounds: 16,
+            rounds: 1,
             levels: false,
             refine: false,
+            weights: true,
+            iterations: 1,
         }
     }
 }
@@ -146,14 +156,14 @@ pub struct CommunityResult {
 
 /// A level's graph: the file, read through the run, or one in memory.
 enum Level<'a, 'r> {
-    File(&'a mut Run<'r>),
+    File(FileLevel<'a, 'r>),
     Memory(Coarse),
 }
 
 impl Level<'_, '_> {
     fn lists(&mut self) -> &mut dyn Lists {
         match self {
-            Level::File(r) => &mut **r,
+            Level::File(f) => f,
             Level::Memory(c) => c,
         }
     }
@@ -167,11 +177,11 @@ pub(crate) struct Degrees {
 
 /// The degrees of the file's vertices: from the index when every weight
 /// is 1 and no loop was kept, else from one pass over the lists.
-fn file_degrees(r: &mut Run<'_>) -> Result<Degrees> {
-    let g = r.graph();
-    let n = r.vertex_count();
+fn file_degrees(level: &mut FileLevel<'_, '_>, weights: bool) -> Result<Degrees> {
+    let g = level.run().graph();
+    let n = g.vertex_count();
     let loops_kept = g.header().flags & crate::store::format::FLAG_SELF_LOOPS != 0;
-    if !g.weighted() && !loops_kept {
+    if !(g.weighted() && weights) && !loops_kept {
         let out = g.out();
         return Ok(Degrees {
             k: (0..n as VertexId).map(|v| out.degree(v) as f64).collect(),
@@ -180,7 +190,7 @@ fn file_degrees(r: &mut Run<'_>) -> Result<Degrees> {
     }
     let k: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
     let loops: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
-    Lists::visit_whole(r, &Frontier::all(n), &|v, ids, ws| {
+    level.visit_whole(&Frontier::all(n), &|v, ids, ws| {
         let (mut sum, mut own) = (0.0, 0.0);
         for (i, &u) in ids.iter().enumerate() {
             let w = ws.get(i);
@@ -238,7 +248,10 @@ pub(crate) fn renumber(comm: &mut [u32]) -> u32 {
     next
 }
 
-/// Runs Louvain (or, with `cfg.refine`, Leiden) on the run's graph.
+/// Runs Louvain (or, with `cfg.refine`, Leiden) on the run's graph:
+/// `cfg.iterations` times, each from the answer of the one before (as
+/// igraph's `n_iterations`), while an iteration raises modularity by more
+/// than `cfg.threshold`.
 pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
     let g = r.graph();
     if g.directed() {
@@ -254,157 +267,206 @@ pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
             cfg.resolution
         )));
     }
-    let n = r.vertex_count();
-    let deg = file_degrees(r)?;
-    let m2: f64 = deg.k.iter().sum();
-    let gamma = cfg.resolution;
-    let mut q_prev = {
-        let loops: f64 = deg.loops.iter().sum();
-        let sq: f64 = deg.k.iter().map(|k| k * k).sum();
-        if m2 == 0.0 {
-            0.0
-        } else {
-            2.0 * loops / m2 - gamma * sq / (m2 * m2)
-        }
+    let mut d = Driver {
+        cfg,
+        m2: 0.0,
+        q_prev: 0.0,
+        reports: Vec::new(),
+        per_level: Vec::new(),
+        rng_level: 0,
     };
-    // Per original vertex, its vertex on the current level.
-    let mut up: Vec<u32> = (0..n as u32).collect();
-    let mut level = Level::File(r);
-    let mut k = deg.k;
-    drop(deg.loops);
-    // The partition the current level starts from (Leiden's unrefined
-    // one; singletons for Louvain).
-    let mut start: Option<Vec<u32>> = None;
-    let mut reports: Vec<LevelReport> = Vec::new();
-    let mut per_level: Vec<Vec<u32>> = Vec::new();
-    // The partition of the current level's vertices that is the answer.
-    let mut answer: Vec<u32>;
-    let mut rng_level = 0u64;
-    let mut weighted = g.weighted();
-    loop {
-        rng_level += 1;
-        let lists = level.lists();
-        let nl = lists.vertex_count();
-        let mut comm: Vec<u32> = start.take().unwrap_or_else(|| (0..nl as u32).collect());
-        let t0 = std::time::Instant::now();
-        let stats = moving::move_vertices(lists, &k, &mut comm, m2, cfg, rng_level, weighted)?;
-        let mut dense = comm;
-        let communities = renumber(&mut dense);
-        if !reports.is_empty() && stats.moves == 0 {
-            // Nothing moved: the partition the level started from, the
-            // last level's, is the answer.
-            answer = dense;
-            break;
-        }
-        let entries = (0..nl as VertexId).map(|v| lists.degree(v)).sum();
-        let (groups, group_count, refined) = if cfg.refine && communities as u64 != nl {
-            let mut rfd = moving::refine(lists, &k, &dense, m2, cfg, rng_level, weighted)?;
-            let c = renumber(&mut rfd);
-            (rfd, c, Some(c as u64))
-        } else {
-            (dense.clone(), communities, None)
-        };
-        if cfg.levels {
-            let shown = if cfg.refine && (communities as u64) < nl {
-                moving::split_disconnected(lists, &dense)?
+    let mut answer: Option<Vec<u32>> = None;
+    let mut q = 0.0;
+    for i in 0..cfg.iterations.max(1) {
+        let mut file = FileLevel::new(r, cfg.weights);
+        let deg = file_degrees(&mut file, cfg.weights)?;
+        if i == 0 {
+            d.m2 = deg.k.iter().sum();
+            let loops: f64 = deg.loops.iter().sum();
+            let sq: f64 = deg.k.iter().map(|k| k * k).sum();
+            d.q_prev = if d.m2 == 0.0 {
+                0.0
             } else {
-                dense.clone()
+                2.0 * loops / d.m2 - cfg.resolution * sq / (d.m2 * d.m2)
             };
-            per_level.push(up.iter().map(|&x| shown[x as usize]).collect());
         }
-        let t1 = std::time::Instant::now();
-        let next = contract(lists, &groups, group_count)?;
-        let contract_s = t1.elapsed().as_secs_f64();
-        // Modularity of the level's (unrefined) partition, from the
-        // graph of the groups.
-        let mut tot = vec![0.0f64; communities as usize];
-        for (v, &c) in dense.iter().enumerate() {
-            tot[c as usize] += k[v];
-        }
-        // Each group's community (groups refine communities).
-        let mut of = vec![0u32; group_count as usize];
-        for (v, &gr) in groups.iter().enumerate() {
-            of[gr as usize] = dense[v];
-        }
-        let inside = if refined.is_some() {
-            let mut inside = vec![0.0f64; communities as usize];
-            for h in 0..group_count {
-                let (ids, ws) = next.graph.list(h);
-                for (&x, &w) in ids.iter().zip(ws) {
-                    if of[x as usize] == of[h as usize] {
-                        // Both directions of an edge between two groups;
-                        // a group's loop once.
-                        inside[of[h as usize] as usize] += if x == h { w } else { w / 2.0 };
-                    }
-                }
-            }
-            inside
-        } else {
-            next.inside.clone()
-        };
-        let q = modularity_of(&inside, &tot, m2, gamma);
-        reports.push(LevelReport {
-            vertices: nl,
-            entries,
-            communities: communities as u64,
-            modularity: q,
-            sweeps: stats.sweeps,
-            moves: stats.moves,
-            refined,
-            records: next.records,
-            move_s: (t1 - t0).as_secs_f64(),
-            contract_s,
-        });
-        let last = stats.moves == 0
-            || communities as u64 == nl
-            || q - q_prev <= cfg.threshold
-            || (cfg.max_level > 0 && reports.len() as u32 >= cfg.max_level);
-        if last {
-            answer = dense;
+        let levels_before = d.reports.len();
+        let q_before = d.q_prev;
+        let (got, got_q) = d.pass(file, deg.k, answer.take())?;
+        // An iteration that added no level, or raised modularity by the
+        // threshold or less, ends the run (its answer is no worse).
+        let done = d.reports.len() == levels_before || got_q - q_before <= cfg.threshold;
+        answer = Some(got);
+        q = got_q;
+        if done || (cfg.max_level > 0 && d.reports.len() as u32 >= cfg.max_level) {
             break;
         }
-        q_prev = q;
-        // The next level: the groups' graph, its degrees, and where each
-        // original vertex is on it.
-        let mut kn = vec![0.0f64; group_count as usize];
-        for (v, &gr) in groups.iter().enumerate() {
-            kn[gr as usize] += k[v];
-        }
-        for x in up.iter_mut() {
-            *x = groups[*x as usize];
-        }
-        if refined.is_some() {
-            start = Some(of);
-        }
-        k = kn;
-        level = Level::Memory(next.graph);
-        weighted = true;
+        d.q_prev = got_q;
     }
-    // The answer, on the current level; Leiden's split into connected
-    // pieces where a community holds several of the level's vertices
-    // (each of them is connected, so a community of one is).
-    let lists = level.lists();
-    let nl = lists.vertex_count();
-    let mut final_q = reports.last().map_or(q_prev, |r| r.modularity);
-    if cfg.refine && (renumber(&mut answer.clone()) as u64) < nl {
-        let pieces = moving::split_disconnected(lists, &answer)?;
-        let before = renumber(&mut answer.clone());
-        answer = pieces;
-        if renumber(&mut answer.clone()) != before {
-            final_q = modularity_on(lists, &k, &answer, m2, gamma)?;
-        }
-    }
-    drop(level);
-    let mut community: Vec<u32> = up.iter().map(|&x| answer[x as usize]).collect();
-    drop(up);
     Ok(CommunityResult {
         communities: 0,
-        community: std::mem::take(&mut community),
-        modularity: final_q,
-        levels: reports,
-        per_level,
-        total_weight: m2 / 2.0,
+        community: answer.unwrap_or_default(),
+        modularity: q,
+        levels: d.reports,
+        per_level: d.per_level,
+        total_weight: d.m2 / 2.0,
     })
+}
+
+/// What one run keeps from level to level and iteration to iteration.
+struct Driver<'c> {
+    cfg: &'c CommunityConfig,
+    /// Twice the total weight: the sum of the degrees.
+    m2: f64,
+    /// Modularity of the last level's partition (of the singletons, at
+    /// the start).
+    q_prev: f64,
+    reports: Vec<LevelReport>,
+    per_level: Vec<Vec<u32>>,
+    /// Levels run so far, for their random streams.
+    rng_level: u64,
+}
+
+impl Driver<'_> {
+    /// One pass of levels from the file, starting from `start` (a
+    /// partition of its vertices; singletons when `None`), `k` the file's
+    /// degrees; returns the answer for every vertex and its modularity.
+    fn pass(
+        &mut self,
+        file: FileLevel<'_, '_>,
+        k: Vec<f64>,
+        mut start: Option<Vec<u32>>,
+    ) -> Result<(Vec<u32>, f64)> {
+        let cfg = self.cfg;
+        let (m2, gamma) = (self.m2, cfg.resolution);
+        let n = file.vertex_count();
+        // Per original vertex, its vertex on the current level.
+        let mut up: Vec<u32> = (0..n as u32).collect();
+        let mut weighted = file.weighted();
+        let mut level = Level::File(file);
+        let mut k = k;
+        // The partition of the current level's vertices that is the answer.
+        let mut answer: Vec<u32>;
+        let first_level = self.reports.len();
+        loop {
+            self.rng_level += 1;
+            let lists = level.lists();
+            let nl = lists.vertex_count();
+            let mut comm: Vec<u32> = start.take().unwrap_or_else(|| (0..nl as u32).collect());
+            let t0 = std::time::Instant::now();
+            let stats =
+                moving::move_vertices(lists, &k, &mut comm, m2, cfg, self.rng_level, weighted)?;
+            let mut dense = comm;
+            let communities = renumber(&mut dense);
+            if (self.reports.len() > first_level || first_level > 0) && stats.moves == 0 {
+                // Nothing moved: the partition the level started from, the
+                // last level's, is the answer.
+                answer = dense;
+                break;
+            }
+            let entries = (0..nl as VertexId).map(|v| lists.degree(v)).sum();
+            let (groups, group_count, refined) = if cfg.refine && communities as u64 != nl {
+                let mut rfd = moving::refine(lists, &k, &dense, m2, cfg, self.rng_level, weighted)?;
+                let c = renumber(&mut rfd);
+                (rfd, c, Some(c as u64))
+            } else {
+                (dense.clone(), communities, None)
+            };
+            if cfg.levels {
+                let shown = if cfg.refine && (communities as u64) < nl {
+                    moving::split_disconnected(lists, &dense)?
+                } else {
+                    dense.clone()
+                };
+                self.per_level
+                    .push(up.iter().map(|&x| shown[x as usize]).collect());
+            }
+            let t1 = std::time::Instant::now();
+            let next = contract(lists, &groups, group_count)?;
+            let contract_s = t1.elapsed().as_secs_f64();
+            // Modularity of the level's (unrefined) partition, from the
+            // graph of the groups.
+            let mut tot = vec![0.0f64; communities as usize];
+            for (v, &c) in dense.iter().enumerate() {
+                tot[c as usize] += k[v];
+            }
+            // Each group's community (groups refine communities).
+            let mut of = vec![0u32; group_count as usize];
+            for (v, &gr) in groups.iter().enumerate() {
+                of[gr as usize] = dense[v];
+            }
+            let inside = if refined.is_some() {
+                let mut inside = vec![0.0f64; communities as usize];
+                for h in 0..group_count {
+                    let (ids, ws) = next.graph.list(h);
+                    for (&x, &w) in ids.iter().zip(ws) {
+                        if of[x as usize] == of[h as usize] {
+                            // Both directions of an edge between two
+                            // groups; a group's loop once.
+                            inside[of[h as usize] as usize] += if x == h { w } else { w / 2.0 };
+                        }
+                    }
+                }
+                inside
+            } else {
+                next.inside.clone()
+            };
+            let q = modularity_of(&inside, &tot, m2, gamma);
+            self.reports.push(LevelReport {
+                vertices: nl,
+                entries,
+                communities: communities as u64,
+                modularity: q,
+                sweeps: stats.sweeps,
+                moves: stats.moves,
+                refined,
+                records: next.records,
+                move_s: (t1 - t0).as_secs_f64(),
+                contract_s,
+            });
+            let last = stats.moves == 0
+                || communities as u64 == nl
+                || q - self.q_prev <= cfg.threshold
+                || (cfg.max_level > 0 && self.reports.len() as u32 >= cfg.max_level);
+            if last {
+                answer = dense;
+                break;
+            }
+            self.q_prev = q;
+            // The next level: the groups' graph, its degrees, and where
+            // each original vertex is on it.
+            let mut kn = vec![0.0f64; group_count as usize];
+            for (v, &gr) in groups.iter().enumerate() {
+                kn[gr as usize] += k[v];
+            }
+            for x in up.iter_mut() {
+                *x = groups[*x as usize];
+            }
+            if refined.is_some() {
+                start = Some(of);
+            }
+            k = kn;
+            level = Level::Memory(next.graph);
+            weighted = true;
+        }
+        // The answer, on the current level; Leiden's split into connected
+        // pieces where a community holds several of the level's vertices
+        // (each of them is connected, so a community of one is).
+        let lists = level.lists();
+        let nl = lists.vertex_count();
+        let mut final_q = self.reports.last().map_or(self.q_prev, |r| r.modularity);
+        let count = answer.iter().max().map_or(0, |&c| c as u64 + 1);
+        if cfg.refine && count < nl {
+            let pieces = moving::split_disconnected(lists, &answer)?;
+            let after = pieces.iter().max().map_or(0, |&c| c as u64 + 1);
+            answer = pieces;
+            if after != count {
+                final_q = modularity_on(lists, &k, &answer, m2, gamma)?;
+            }
+        }
+        drop(level);
+        Ok((up.iter().map(|&x| answer[x as usize]).collect(), final_q))
+    }
 }
 
 /// Modularity of `comm` on a level, from one pass over its lists.
@@ -438,6 +500,58 @@ fn modularity_on(
     Ok(modularity_of(&inside, &tot, m2, gamma))
 }
 
+/// Modularity of a given partition of the run's graph (`community[v]`
+/// for each vertex, any numbering below the vertex count), with
+/// resolution `gamma`, from one pass over the lists: networkx's
+/// `modularity`, its directed form on a directed graph (`L_c / m − γ
+/// K_out K_in / m²`); `weights`: a weighted graph's weights count (else
+/// each edge is 1).
+pub fn modularity(r: &mut Run<'_>, community: &[u32], gamma: f64, weights: bool) -> Result<f64> {
+    let n = r.vertex_count() as usize;
+    if community.len() != n || community.iter().any(|&c| c as usize >= n.max(1)) {
+        return Err(Error::Invalid(format!(
+            "a partition needs a community below {n} for each of the {n} vertices"
+        )));
+    }
+    let directed = r.graph().directed();
+    let mut file = FileLevel::new(r, weights);
+    if !directed {
+        let deg = file_degrees(&mut file, weights)?;
+        let m2: f64 = deg.k.iter().sum();
+        return modularity_on(&mut file, &deg.k, community, m2, gamma);
+    }
+    // Per vertex: its out-weight, its weight inside its community; in-
+    // weights summed by community afterwards from the targets.
+    let cells: Vec<[AtomicF64Cell; 2]> = (0..n).map(|_| Default::default()).collect();
+    let into: Vec<crate::algo::AtomicF64> = (0..n).map(|_| Default::default()).collect();
+    file.visit_whole(&Frontier::all(n as u64), &|v, ids, ws| {
+        let (mut out, mut inside) = (0.0, 0.0);
+        for (i, &u) in ids.iter().enumerate() {
+            let w = ws.get(i);
+            out += w;
+            into[community[u as usize] as usize].add(w);
+            if community[u as usize] == community[v as usize] {
+                inside += w;
+            }
+        }
+        cells[v as usize][0].set(out);
+        cells[v as usize][1].set(inside);
+    })?;
+    let (mut m, mut l) = (0.0, 0.0);
+    let mut out_c = vec![0.0f64; n];
+    for (v, [o, i]) in cells.into_iter().enumerate() {
+        let o = o.get();
+        m += o;
+        l += i.get();
+        out_c[community[v] as usize] += o;
+    }
+    if m == 0.0 {
+        return Ok(0.0);
+    }
+    let t: f64 = out_c.iter().zip(&into).map(|(o, i)| o * i.load()).sum();
+    Ok(l / m - gamma * t / (m * m))
+}
+
 /// Numbers `result.community` in the order of each community's first
 /// member in the user's order, and counts them.
 pub(crate) fn number_by_user_order(g: &Graph, result: &mut CommunityResult) -> Result<()> {
@@ -469,7 +583,8 @@ pub(crate) fn number_by_user_order(g: &Graph, result: &mut CommunityResult) -> R
 }
 
 /// Modularity of `community` on the in-memory `csr` of an undirected
-/// graph, computed serially from its entries: the verifier's own sum.
+/// graph, computed serially from its entries (their weights when
+/// `weighted`, else 1 each): the verifier's own sum.
 pub fn serial_modularity(csr: &Csr, weighted: bool, community: &[u32], gamma: f64) -> f64 {
     let n = csr.vertex_count() as usize;
     let c = community.iter().max().map_or(0, |&x| x as usize + 1);
@@ -532,7 +647,12 @@ pub(crate) fn verify_partition(
             res.communities
         )));
     }
-    let q = serial_modularity(csr, g.weighted(), &res.community, cfg.resolution);
+    let q = serial_modularity(
+        csr,
+        g.weighted() && cfg.weights,
+        &res.community,
+        cfg.resolution,
+    );
     if (q - res.modularity).abs() > 1e-9 * q.abs().max(1.0) {
         return Err(Mismatch(format!(
             "modularity {} reported, the serial sum gives {q}",
@@ -596,13 +716,17 @@ pub(crate) fn config_json(c: &CommunityConfig) -> serde_json::Value {
         "max_sweeps": c.max_sweeps,
         "rounds": c.rounds,
         "levels": c.levels,
+        "weights": c.weights,
+        "iterations": c.iterations,
     })
 }
 
-/// Parameters both algorithms take, in the registry's form.
-pub(crate) const PARAMS: &[super::registry::Param] = {
-    use super::registry::{Kind, Param};
-    &[
+/// The parameters of Louvain (`iterations` 1 by default) and Leiden (2),
+/// in the registry's form.
+macro_rules! community_params {
+    ($iterations:literal) => {{
+        use super::registry::{Kind, Param};
+        &[
         Param::with_default(
             "resolution",
             Kind::Float,
@@ -637,8 +761,8 @@ pub(crate) const PARAMS: &[super::registry::Param] = {
         Param::with_default(
             "rounds",
             Kind::Int,
-            "16",
-            "Rounds a sweep is cut into at least: a round's slices are decided in parallel, so more rounds come closer to one vertex at a time.",
+            "1",
+            "Rounds a sweep is cut into at least (more when a round's lists would pass 64 MiB): a round's 64 slices are decided in parallel.",
         ),
         Param::with_default(
             "levels",
@@ -646,8 +770,26 @@ pub(crate) const PARAMS: &[super::registry::Param] = {
             "false",
             "Keep every level's communities: columns level1, level2, ...",
         ),
-    ]
-};
+        Param::with_default(
+            "ignore-weights",
+            Kind::Flag,
+            "false",
+            "Count every edge of a weighted graph as 1 (networkx's weight=None).",
+        ),
+            Param::with_default(
+                "iterations",
+                Kind::Int,
+                $iterations,
+                "Runs of the whole algorithm, each from the last one's answer (igraph's n_iterations).",
+            ),
+        ]
+    }};
+}
+
+/// Louvain's parameters.
+pub(crate) const LOUVAIN_PARAMS: &[super::registry::Param] = community_params!("1");
+/// Leiden's parameters.
+pub(crate) const LEIDEN_PARAMS: &[super::registry::Param] = community_params!("2");
 
 /// The config from parameter values.
 pub(crate) fn config(p: &super::registry::Params, refine: bool) -> Result<CommunityConfig> {
@@ -661,6 +803,8 @@ pub(crate) fn config(p: &super::registry::Params, refine: bool) -> Result<Commun
         rounds: p.u32("rounds")?,
         levels: p.flag("levels")?,
         refine,
+        weights: !p.flag("ignore-weights")?,
+        iterations: p.u32("iterations")?,
     };
     if !(c.resolution.is_finite() && c.resolution > 0.0) {
         return Err(Error::Invalid(format!(
@@ -668,9 +812,9 @@ pub(crate) fn config(p: &super::registry::Params, refine: bool) -> Result<Commun
             c.resolution
         )));
     }
-    if c.rounds == 0 || c.max_sweeps == 0 {
+    if c.rounds == 0 || c.max_sweeps == 0 || c.iterations == 0 {
         return Err(Error::Invalid(
-            "--rounds and --max-sweeps take a positive integer".into(),
+            "--rounds, --max-sweeps and --iterations take a positive integer".into(),
         ));
     }
     Ok(c)

@@ -213,15 +213,28 @@ struct Deltas {
 }
 
 /// The round's slices with their active members, drained from `active`.
+/// Each slice's members are taken in a seeded random order (networkx's
+/// Louvain shuffles its vertices too; a fixed order leaves every sweep
+/// the same bias); `all` gets them sorted, as [`Lists::hold`] takes them.
 fn round_members(
     slices: &[(VertexId, VertexId)],
     active: &AtomicBitmap,
+    seed: u64,
+    stream: u64,
+    all: &mut Vec<VertexId>,
 ) -> Vec<(VertexId, VertexId, Vec<VertexId>)> {
+    all.clear();
     slices
         .iter()
-        .map(|&(lo, hi)| {
+        .enumerate()
+        .map(|(i, &(lo, hi))| {
             let mut m = Vec::new();
             drain_range(active, lo as u64, hi as u64, &mut m);
+            all.extend_from_slice(&m);
+            let mut rng = Rng::new(seed, stream ^ (lo as u64) << 20 ^ i as u64);
+            for j in (1..m.len()).rev() {
+                m.swap(j, rng.below(j as u64 + 1) as usize);
+            }
             (lo, hi, m)
         })
         .collect()
@@ -264,8 +277,8 @@ pub(crate) fn move_vertices(
         let (mut moves, mut gained) = (0u64, 0.0f64);
         let stream = level << 32 | stats.sweeps as u64;
         for ri in shuffled(rounds.len(), cfg.seed, stream) {
-            let slices = round_members(&rounds[ri], &active);
-            let all: Vec<VertexId> = slices.iter().flat_map(|s| s.2.iter().copied()).collect();
+            let mut all = Vec::new();
+            let slices = round_members(&rounds[ri], &active, cfg.seed, stream, &mut all);
             if all.is_empty() {
                 continue;
             }
@@ -395,11 +408,12 @@ pub(crate) fn refine(
     every.fill();
     let stream = 1 << 63 | level << 32;
     for ri in shuffled(rounds.len(), cfg.seed, stream) {
-        let mut slices = round_members(&rounds[ri], &every);
+        let mut all = Vec::new();
+        let mut slices = round_members(&rounds[ri], &every, cfg.seed, stream ^ ri as u64, &mut all);
         for s in &mut slices {
             s.2.retain(|&v| rsize[refined[v as usize] as usize] == 1);
         }
-        let all: Vec<VertexId> = slices.iter().flat_map(|s| s.2.iter().copied()).collect();
+        all.retain(|&v| rsize[refined[v as usize] as usize] == 1);
         if all.is_empty() {
             continue;
         }
