@@ -306,6 +306,13 @@ impl<'c> RunBase<'c> {
         self.cfg.threads
     }
 
+    /// The settings the run's engine was opened with (for an engine over
+    /// another graph that runs alike: a multilevel algorithm's scratch
+    /// level).
+    pub fn engine_config(&self) -> &super::EngineConfig {
+        self.cfg
+    }
+
     /// Degree of `v` in direction `dir` (from the in-memory index, no
     /// I/O). `In` on a graph without reverse edges is an error.
     pub fn degree(&self, dir: Direction, v: VertexId) -> Result<u64> {

@@ -121,7 +121,13 @@ impl BuildCtx<'_> {
             lines_skipped: counts.skipped,
             sections: Vec::new(),
         };
-        w.finish(header)?;
+        match &self.opts.scratch {
+            Some(slot) => {
+                let out = w.finish_uncommitted(header)?;
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(out);
+            }
+            None => w.finish(header)?,
+        }
         let finish_s = tf.elapsed().as_secs_f64();
         let cap = out.blocks * SLOTS_PER_BLOCK as u64;
         let index_bytes = n * 8 * if r.reverse { 2 } else { 1 };

@@ -122,7 +122,15 @@ pub struct ConvertOptions {
     /// Write a graph without vertices when the input holds no edge
     /// (default: refuse, since an empty input is more often a mistake).
     pub allow_empty: bool,
+    /// Build a scratch graph: the finished temporary is left open in this
+    /// slot instead of being renamed onto the output path, for this
+    /// process to open ([`crate::io::output::Output::reopen_path`]) and
+    /// drop (default: none, the output is committed).
+    pub scratch: Option<ScratchSlot>,
 }
+
+/// Where a scratch build leaves its finished, uncommitted file.
+pub type ScratchSlot = std::sync::Arc<std::sync::Mutex<Option<crate::io::output::Output>>>;
 
 impl Default for ConvertOptions {
     fn default() -> Self {
@@ -147,6 +155,7 @@ impl Default for ConvertOptions {
             replay_partitions: false,
             spill_group_records: None,
             allow_empty: false,
+            scratch: None,
             vertices: None,
             vertex_ids: None,
             vertex_names: None,

@@ -336,6 +336,19 @@ impl Output {
         &self.file
     }
 
+    /// A path that opens this output's file again while it is open: the
+    /// temporary's name, or for an unnamed temporary its descriptor's
+    /// entry under `/proc/self/fd`. For a scratch file that is read and
+    /// then dropped without a commit (it never gets the target's name,
+    /// and vanishes with its descriptor or, named, with the process's
+    /// temporaries).
+    pub fn reopen_path(&self) -> PathBuf {
+        match &self.temp {
+            Some(Temp { named: Some(n), .. }) => n.clone(),
+            _ => PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd())),
+        }
+    }
+
     /// The same file opened again with extra `open` flags (`O_DIRECT`),
     /// through /proc so that an unnamed temporary can be reopened too.
     pub fn reopen(&self, flags: i32) -> std::io::Result<File> {

@@ -452,7 +452,18 @@ impl GraphWriter {
 
     /// Writes the header, then commits the output: fsync, rename onto the
     /// target, fsync of the directory.
-    pub fn finish(mut self, mut header: Header) -> Result<()> {
+    pub fn finish(self, header: Header) -> Result<()> {
+        let tmp = self.finish_uncommitted(header)?;
+        // An interrupted conversion never replaces the target; the commit
+        // itself passes the commit point (`Output::commit`).
+        crate::interrupt::check()?;
+        tmp.commit()
+    }
+
+    /// Writes the header and returns the finished temporary without
+    /// committing it: a scratch graph this process reads and drops
+    /// ([`Output::reopen_path`]), which never replaces the target.
+    pub fn finish_uncommitted(mut self, mut header: Header) -> Result<Output> {
         assert!(self.open.is_none(), "a section is still open");
         header.sections = std::mem::take(&mut self.sections);
         self.out.close()?;
@@ -460,10 +471,7 @@ impl GraphWriter {
             .file()
             .write_all_at(&header.encode(), 0)
             .map_err(|e| Error::io(&self.target, "write header", e))?;
-        // An interrupted conversion never replaces the target; the commit
-        // itself passes the commit point (`Output::commit`).
-        crate::interrupt::check()?;
-        self.tmp.commit()
+        Ok(self.tmp)
     }
 }
 

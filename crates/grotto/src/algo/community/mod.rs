@@ -41,8 +41,10 @@ mod tests;
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::{Mismatch, Verdict};
-use crate::engine::multilevel::{contract, Coarse, FileLevel, Lists, Weights};
-use crate::engine::{Frontier, Run};
+use crate::engine::multilevel::{
+    contract_within, Coarse, ContractOptions, FileLevel, Lists, NextGraph, Weights,
+};
+use crate::engine::{EngineConfig, Frontier, Run, SyncEngine};
 use crate::error::{Error, Result};
 use crate::store::Graph;
 use crate::VertexId;
@@ -88,6 +90,11 @@ pub struct CommunityConfig {
     /// `n_iterations`); a run that raises modularity by `threshold` or
     /// less is the last.
     pub iterations: u32,
+    /// Bytes the pass that builds a level may hold (records, and the next
+    /// level's lists in memory); past them records are gathered in more
+    /// passes and a next level is written as a scratch graph file beside
+    /// the graph (default: half the memory available at the start).
+    pub memory: Option<crate::cache::CacheSize>,
 }
 
 impl Default for CommunityConfig {
@@ -104,6 +111,7 @@ impl Default for CommunityConfig {
             refine: false,
             weights: true,
             iterations: 1,
+            memory: None,
         }
     }
 }
@@ -129,6 +137,14 @@ pub struct LevelReport {
     /// Records the pass that built the next level's graph gathered (a
     /// vertex and a distinct neighbouring group each).
     pub records: u64,
+    /// Passes over the level that pass took (more than one when its
+    /// records did not fit the memory budget).
+    pub passes: u32,
+    /// Whether the next level's graph was held in memory (else written as
+    /// a scratch graph file).
+    pub next_in_memory: bool,
+    /// Whether this level's graph is a scratch graph file.
+    pub scratch: bool,
     /// Seconds the level's moves (and Leiden's refinement) took.
     pub move_s: f64,
     /// Seconds of the pass that built the next level's graph.
@@ -152,6 +168,10 @@ pub struct CommunityResult {
     pub per_level: Vec<Vec<u32>>,
     /// Total edge weight `m`.
     pub total_weight: f64,
+    /// The bytes a level's contraction could hold (`--memory`).
+    pub memory_bytes: u64,
+    /// Bytes read from levels written as scratch graph files.
+    pub scratch_read_bytes: u64,
 }
 
 /// A level's graph: the file, read through the run, or one in memory.
@@ -267,6 +287,10 @@ pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
             cfg.resolution
         )));
     }
+    let memory_bytes = match cfg.memory {
+        Some(size) => r.resolve_size(size),
+        None => crate::metrics::available_memory_bytes().unwrap_or(4 << 30) / 2,
+    };
     let mut d = Driver {
         cfg,
         m2: 0.0,
@@ -274,6 +298,12 @@ pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
         reports: Vec::new(),
         per_level: Vec::new(),
         rng_level: 0,
+        contract: ContractOptions {
+            memory_bytes,
+            temp_dir: Some(scratch_dir(g.path())),
+        },
+        engine: r.engine_config().clone(),
+        scratch_read_bytes: 0,
     };
     let mut answer: Option<Vec<u32>> = None;
     let mut q = 0.0;
@@ -310,7 +340,26 @@ pub fn run(r: &mut Run<'_>, cfg: &CommunityConfig) -> Result<CommunityResult> {
         levels: d.reports,
         per_level: d.per_level,
         total_weight: d.m2 / 2.0,
+        memory_bytes,
+        scratch_read_bytes: d.scratch_read_bytes,
     })
+}
+
+/// Where a level that does not fit in memory is written: the graph file's
+/// directory when it can be written, else the system's temporary one.
+fn scratch_dir(graph: &std::path::Path) -> std::path::PathBuf {
+    let dir = graph
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.to_path_buf())
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let writable = std::fs::metadata(&dir).is_ok_and(|m| !m.permissions().readonly())
+        && tempfile::tempfile_in(&dir).is_ok();
+    if writable {
+        dir
+    } else {
+        std::env::temp_dir()
+    }
 }
 
 /// What one run keeps from level to level and iteration to iteration.
@@ -325,6 +374,12 @@ struct Driver<'c> {
     per_level: Vec<Vec<u32>>,
     /// Levels run so far, for their random streams.
     rng_level: u64,
+    /// How contractions use memory and disk.
+    contract: ContractOptions,
+    /// The settings of an engine over a scratch level.
+    engine: EngineConfig,
+    /// Bytes the engines over scratch levels read.
+    scratch_read_bytes: u64,
 }
 
 impl Driver<'_> {
@@ -335,21 +390,38 @@ impl Driver<'_> {
         &mut self,
         file: FileLevel<'_, '_>,
         k: Vec<f64>,
+        start: Option<Vec<u32>>,
+    ) -> Result<(Vec<u32>, f64)> {
+        let n = file.vertex_count();
+        let up: Vec<u32> = (0..n as u32).collect();
+        let weighted = file.weighted();
+        let first = self.reports.len();
+        self.levels(Level::File(file), k, start, up, weighted, first)
+    }
+
+    /// The levels from `level` on: `k` its degrees, `start` the partition
+    /// it starts from (singletons when `None`), `up` each original
+    /// vertex's vertex on it; `first` the levels reported before this
+    /// pass. A next level written as a scratch file runs through an engine
+    /// of its own, the rest of the levels inside that run.
+    fn levels(
+        &mut self,
+        mut level: Level<'_, '_>,
+        mut k: Vec<f64>,
         mut start: Option<Vec<u32>>,
+        mut up: Vec<u32>,
+        mut weighted: bool,
+        first: usize,
     ) -> Result<(Vec<u32>, f64)> {
         let cfg = self.cfg;
         let (m2, gamma) = (self.m2, cfg.resolution);
-        let n = file.vertex_count();
-        // Per original vertex, its vertex on the current level.
-        let mut up: Vec<u32> = (0..n as u32).collect();
-        let mut weighted = file.weighted();
-        let mut level = Level::File(file);
-        let mut k = k;
         // The partition of the current level's vertices that is the answer.
         let mut answer: Vec<u32>;
-        let first_level = self.reports.len();
         loop {
             self.rng_level += 1;
+            let scratch = matches!(level, Level::File(_))
+                && !self.reports.is_empty()
+                && self.reports.len() > first;
             let lists = level.lists();
             let nl = lists.vertex_count();
             let mut comm: Vec<u32> = start.take().unwrap_or_else(|| (0..nl as u32).collect());
@@ -358,7 +430,7 @@ impl Driver<'_> {
                 moving::move_vertices(lists, &k, &mut comm, m2, cfg, self.rng_level, weighted)?;
             let mut dense = comm;
             let communities = renumber(&mut dense);
-            if (self.reports.len() > first_level || first_level > 0) && stats.moves == 0 {
+            if (self.reports.len() > first || first > 0) && stats.moves == 0 {
                 // Nothing moved: the partition the level started from, the
                 // last level's, is the answer.
                 answer = dense;
@@ -381,37 +453,27 @@ impl Driver<'_> {
                 self.per_level
                     .push(up.iter().map(|&x| shown[x as usize]).collect());
             }
-            let t1 = std::time::Instant::now();
-            let next = contract(lists, &groups, group_count)?;
-            let contract_s = t1.elapsed().as_secs_f64();
-            // Modularity of the level's (unrefined) partition, from the
-            // graph of the groups.
-            let mut tot = vec![0.0f64; communities as usize];
-            for (v, &c) in dense.iter().enumerate() {
-                tot[c as usize] += k[v];
-            }
             // Each group's community (groups refine communities).
             let mut of = vec![0u32; group_count as usize];
             for (v, &gr) in groups.iter().enumerate() {
                 of[gr as usize] = dense[v];
             }
-            let inside = if refined.is_some() {
-                let mut inside = vec![0.0f64; communities as usize];
-                for h in 0..group_count {
-                    let (ids, ws) = next.graph.list(h);
-                    for (&x, &w) in ids.iter().zip(ws) {
-                        if of[x as usize] == of[h as usize] {
-                            // Both directions of an edge between two
-                            // groups; a group's loop once.
-                            inside[of[h as usize] as usize] += if x == h { w } else { w / 2.0 };
-                        }
-                    }
-                }
-                inside
-            } else {
-                next.inside.clone()
-            };
-            let q = modularity_of(&inside, &tot, m2, gamma);
+            let t1 = std::time::Instant::now();
+            let next = contract_within(
+                lists,
+                &groups,
+                group_count,
+                refined.map(|_| &of[..]),
+                &self.contract,
+            )?;
+            let contract_s = t1.elapsed().as_secs_f64();
+            // Modularity of the level's (unrefined) partition.
+            let mut tot = vec![0.0f64; communities as usize];
+            for (v, &c) in dense.iter().enumerate() {
+                tot[c as usize] += k[v];
+            }
+            let inside = next.outer_inside.as_ref().unwrap_or(&next.inside);
+            let q = modularity_of(inside, &tot, m2, gamma);
             self.reports.push(LevelReport {
                 vertices: nl,
                 entries,
@@ -421,6 +483,9 @@ impl Driver<'_> {
                 moves: stats.moves,
                 refined,
                 records: next.records,
+                passes: next.passes,
+                next_in_memory: next.graph.memory().is_some(),
+                scratch,
                 move_s: (t1 - t0).as_secs_f64(),
                 contract_s,
             });
@@ -446,8 +511,25 @@ impl Driver<'_> {
                 start = Some(of);
             }
             k = kn;
-            level = Level::Memory(next.graph);
             weighted = true;
+            match next.graph {
+                NextGraph::Memory(c) => level = Level::Memory(c),
+                NextGraph::File(s) => {
+                    let engine = SyncEngine::open(Arc::clone(&s.graph), self.engine.clone())?;
+                    let (out, metrics) = engine.run(|r| {
+                        self.levels(
+                            Level::File(FileLevel::new(r, true)),
+                            std::mem::take(&mut k),
+                            start.take(),
+                            std::mem::take(&mut up),
+                            true,
+                            first,
+                        )
+                    })?;
+                    self.scratch_read_bytes += metrics.bytes_read;
+                    return Ok(out);
+                }
+            }
         }
         // The answer, on the current level; Leiden's split into connected
         // pieces where a community holds several of the level's vertices
@@ -718,6 +800,7 @@ pub(crate) fn config_json(c: &CommunityConfig) -> serde_json::Value {
         "levels": c.levels,
         "weights": c.weights,
         "iterations": c.iterations,
+        "memory": c.memory.map(|m| m.to_string()),
     })
 }
 
@@ -782,6 +865,11 @@ macro_rules! community_params {
                 $iterations,
                 "Runs of the whole algorithm, each from the last one's answer (igraph's n_iterations).",
             ),
+            Param::optional(
+                "memory",
+                Kind::Size,
+                "What building a level may hold (default: half the available memory); past it records take more passes and the level is written as a scratch graph beside the graph.",
+            ),
         ]
     }};
 }
@@ -805,6 +893,7 @@ pub(crate) fn config(p: &super::registry::Params, refine: bool) -> Result<Commun
         refine,
         weights: !p.flag("ignore-weights")?,
         iterations: p.u32("iterations")?,
+        memory: p.opt_size("memory")?,
     };
     if !(c.resolution.is_finite() && c.resolution > 0.0) {
         return Err(Error::Invalid(format!(

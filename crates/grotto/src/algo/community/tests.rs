@@ -354,8 +354,35 @@ fn the_verifier_catches_a_wrong_modularity_and_a_disconnected_community() {
         levels: Vec::new(),
         per_level: Vec::new(),
         total_weight: 5.0,
+        memory_bytes: 0,
+        scratch_read_bytes: 0,
     };
     assert_eq!(Louvain::verify(g, &csr, &cfg, &bad), Ok(()));
     let err = Leiden::verify(g, &csr, &cfg, &bad).unwrap_err();
     assert!(err.0.contains("disconnected"), "{err}");
+}
+
+#[test]
+fn levels_past_the_memory_budget_go_to_scratch_files_with_the_same_answer() {
+    for tg in [testkit::rmat(11, 8, 5, true), testkit::grid(40, 40)] {
+        for cfg in both() {
+            let free = detect(&tg.graph, &cfg, EngineConfig::default());
+            assert!(free
+                .levels
+                .iter()
+                .all(|l| l.next_in_memory && l.passes == 1));
+            let tight = CommunityConfig {
+                memory: Some(crate::cache::CacheSize::Bytes(64 << 10)),
+                ..cfg.clone()
+            };
+            for e in [EngineConfig::default(), testkit::configs().remove(0)] {
+                let res = detect(&tg.graph, &tight, e);
+                assert_eq!(res.community, free.community, "{cfg:?}");
+                assert_eq!(res.modularity, free.modularity);
+                assert!(res.levels.iter().any(|l| l.passes > 1), "{:?}", res.levels);
+                assert!(res.levels.iter().any(|l| l.scratch), "{:?}", res.levels);
+                assert!(res.scratch_read_bytes > 0);
+            }
+        }
+    }
 }

@@ -1,0 +1,536 @@
+//! The pass between two levels: the graph of the groups of a level's
+//! vertices, within a memory budget.
+//!
+//! Each vertex's neighbours are summed by group (one record a vertex and
+//! distinct neighbouring group, towards larger groups only, 16 bytes
+//! each); the records are sorted by their groups and weight and equal
+//! pairs summed, so every sum is taken in an order the records fix,
+//! whatever the threads did. When the records of all groups would pass
+//! half the budget, the groups are cut into ranges and each range is a
+//! pass of its own over the lists of its members only: the pairs come out
+//! in order, range after range. The groups' graph is then built in memory
+//! ([`Coarse`], 12 bytes an entry) when it fits the budget; otherwise its
+//! edges go through the ingest's bounded build into a scratch graph file
+//! ([`ScratchGraph`]: an unnamed temporary in the temporary directory,
+//! gone when dropped or when the process dies) that the next level reads
+//! through an engine of its own.
+
+use super::sums::GroupSums;
+use super::{Coarse, Lists};
+use crate::engine::{AtomicBitmap, Frontier};
+use crate::error::{Error, Result};
+use crate::ingest::parse::EdgeSink;
+use crate::ingest::EdgeGenerator;
+use crate::io::output::Output;
+use crate::store::Graph;
+use crate::VertexId;
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How a contraction may use memory and disk.
+#[derive(Clone, Debug)]
+pub struct ContractOptions {
+    /// Bytes the pass may hold: records, the pairs they sum to, and a
+    /// next level in memory (default: unbounded).
+    pub memory_bytes: u64,
+    /// Where a next level that does not fit is written (default: the
+    /// system's temporary directory).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl Default for ContractOptions {
+    fn default() -> ContractOptions {
+        ContractOptions {
+            memory_bytes: u64::MAX,
+            temp_dir: None,
+        }
+    }
+}
+
+/// The next level's graph.
+#[derive(Debug)]
+pub enum NextGraph {
+    /// Held in memory.
+    Memory(Coarse),
+    /// Written as a scratch graph file.
+    File(ScratchGraph),
+}
+
+impl NextGraph {
+    /// The graph in memory, when it is there.
+    pub fn memory(&self) -> Option<&Coarse> {
+        match self {
+            NextGraph::Memory(c) => Some(c),
+            NextGraph::File(_) => None,
+        }
+    }
+}
+
+/// A graph file written for this process alone: an uncommitted
+/// temporary, open while this value lives, gone when it is dropped.
+#[derive(Debug)]
+pub struct ScratchGraph {
+    /// The graph, opened from the temporary.
+    pub graph: Arc<Graph>,
+    _file: Output,
+}
+
+/// The next level: the graph of the groups, and the weight inside each.
+#[derive(Debug)]
+pub struct Contracted {
+    /// The groups' graph: vertex `g` is group `g`; its list holds an entry
+    /// for every other group it has edges to, and one for itself when
+    /// edges lie inside it (the weight inside, [`Contracted::inside`]).
+    pub graph: NextGraph,
+    /// Per group, the weight of the edges inside it, each once (a member's
+    /// self loop included), summed in `f64`.
+    pub inside: Vec<f64>,
+    /// Per group, the weight of the edges between it and other groups, as
+    /// its members' lists hold them (each edge once from each side).
+    pub outside: Vec<f64>,
+    /// With a coarser grouping of the groups given: the weight inside each
+    /// of its parts.
+    pub outer_inside: Option<Vec<f64>>,
+    /// Records the passes gathered before they were summed.
+    pub records: u64,
+    /// Pairs of groups with edges between them.
+    pub pairs: u64,
+    /// Passes over the level (more than one when the records did not fit).
+    pub passes: u32,
+}
+
+/// One record of a contraction: two groups and a weight between them (a
+/// pair with `lo == hi`: weight inside the group).
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Zeroable, bytemuck::Pod)]
+#[repr(C)]
+struct Record {
+    lo: u32,
+    hi: u32,
+    w: f64,
+}
+
+/// Bytes a record or a pair takes.
+const RECORD_BYTES: u64 = std::mem::size_of::<Record>() as u64;
+
+/// Bytes an entry of a [`Coarse`] graph takes (a target and a weight).
+const ENTRY_BYTES: u64 = 12;
+
+/// [`contract_within`] with no memory bound and no coarser grouping.
+pub fn contract(level: &mut dyn Lists, group: &[u32], groups: u32) -> Result<Contracted> {
+    contract_within(level, group, groups, None, &ContractOptions::default())
+}
+
+/// The graph of `groups` groups of `level`'s vertices, vertex `v` in group
+/// `group[v]`, within `opts`' memory. An undirected level's edge between
+/// members of two groups is in both members' lists; it is counted once,
+/// from the side of the smaller group (inside a group, halved), as a loop
+/// is. With `outer` (a part for each group), the weight inside each part
+/// is summed too.
+pub fn contract_within(
+    level: &mut dyn Lists,
+    group: &[u32],
+    groups: u32,
+    outer: Option<&[u32]>,
+    opts: &ContractOptions,
+) -> Result<Contracted> {
+    let n = level.vertex_count();
+    if group.len() as u64 != n || group.iter().any(|&g| g >= groups) {
+        return Err(Error::Invalid(format!(
+            "a contraction needs a group below {groups} for each of the {n} vertices"
+        )));
+    }
+    if outer.is_some_and(|o| o.len() != groups as usize) {
+        return Err(Error::Invalid(
+            "a contraction's coarser grouping needs a part for each group".into(),
+        ));
+    }
+    // At most one record a list entry: ranges of groups whose members'
+    // entries fit half the budget as records.
+    let mut entries = vec![0u64; groups as usize];
+    for v in 0..n as VertexId {
+        entries[group[v as usize] as usize] += level.degree(v);
+    }
+    let half = (opts.memory_bytes / 2).max(RECORD_BYTES);
+    let mut ranges = Vec::new();
+    let (mut lo, mut acc) = (0u32, 0u64);
+    for g in 0..groups {
+        let e = entries[g as usize] * RECORD_BYTES;
+        if g > lo && acc + e > half {
+            ranges.push((lo, g));
+            (lo, acc) = (g, 0);
+        }
+        acc += e;
+    }
+    ranges.push((lo, groups));
+    drop(entries);
+    let mut inside = vec![0.0f64; groups as usize];
+    let mut outside = vec![0.0f64; groups as usize];
+    let mut outer_inside =
+        outer.map(|o| vec![0.0f64; o.iter().max().map_or(0, |&x| x as usize + 1)]);
+    let mut pairs: Vec<Record> = Vec::new();
+    let mut spilled: Option<PairFile> = None;
+    let mut records = 0u64;
+    for &(glo, ghi) in &ranges {
+        let mut got = gather(level, group, glo, ghi, ranges.len() > 1)?;
+        records += got.len() as u64;
+        // Sorted by pair, then weight: each pair's sum is taken in one
+        // order whatever the threads did.
+        got.par_sort_unstable_by(|a, b| (a.lo, a.hi).cmp(&(b.lo, b.hi)).then(a.w.total_cmp(&b.w)));
+        let mut i = 0;
+        while i < got.len() {
+            let (a, b) = (got[i].lo, got[i].hi);
+            let mut w = 0.0;
+            while i < got.len() && got[i].lo == a && got[i].hi == b {
+                w += got[i].w;
+                i += 1;
+            }
+            if let (Some(o), Some(oi)) = (outer, outer_inside.as_mut()) {
+                if o[a as usize] == o[b as usize] {
+                    oi[o[a as usize] as usize] += w;
+                }
+            }
+            if a == b {
+                inside[a as usize] = w;
+                continue;
+            }
+            outside[a as usize] += w;
+            outside[b as usize] += w;
+            let r = Record { lo: a, hi: b, w };
+            match &mut spilled {
+                Some(f) => f.push(r)?,
+                None => {
+                    pairs.push(r);
+                    if pairs.len() as u64 * RECORD_BYTES > half {
+                        let mut f = PairFile::new(opts)?;
+                        for p in pairs.drain(..) {
+                            f.push(p)?;
+                        }
+                        pairs = Vec::new();
+                        spilled = Some(f);
+                    }
+                }
+            }
+        }
+    }
+    let pair_count = spilled.as_ref().map_or(pairs.len() as u64, |f| f.count);
+    let loops = inside.iter().filter(|&&w| w != 0.0).count() as u64;
+    let csr_bytes = (2 * pair_count + loops) * ENTRY_BYTES + (groups as u64 + 1) * 8;
+    let threads = level.threads();
+    let graph = match spilled {
+        None if csr_bytes + pair_count * RECORD_BYTES <= opts.memory_bytes => {
+            NextGraph::Memory(in_memory(&pairs, &inside, groups, threads)?)
+        }
+        spilled => {
+            let source = match spilled {
+                Some(f) => PairSource::File(f.finish()?),
+                None => PairSource::Memory(pairs),
+            };
+            NextGraph::File(to_file(source, &inside, groups, threads, opts)?)
+        }
+    };
+    Ok(Contracted {
+        graph,
+        inside,
+        outside,
+        outer_inside,
+        records,
+        pairs: pair_count,
+        passes: ranges.len() as u32,
+    })
+}
+
+/// The records of the vertices whose group is in `glo..ghi` (all of them
+/// when not `partial`): one pass over their lists.
+fn gather(
+    level: &mut dyn Lists,
+    group: &[u32],
+    glo: u32,
+    ghi: u32,
+    partial: bool,
+) -> Result<Vec<Record>> {
+    let n = level.vertex_count();
+    let frontier = if partial {
+        let bits = AtomicBitmap::new(n);
+        let mut count = 0;
+        for (v, &g) in group.iter().enumerate() {
+            if g >= glo && g < ghi {
+                bits.insert(v as u64);
+                count += 1;
+            }
+        }
+        Frontier::Dense(bits, count)
+    } else {
+        Frontier::all(n)
+    };
+    let threads = level.threads();
+    let shards: Vec<Mutex<Vec<Record>>> =
+        (0..threads * 4).map(|_| Mutex::new(Vec::new())).collect();
+    let next = AtomicUsize::new(0);
+    thread_local! {
+        static SUMS: std::cell::RefCell<GroupSums> = std::cell::RefCell::new(GroupSums::default());
+        static SHARD: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+    }
+    level.visit_whole(&frontier, &|v, ids, ws| {
+        let g = group[v as usize];
+        SUMS.with_borrow_mut(|t| {
+            let mut own = 0.0;
+            for (i, &u) in ids.iter().enumerate() {
+                if u == v {
+                    own += ws.get(i);
+                }
+            }
+            t.add_list(ids, ws, |u| group[u as usize], v);
+            // Inside the group each edge is in two members' lists; a pair
+            // with a smaller group comes from that group's side.
+            own += t.get(g) / 2.0;
+            let s = match SHARD.get() {
+                usize::MAX => {
+                    let s = next.fetch_add(1, Ordering::Relaxed) % shards.len();
+                    SHARD.set(s);
+                    s
+                }
+                s => s,
+            };
+            let mut shard = shards[s].lock().unwrap_or_else(|p| p.into_inner());
+            shard.extend(
+                t.iter()
+                    .filter(|&(h, _)| h > g)
+                    .map(|(h, w)| Record { lo: g, hi: h, w }),
+            );
+            if own != 0.0 {
+                shard.push(Record {
+                    lo: g,
+                    hi: g,
+                    w: own,
+                });
+            }
+            drop(shard);
+            t.clear();
+        });
+    })?;
+    let mut out: Vec<Record> = Vec::new();
+    for s in shards {
+        out.append(&mut s.into_inner().unwrap_or_else(|p| p.into_inner()));
+    }
+    Ok(out)
+}
+
+/// The groups' graph in memory from the pairs (sorted by `(lo, hi)`):
+/// each pair in both lists, a group's weight inside as its loop, every
+/// list sorted.
+fn in_memory(pairs: &[Record], inside: &[f64], groups: u32, threads: usize) -> Result<Coarse> {
+    let mut count = vec![0u64; groups as usize + 1];
+    for p in pairs {
+        count[p.lo as usize + 1] += 1;
+        count[p.hi as usize + 1] += 1;
+    }
+    for (g, &w) in inside.iter().enumerate() {
+        if w != 0.0 {
+            count[g + 1] += 1;
+        }
+    }
+    for g in 0..groups as usize {
+        count[g + 1] += count[g];
+    }
+    let total = count[groups as usize] as usize;
+    let mut targets = vec![0 as VertexId; total];
+    let mut weights = vec![0f64; total];
+    let mut at: Vec<u64> = count[..groups as usize].to_vec();
+    let mut put = |g: u32, h: u32, w: f64| {
+        let p = at[g as usize] as usize;
+        targets[p] = h;
+        weights[p] = w;
+        at[g as usize] += 1;
+    };
+    // A group's entries towards smaller groups come from pairs where it
+    // is `hi`, in increasing `lo`; then its loop; then the larger groups.
+    for p in pairs {
+        put(p.hi, p.lo, p.w);
+    }
+    for (g, &w) in inside.iter().enumerate() {
+        if w != 0.0 {
+            put(g as u32, g as u32, w);
+        }
+    }
+    for p in pairs {
+        put(p.lo, p.hi, p.w);
+    }
+    Coarse::new(count, targets, weights, threads)
+}
+
+/// Pairs written to an unnamed temporary file, in order.
+struct PairFile {
+    out: std::io::BufWriter<std::fs::File>,
+    count: u64,
+}
+
+impl PairFile {
+    fn new(opts: &ContractOptions) -> Result<PairFile> {
+        let dir = opts.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let f =
+            tempfile::tempfile_in(&dir).map_err(|e| Error::io(&dir, "create a spill file", e))?;
+        Ok(PairFile {
+            out: std::io::BufWriter::with_capacity(1 << 20, f),
+            count: 0,
+        })
+    }
+
+    fn push(&mut self, r: Record) -> Result<()> {
+        use std::io::Write;
+        self.count += 1;
+        self.out
+            .write_all(bytemuck::bytes_of(&r))
+            .map_err(|e| Error::io(std::path::Path::new("(pair spill)"), "write", e))
+    }
+
+    fn finish(self) -> Result<(std::fs::File, u64)> {
+        let count = self.count;
+        let f = self.out.into_inner().map_err(|e| {
+            Error::io(
+                std::path::Path::new("(pair spill)"),
+                "write",
+                e.into_error(),
+            )
+        })?;
+        Ok((f, count))
+    }
+}
+
+/// Where a scratch build reads the pairs from.
+enum PairSource {
+    Memory(Vec<Record>),
+    File((std::fs::File, u64)),
+}
+
+/// Pairs handed to a build at a time.
+const PAIRS_PER_CHUNK: u64 = 1 << 20;
+
+/// The groups' edges for the ingest: every pair once (the build stores
+/// both directions of an undirected graph) with its weight as `f32`, and
+/// each group's weight inside as its loop.
+struct PairEdges<'a> {
+    source: &'a PairSource,
+    inside: &'a [f64],
+    groups: u32,
+}
+
+impl PairEdges<'_> {
+    fn pairs(&self) -> u64 {
+        match self.source {
+            PairSource::Memory(p) => p.len() as u64,
+            PairSource::File((_, c)) => *c,
+        }
+    }
+}
+
+impl EdgeGenerator for PairEdges<'_> {
+    fn chunks(&self) -> usize {
+        self.pairs().div_ceil(PAIRS_PER_CHUNK) as usize + 1
+    }
+
+    fn emit(&self, chunk: usize, sink: &mut dyn EdgeSink) -> Result<bool> {
+        let (mut src, mut dst, mut w) = (Vec::new(), Vec::new(), Vec::new());
+        let pairs_chunks = self.chunks() - 1;
+        if chunk == pairs_chunks {
+            for (g, &x) in self.inside.iter().enumerate() {
+                if x != 0.0 {
+                    src.push(g as u64);
+                    dst.push(g as u64);
+                    w.push(x as f32);
+                }
+            }
+        } else {
+            let lo = chunk as u64 * PAIRS_PER_CHUNK;
+            let hi = (lo + PAIRS_PER_CHUNK).min(self.pairs());
+            let mut push = |r: &Record| {
+                src.push(r.lo as u64);
+                dst.push(r.hi as u64);
+                w.push(r.w as f32);
+            };
+            match self.source {
+                PairSource::Memory(p) => p[lo as usize..hi as usize].iter().for_each(&mut push),
+                PairSource::File((f, _)) => {
+                    use std::os::unix::fs::FileExt;
+                    let mut buf = vec![Record::zeroed(); (hi - lo) as usize];
+                    f.read_exact_at(bytemuck::cast_slice_mut(&mut buf), lo * RECORD_BYTES)
+                        .map_err(|e| Error::io(std::path::Path::new("(pair spill)"), "read", e))?;
+                    buf.iter().for_each(&mut push);
+                }
+            }
+        }
+        Ok(sink.edges(&src, &dst, Some(&w)))
+    }
+
+    fn edges(&self) -> u64 {
+        self.pairs() + self.inside.iter().filter(|&&w| w != 0.0).count() as u64
+    }
+
+    fn vertex_count(&self) -> Option<u64> {
+        Some(self.groups as u64)
+    }
+
+    fn weighted(&self) -> bool {
+        true
+    }
+
+    fn describe(&self) -> String {
+        format!("the graph of {} groups", self.groups)
+    }
+
+    fn replayable(&self) -> bool {
+        true
+    }
+}
+
+use bytemuck::Zeroable;
+
+/// The groups' graph built as a scratch graph file within the budget.
+fn to_file(
+    source: PairSource,
+    inside: &[f64],
+    groups: u32,
+    threads: usize,
+    opts: &ContractOptions,
+) -> Result<ScratchGraph> {
+    let dir = opts.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let edges = PairEdges {
+        source: &source,
+        inside,
+        groups,
+    };
+    let slot = Arc::new(Mutex::new(None));
+    let copts = crate::ingest::ConvertOptions {
+        undirected: true,
+        weighted: Some(true),
+        keep_self_loops: true,
+        // Group g is vertex g: no renumbering to undo.
+        order: crate::ingest::VertexOrder::None,
+        memory_bytes: (opts.memory_bytes != u64::MAX).then_some(opts.memory_bytes),
+        threads,
+        temp_dir: Some(dir.clone()),
+        scratch: Some(Arc::clone(&slot)),
+        allow_empty: true,
+        ..crate::ingest::ConvertOptions::default()
+    };
+    crate::ingest::convert_from(
+        &crate::ingest::Source::Generated(&edges),
+        &dir.join(".grotto-level.scratch"),
+        &copts,
+        &crate::ingest::NoProgress,
+    )?;
+    let file = slot
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .ok_or_else(|| Error::Invalid("the scratch build left no file".into()))?;
+    let graph = Arc::new(Graph::open(&file.reopen_path())?);
+    if graph.vertex_count() != groups as u64 {
+        return Err(Error::Invalid(format!(
+            "the scratch graph of {groups} groups has {} vertices",
+            graph.vertex_count()
+        )));
+    }
+    Ok(ScratchGraph { graph, _file: file })
+}
