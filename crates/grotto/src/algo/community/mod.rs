@@ -201,7 +201,8 @@ fn file_degrees(level: &mut FileLevel<'_, '_>, weights: bool) -> Result<Degrees>
     let g = level.run().graph();
     let n = g.vertex_count();
     let loops_kept = g.header().flags & crate::store::format::FLAG_SELF_LOOPS != 0;
-    if !(g.weighted() && weights) && !loops_kept {
+    let weighted = g.weighted() && weights;
+    if !weighted && !loops_kept {
         let out = g.out();
         return Ok(Degrees {
             k: (0..n as VertexId).map(|v| out.degree(v) as f64).collect(),
