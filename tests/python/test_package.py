@@ -152,6 +152,8 @@ def test_every_algorithm_runs_verified(graph):
         "tc": lambda: g.tc(per_vertex=True, verify=True),
         "bc": lambda: g.bc(k=8, verify=True),
         "scc": lambda: g.scc(verify=True),
+        "louvain": lambda: g.louvain(verify=True),
+        "leiden": lambda: g.leiden(verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():

@@ -263,3 +263,24 @@ def test_bad_input_is_refused_before_anything_is_written(spark, tmp_path):
         gs.convert(nulls, tmp_path / "n.grotto", via="arrow")
     assert not (tmp_path / "n.grotto").exists()
     assert sorted(os.listdir(tmp_path)) == ["g.grotto", "taken.parquet"]
+
+
+def test_louvain_and_leiden_come_back_as_graphframes_columns(spark, tmp_path):
+    """GraphFrames has no Louvain or Leiden: grotto.spark.run gives them
+    on a GraphFrame's edges taken both ways, the vertices' own columns
+    kept, and the same communities as the graph file's run."""
+    P = nx.planted_partition_graph(3, 20, 0.5, 0.01, seed=4)
+    pairs = sorted((u * 11 + 5, v * 11 + 5) for u, v in P.edges())
+    edges = edge_frame(spark, pairs)
+    ids = sorted({x for e in pairs for x in e})
+    vertices = spark.createDataFrame([(i, f"user{i}") for i in ids], "id long, name string")
+    for algo in ("louvain", "leiden"):
+        df = gs.run(Frames(vertices, edges), algo, seed=3, path=tmp_path / f"{algo}.grotto")
+        assert [f.name for f in df.schema.fields] == ["id", "name", "community"]
+        got = {r["id"]: r["community"] for r in df.collect()}
+        res = getattr(grotto.open(tmp_path / f"{algo}.grotto"), algo)(seed=3)
+        assert got == dict(zip(res["id"].tolist(), res["community"].tolist()))
+        blocks = {}
+        for v, c in got.items():
+            blocks.setdefault(c, set()).add(((v - 5) // 11) // 20)
+        assert len(got) == len(ids) and all(len(b) == 1 for b in blocks.values())

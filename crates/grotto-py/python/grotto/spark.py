@@ -237,6 +237,13 @@ ALGORITHMS: Dict[str, _Algo] = {
     "labelPropagation": _Algo("cdlp", "reverse", "maxIter=N: column label (ties: the smallest label)"),
     "triangleCount": _Algo("tc", "reverse", "column count, edge direction ignored"),
     "shortestPaths": _Algo("bfs", "reversed", "landmarks=[...]: column distances, hops to each landmark"),
+    # GraphFrames has no Louvain or Leiden: grotto's, on the edges taken
+    # both ways (modularity of the undirected graph), with the keyword
+    # arguments of Graph.louvain and Graph.leiden.
+    "louvain": _Algo("louvain", "undirected",
+                     "resolution=, threshold=, max_level=, seed=, weight=: column community"),
+    "leiden": _Algo("leiden", "undirected",
+                    "as louvain; every community connected: column community"),
 }
 
 
@@ -299,7 +306,10 @@ def run(
     ``algorithm`` is one of GraphFrames' names (:data:`ALGORITHMS`:
     ``pageRank``, ``connectedComponents``, ``stronglyConnectedComponents``,
     ``labelPropagation``, ``triangleCount``, ``shortestPaths``) with
-    GraphFrames' keyword arguments, or any grotto algorithm with grotto's
+    GraphFrames' keyword arguments; ``louvain`` or ``leiden`` (which
+    GraphFrames lacks: communities by modularity on the edges taken both
+    ways, column ``community``) with the keyword arguments of
+    :meth:`grotto.Graph.louvain`; or any grotto algorithm with grotto's
     (``coreness``, ``bc``, ...). The edges are directed, as in
     GraphFrames; ``undirected=True`` stores each edge both ways (for
     grotto algorithms on undirected graphs, such as ``coreness``).
@@ -342,6 +352,9 @@ def run(
             df = to_spark(result, spark, style=style, path=result_path)
         elif algorithm == "shortestPaths":
             df = _shortest_paths(g, spark, params, ropts, result_path)
+        elif algorithm in ("louvain", "leiden"):
+            result = getattr(g, algorithm)(**ropts, **params)
+            df = to_spark(result, spark, style=style, path=result_path)
         else:
             result = g.run(algo.grotto, **ropts, **_params(algorithm, params, g.num_vertices))
             df = to_spark(result, spark, style=style, path=result_path)

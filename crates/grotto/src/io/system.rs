@@ -159,9 +159,21 @@ pub fn release_free_memory() {
     }
 }
 
-/// Peak resident set size of this process in bytes (`getrusage`'s
-/// `ru_maxrss`, which Linux gives in KiB), or `None` where it fails.
+/// Peak resident set size of this process in bytes: `VmHWM` of
+/// `/proc/self/status`, the peak of this program's own address space
+/// (`getrusage`'s `ru_maxrss`, kept across `exec`, would report the peak
+/// of a large parent that forked it), else `ru_maxrss`; `None` where both
+/// fail.
 pub fn peak_rss_bytes() -> Option<u64> {
+    if let Some(kib) = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+    {
+        return Some(kib * 1024);
+    }
     // SAFETY: plain out parameter.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: valid pointer to a rusage.

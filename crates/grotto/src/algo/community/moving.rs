@@ -120,14 +120,13 @@ fn drain_range(set: &AtomicBitmap, lo: u64, hi: u64, out: &mut Vec<VertexId>) {
     }
 }
 
-/// Each community's degree sum and member count.
-fn totals(k: &[f64], comm: &[u32], n: usize) -> (Vec<f64>, Vec<u32>) {
-    let (mut tot, mut size) = (vec![0.0f64; n], vec![0u32; n]);
+/// Each community's degree sum.
+fn degree_sums(k: &[f64], comm: &[u32], n: usize) -> Vec<f64> {
+    let mut tot = vec![0.0f64; n];
     for (v, &c) in comm.iter().enumerate() {
         tot[c as usize] += k[v];
-        size[c as usize] += 1;
     }
-    (tot, size)
+    tot
 }
 
 /// One decided move: the vertex, its new community, and (a refinement's)
@@ -267,7 +266,7 @@ pub(crate) fn move_vertices(
         return Ok(stats);
     }
     let gamma = cfg.resolution;
-    let (mut tot, _) = totals(k, comm, n);
+    let mut tot = degree_sums(k, comm, n);
     let rounds = plan_rounds(lists, cfg, weighted);
     let active = AtomicBitmap::new(n as u64);
     active.fill();
@@ -399,7 +398,7 @@ pub(crate) fn refine(
         return Ok(refined);
     }
     let gamma = cfg.resolution;
-    let (tot_s, _) = totals(k, comm, n);
+    let tot_s = degree_sums(k, comm, n);
     let mut rtot: Vec<f64> = k.to_vec();
     let mut rsize = vec![1u32; n];
     let rounds = plan_rounds(lists, cfg, weighted);

@@ -1,10 +1,11 @@
 use super::*;
 use crate::algo::leiden::{self, Leiden};
 use crate::algo::louvain::{self, Louvain};
+use crate::algo::reference::Csr;
 use crate::algo::registry::Algorithm;
 use crate::engine::{EngineConfig, SyncEngine};
 use crate::ingest::ConvertOptions;
-use crate::store::Direction;
+use crate::store::{Direction, Graph};
 use crate::testkit::{self, TestGraph};
 
 /// Zachary's karate club (networkx's `karate_club_graph`, unweighted).
@@ -383,6 +384,95 @@ fn levels_past_the_memory_budget_go_to_scratch_files_with_the_same_answer() {
                 assert!(res.levels.iter().any(|l| l.scratch), "{:?}", res.levels);
                 assert!(res.scratch_read_bytes > 0);
             }
+        }
+    }
+}
+
+/// Modularity by its definition, pair by pair:
+/// `Q = (1 / 2m) Σ_ij (A_ij − γ k_i k_j / 2m) [c_i = c_j]`, with a loop
+/// counted twice in `A_ii` (networkx's degree convention); the check on
+/// the verifier's sum.
+fn by_definition(n: usize, edges: &[(u64, u64, f64)], community: &[u32], gamma: f64) -> f64 {
+    let mut a = vec![vec![0.0f64; n]; n];
+    for &(u, v, w) in edges {
+        let (u, v) = (u as usize, v as usize);
+        if u == v {
+            a[u][u] += 2.0 * w;
+        } else {
+            a[u][v] += w;
+            a[v][u] += w;
+        }
+    }
+    let k: Vec<f64> = a.iter().map(|r| r.iter().sum()).collect();
+    let m2: f64 = k.iter().sum();
+    if m2 == 0.0 {
+        return 0.0;
+    }
+    let mut q = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            if community[i] == community[j] {
+                q += a[i][j] - gamma * k[i] * k[j] / m2;
+            }
+        }
+    }
+    q / m2
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 24, ..Default::default() })]
+
+    /// On random weighted multigraphs with loops and sparse ids: the
+    /// verifier's serial sum is modularity by its definition for the run's
+    /// partition and a random one; every vertex has exactly one community,
+    /// numbered in first-vertex order; the ids come back as given.
+    #[test]
+    fn modularity_sums_and_partitions_hold_on_random_graphs(
+        raw in proptest::collection::vec((0u64..14, 0u64..14, 1u8..5), 1..50),
+        relabel in proptest::collection::vec(0u32..4, 14),
+        gamma in 0.3f64..2.0,
+        spread in 1u64..1_000_000_007,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("r.el");
+        let body: String = raw
+            .iter()
+            .map(|&(u, v, w)| format!("{} {} {}\n", u * spread, v * spread, w))
+            .collect();
+        std::fs::write(&text, body).unwrap();
+        let out = dir.path().join("r.grotto");
+        let opts = ConvertOptions {
+            undirected: true,
+            weighted: Some(true),
+            keep_self_loops: true,
+            keep_duplicates: true,
+            ..ConvertOptions::default()
+        };
+        crate::ingest::convert(&crate::ingest::Input::path(&text), &out, &opts).unwrap();
+        let g = Arc::new(Graph::open(&out).unwrap());
+        let n = g.vertex_count() as usize;
+        // The edges in internal ids.
+        let edges: Vec<(u64, u64, f64)> = raw
+            .iter()
+            .map(|&(u, v, w)| {
+                let a = g.vertex_of(u * spread).unwrap() as u64;
+                let b = g.vertex_of(v * spread).unwrap() as u64;
+                (a, b, w as f64)
+            })
+            .collect();
+        let csr = Csr::load(&g, Direction::Out).unwrap();
+        let random: Vec<u32> = (0..n).map(|v| relabel[(g.original_id(v as VertexId) / spread) as usize]).collect();
+        let q = serial_modularity(&csr, true, &random, gamma);
+        proptest::prop_assert!((q - by_definition(n, &edges, &random, gamma)).abs() < 1e-12);
+        for refine in [false, true] {
+            let cfg = CommunityConfig { resolution: gamma, refine, ..CommunityConfig::default() };
+            let res = detect(&g, &cfg, EngineConfig::default());
+            let want = by_definition(n, &edges, &res.community, gamma);
+            proptest::prop_assert!((res.modularity - want).abs() < 1e-12, "{} {}", res.modularity, want);
+            proptest::prop_assert_eq!(res.community.len(), n);
+            let ids: std::collections::BTreeSet<u64> = (0..n).map(|v| g.original_id(v as VertexId)).collect();
+            let given: std::collections::BTreeSet<u64> = raw.iter().flat_map(|&(u, v, _)| [u * spread, v * spread]).collect();
+            proptest::prop_assert_eq!(ids, given);
         }
     }
 }

@@ -85,11 +85,9 @@ pub struct Contracted {
     /// edges lie inside it (the weight inside, [`Contracted::inside`]).
     pub graph: NextGraph,
     /// Per group, the weight of the edges inside it, each once (a member's
-    /// self loop included), summed in `f64`.
+    /// self loop included), summed in `f64`. (The weight between a group
+    /// and the others is its degree sum less twice this.)
     pub inside: Vec<f64>,
-    /// Per group, the weight of the edges between it and other groups, as
-    /// its members' lists hold them (each edge once from each side).
-    pub outside: Vec<f64>,
     /// With a coarser grouping of the groups given: the weight inside each
     /// of its parts.
     pub outer_inside: Option<Vec<f64>>,
@@ -166,7 +164,6 @@ pub fn contract_within(
     ranges.push((lo, groups));
     drop(entries);
     let mut inside = vec![0.0f64; groups as usize];
-    let mut outside = vec![0.0f64; groups as usize];
     let mut outer_inside =
         outer.map(|o| vec![0.0f64; o.iter().max().map_or(0, |&x| x as usize + 1)]);
     let mut pairs: Vec<Record> = Vec::new();
@@ -195,8 +192,6 @@ pub fn contract_within(
                 inside[a as usize] = w;
                 continue;
             }
-            outside[a as usize] += w;
-            outside[b as usize] += w;
             let r = Record { lo: a, hi: b, w };
             match &mut spilled {
                 Some(f) => f.push(r)?,
@@ -233,7 +228,6 @@ pub fn contract_within(
     Ok(Contracted {
         graph,
         inside,
-        outside,
         outer_inside,
         records,
         pairs: pair_count,
