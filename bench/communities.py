@@ -15,7 +15,8 @@ the page cache dropped before each run (needs root); its time is the
 algorithm's (the run's `algo_s`: file open and output excluded). igraph's
 graph is built once from the edge list in memory (not timed) and
 simplified; its time is the call's. networkx's louvain_communities runs
-once per graph (NETWORKX=0 skips it; it takes minutes on rmat20) on a
+once per graph (NETWORKX=0 skips it, NETWORKX=road1ks,... runs it on
+those graphs only; it takes over 20 minutes on rmat20) on a
 Graph built from the same edges (not timed). Prints a markdown table of
 medians and writes every run to DATA_DIR/communities.json.
 
@@ -101,7 +102,8 @@ def main():
             c = h.community_leiden(objective_function="modularity")
             rows["igraph leiden"].append({"s": time.time() - t, "modularity": c.modularity,
                                           "communities": len(c)})
-        if os.environ.get("NETWORKX", "1") != "0":
+        want = os.environ.get("NETWORKX", "1")
+        if want == "1" or name in want.split(","):
             import networkx as nx
 
             G = nx.Graph()

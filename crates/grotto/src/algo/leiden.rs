@@ -16,15 +16,12 @@
 //! each community on the lists in memory).
 
 use super::community::{self, CommunityConfig, CommunityResult};
-use super::output::Table;
 use super::reference::Csr;
-use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
 use super::{fail, Verdict};
 use crate::engine::Run;
 use crate::error::Result;
 use crate::store::Graph;
 use crate::VertexId;
-use std::sync::Arc;
 
 /// Runs Leiden on the synchronous engine; communities numbered in the
 /// user's order.
@@ -79,38 +76,12 @@ pub fn verify(g: &Graph, csr: &Csr, cfg: &CommunityConfig, res: &CommunityResult
 /// Leiden as a registered algorithm (`grotto run leiden`).
 pub struct Leiden;
 
-impl Algorithm for Leiden {
-    const NAME: &'static str = "leiden";
-    const ABOUT: &'static str =
-        "Communities by modularity (Leiden, networkx's leiden_communities): \
-         every community connected; undirected graphs, weighted or not.";
-    const PARAMS: &'static [Param] = community::LEIDEN_PARAMS;
-    const SYNC: OnSync = OnSync::Native;
-    const ASYNC: bool = false;
-    type Config = CommunityConfig;
-    type Output = CommunityResult;
-
-    /// Sweeps in block order, reading the blocks of active vertices.
-    fn preferred(_: &Graph) -> EngineKind {
-        EngineKind::Sync
-    }
-    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<CommunityConfig> {
-        super::need_undirected(g, "leiden (networkx's modularity on an undirected graph)")?;
-        community::config(p, true)
-    }
-    fn config_json(_: &Graph, _: &Params, c: &CommunityConfig) -> Result<serde_json::Value> {
-        Ok(community::config_json(c))
-    }
-    fn run_sync(r: &mut Run<'_>, c: &CommunityConfig) -> Result<CommunityResult> {
-        run(r, c)
-    }
-    fn verify(g: &Graph, csr: &Csr, c: &CommunityConfig, out: &CommunityResult) -> Verdict {
-        verify(g, csr, c, out)
-    }
-    fn table(g: &Arc<Graph>, out: CommunityResult) -> Table {
-        community::table(g, out)
-    }
-    fn summary(_: &Graph, out: &CommunityResult) -> serde_json::Value {
-        community::summary(out)
-    }
-}
+super::community::registered!(
+    Leiden,
+    "leiden",
+    community::LEIDEN_PARAMS,
+    true,
+    "leiden (networkx's modularity on an undirected graph)",
+    "Communities by modularity (Leiden, networkx's leiden_communities): \
+         every community connected; undirected graphs, weighted or not."
+);

@@ -20,14 +20,11 @@
 //! modularity serially from the lists in memory.
 
 use super::community::{self, CommunityConfig, CommunityResult};
-use super::output::Table;
 use super::reference::Csr;
-use super::registry::{Algorithm, EngineKind, OnSync, Param, Params, Setting};
 use super::Verdict;
 use crate::engine::Run;
 use crate::error::Result;
 use crate::store::Graph;
-use std::sync::Arc;
 
 /// Runs Louvain on the synchronous engine; communities numbered in the
 /// user's order.
@@ -45,38 +42,12 @@ pub fn verify(g: &Graph, csr: &Csr, cfg: &CommunityConfig, res: &CommunityResult
 /// Louvain as a registered algorithm (`grotto run louvain`).
 pub struct Louvain;
 
-impl Algorithm for Louvain {
-    const NAME: &'static str = "louvain";
-    const ABOUT: &'static str =
-        "Communities by modularity (Louvain, networkx's louvain_communities): \
-         undirected graphs, weighted or not; the same answer on any thread count.";
-    const PARAMS: &'static [Param] = community::LOUVAIN_PARAMS;
-    const SYNC: OnSync = OnSync::Native;
-    const ASYNC: bool = false;
-    type Config = CommunityConfig;
-    type Output = CommunityResult;
-
-    /// Sweeps in block order, reading the blocks of active vertices.
-    fn preferred(_: &Graph) -> EngineKind {
-        EngineKind::Sync
-    }
-    fn config(g: &Graph, p: &Params, _: &Setting) -> Result<CommunityConfig> {
-        super::need_undirected(g, "louvain (networkx's modularity on an undirected graph)")?;
-        community::config(p, false)
-    }
-    fn config_json(_: &Graph, _: &Params, c: &CommunityConfig) -> Result<serde_json::Value> {
-        Ok(community::config_json(c))
-    }
-    fn run_sync(r: &mut Run<'_>, c: &CommunityConfig) -> Result<CommunityResult> {
-        run(r, c)
-    }
-    fn verify(g: &Graph, csr: &Csr, c: &CommunityConfig, out: &CommunityResult) -> Verdict {
-        verify(g, csr, c, out)
-    }
-    fn table(g: &Arc<Graph>, out: CommunityResult) -> Table {
-        community::table(g, out)
-    }
-    fn summary(_: &Graph, out: &CommunityResult) -> serde_json::Value {
-        community::summary(out)
-    }
-}
+super::community::registered!(
+    Louvain,
+    "louvain",
+    community::LOUVAIN_PARAMS,
+    false,
+    "louvain (networkx's modularity on an undirected graph)",
+    "Communities by modularity (Louvain, networkx's louvain_communities): \
+         undirected graphs, weighted or not; the same answer on any thread count."
+);

@@ -44,7 +44,8 @@ pub(crate) use quality::verify_partition;
 pub use quality::{modularity, serial_modularity};
 use quality::{modularity_of, modularity_on, AtomicF64Cell};
 pub(crate) use report::{
-    config, config_json, number_by_user_order, summary, table, LEIDEN_PARAMS, LOUVAIN_PARAMS,
+    config, config_json, number_by_user_order, registered, summary, table, LEIDEN_PARAMS,
+    LOUVAIN_PARAMS,
 };
 
 use crate::engine::multilevel::{
@@ -376,16 +377,14 @@ impl Driver<'_> {
         k: Vec<f64>,
         start: Option<Vec<u32>>,
     ) -> Result<(Vec<u32>, f64)> {
-        let n = file.vertex_count();
-        let up: Vec<u32> = (0..n as u32).collect();
         let weighted = file.weighted();
         let first = self.reports.len();
-        self.levels(Level::File(file), k, start, up, weighted, first)
+        self.levels(Level::File(file), k, start, None, weighted, first)
     }
 
     /// The levels from `level` on: `k` its degrees, `start` the partition
     /// it starts from (singletons when `None`), `up` each original
-    /// vertex's vertex on it; `first` the levels reported before this
+    /// vertex's vertex on it (`None` on the file: itself); `first` the levels reported before this
     /// pass. A next level written as a scratch file runs through an engine
     /// of its own, the rest of the levels inside that run.
     fn levels(
@@ -393,7 +392,7 @@ impl Driver<'_> {
         mut level: Level<'_, '_>,
         mut k: Vec<f64>,
         mut start: Option<Vec<u32>>,
-        mut up: Vec<u32>,
+        mut up: Option<Vec<u32>>,
         mut weighted: bool,
         first: usize,
     ) -> Result<(Vec<u32>, f64)> {
@@ -441,8 +440,7 @@ impl Driver<'_> {
                 } else {
                     dense.clone()
                 };
-                self.per_level
-                    .push(up.iter().map(|&x| shown[x as usize]).collect());
+                self.per_level.push(lift(&up, &shown));
             }
             // Leiden: each group's community (groups refine communities).
             let of: Option<Vec<u32>> = refinement.as_ref().map(|(rfd, c)| {
@@ -492,9 +490,10 @@ impl Driver<'_> {
             for (v, &gr) in groups.iter().enumerate() {
                 kn[gr as usize] += k[v];
             }
-            for x in up.iter_mut() {
-                *x = groups[*x as usize];
-            }
+            up = Some(lift(&up, groups));
+            // What this level alone needed goes before the next one starts
+            // (a scratch level runs inside this call, so it would stay).
+            drop((refinement, dense, tot, next.inside, next.outer_inside));
             start = of;
             k = kn;
             weighted = true;
@@ -507,7 +506,7 @@ impl Driver<'_> {
                             Level::File(FileLevel::new(r, true)),
                             std::mem::take(&mut k),
                             start.take(),
-                            std::mem::take(&mut up),
+                            up.take(),
                             true,
                             first,
                         )
@@ -533,7 +532,20 @@ impl Driver<'_> {
             }
         }
         drop(level);
-        Ok((up.iter().map(|&x| answer[x as usize]).collect(), final_q))
+        let answer = match up {
+            None => answer,
+            up => lift(&up, &answer),
+        };
+        Ok((answer, final_q))
+    }
+}
+
+/// Each original vertex's value: `of` on the level `up` maps them to
+/// (`None`: the level is the file, `of` itself).
+fn lift(up: &Option<Vec<u32>>, of: &[u32]) -> Vec<u32> {
+    match up {
+        None => of.to_vec(),
+        Some(up) => up.iter().map(|&x| of[x as usize]).collect(),
     }
 }
 

@@ -204,3 +204,56 @@ pub(crate) fn config(p: &crate::algo::registry::Params, refine: bool) -> Result<
     }
     Ok(c)
 }
+
+/// The registry entry of Louvain or Leiden (`$ty`, named `$name`): the
+/// two differ in their parameters' defaults, the refinement and the
+/// verifier, which is the calling module's `verify` (as `run` is its run).
+macro_rules! registered {
+    ($ty:ident, $name:literal, $params:expr, $refine:literal, $what:literal, $about:expr) => {
+        impl $crate::algo::registry::Algorithm for $ty {
+            const NAME: &'static str = $name;
+            const ABOUT: &'static str = $about;
+            const PARAMS: &'static [$crate::algo::registry::Param] = $params;
+            const SYNC: $crate::algo::registry::OnSync = $crate::algo::registry::OnSync::Native;
+            const ASYNC: bool = false;
+            type Config = CommunityConfig;
+            type Output = CommunityResult;
+
+            /// Sweeps in block order, reading the blocks of active vertices.
+            fn preferred(_: &Graph) -> $crate::algo::registry::EngineKind {
+                $crate::algo::registry::EngineKind::Sync
+            }
+            fn config(
+                g: &Graph,
+                p: &$crate::algo::registry::Params,
+                _: &$crate::algo::registry::Setting,
+            ) -> Result<CommunityConfig> {
+                $crate::algo::need_undirected(g, $what)?;
+                community::config(p, $refine)
+            }
+            fn config_json(
+                _: &Graph,
+                _: &$crate::algo::registry::Params,
+                c: &CommunityConfig,
+            ) -> Result<serde_json::Value> {
+                Ok(community::config_json(c))
+            }
+            fn run_sync(r: &mut Run<'_>, c: &CommunityConfig) -> Result<CommunityResult> {
+                run(r, c)
+            }
+            fn verify(g: &Graph, csr: &Csr, c: &CommunityConfig, out: &CommunityResult) -> Verdict {
+                verify(g, csr, c, out)
+            }
+            fn table(
+                g: &std::sync::Arc<Graph>,
+                out: CommunityResult,
+            ) -> $crate::algo::output::Table {
+                community::table(g, out)
+            }
+            fn summary(_: &Graph, out: &CommunityResult) -> serde_json::Value {
+                community::summary(out)
+            }
+        }
+    };
+}
+pub(crate) use registered;

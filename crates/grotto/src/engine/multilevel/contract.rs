@@ -480,7 +480,8 @@ impl EdgeGenerator for PairEdges<'_> {
 
 use bytemuck::Zeroable;
 
-/// The groups' graph built as a scratch graph file within the budget.
+/// The groups' graph built as a scratch graph file within the budget
+/// (less what pairs held in memory take while it is built).
 fn to_file(
     source: PairSource,
     inside: &[f64],
@@ -501,7 +502,13 @@ fn to_file(
         keep_self_loops: true,
         // Group g is vertex g: no renumbering to undo.
         order: crate::ingest::VertexOrder::None,
-        memory_bytes: (opts.memory_bytes != u64::MAX).then_some(opts.memory_bytes),
+        memory_bytes: (opts.memory_bytes != u64::MAX).then(|| {
+            let held = match &source {
+                PairSource::Memory(p) => p.len() as u64 * RECORD_BYTES,
+                PairSource::File(_) => 0,
+            };
+            opts.memory_bytes.saturating_sub(held).max(64 << 20)
+        }),
         threads,
         temp_dir: Some(dir.clone()),
         scratch: Some(Arc::clone(&slot)),
