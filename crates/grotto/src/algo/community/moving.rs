@@ -360,12 +360,6 @@ pub(crate) fn move_vertices(
         }
         stats.moves += moves;
         stats.gain += gained;
-        if std::env::var_os("GROTTO_DEBUG_SWEEPS").is_some() {
-            eprintln!(
-                "level {level} sweep {} moves {moves} gain {gained:.3e}",
-                stats.sweeps
-            );
-        }
         if moves == 0 || gained < cfg.tolerance {
             break;
         }

@@ -227,27 +227,7 @@ fn weights_self_loops_and_parallel_edges_count_as_networkx_counts_them() {
         (2, 3, 0.5),
         (0, 0, 2.0),
     ];
-    let tg = {
-        let dir = tempfile::tempdir().unwrap();
-        let text = dir.path().join("w.el");
-        let body: String = edges
-            .iter()
-            .map(|(u, v, w)| format!("{u} {v} {w}\n"))
-            .collect();
-        std::fs::write(&text, body).unwrap();
-        let out = dir.path().join("w.grotto");
-        let opts = ConvertOptions {
-            undirected: true,
-            weighted: Some(true),
-            keep_self_loops: true,
-            ..ConvertOptions::default()
-        };
-        crate::ingest::convert(&crate::ingest::Input::path(&text), &out, &opts).unwrap();
-        TestGraph {
-            graph: Arc::new(Graph::open(&out).unwrap()),
-            _dir: dir,
-        }
-    };
+    let tg = weighted_file(edges.iter().map(|&(u, v, w)| (u, v, w)), false);
     for cfg in both() {
         let res = detect(&tg.graph, &cfg, EngineConfig::default());
         assert_eq!(
@@ -433,23 +413,8 @@ proptest::proptest! {
         gamma in 0.3f64..2.0,
         spread in 1u64..1_000_000_007,
     ) {
-        let dir = tempfile::tempdir().unwrap();
-        let text = dir.path().join("r.el");
-        let body: String = raw
-            .iter()
-            .map(|&(u, v, w)| format!("{} {} {}\n", u * spread, v * spread, w))
-            .collect();
-        std::fs::write(&text, body).unwrap();
-        let out = dir.path().join("r.grotto");
-        let opts = ConvertOptions {
-            undirected: true,
-            weighted: Some(true),
-            keep_self_loops: true,
-            keep_duplicates: true,
-            ..ConvertOptions::default()
-        };
-        crate::ingest::convert(&crate::ingest::Input::path(&text), &out, &opts).unwrap();
-        let g = Arc::new(Graph::open(&out).unwrap());
+        let tg = weighted_file(raw.iter().map(|&(u, v, w)| (u * spread, v * spread, w as f64)), true);
+        let g = tg.graph.clone();
         let n = g.vertex_count() as usize;
         // The edges in internal ids.
         let edges: Vec<(u64, u64, f64)> = raw
@@ -474,5 +439,27 @@ proptest::proptest! {
             let given: std::collections::BTreeSet<u64> = raw.iter().flat_map(|&(u, v, _)| [u * spread, v * spread]).collect();
             proptest::prop_assert_eq!(ids, given);
         }
+    }
+}
+
+/// An undirected weighted graph file of `edges` (self loops kept, and
+/// parallel edges when `duplicates`), converted from an edge list.
+fn weighted_file(edges: impl Iterator<Item = (u64, u64, f64)>, duplicates: bool) -> TestGraph {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("w.el");
+    let body: String = edges.map(|(u, v, w)| format!("{u} {v} {w}\n")).collect();
+    std::fs::write(&text, body).unwrap();
+    let out = dir.path().join("w.grotto");
+    let opts = ConvertOptions {
+        undirected: true,
+        weighted: Some(true),
+        keep_self_loops: true,
+        keep_duplicates: duplicates,
+        ..ConvertOptions::default()
+    };
+    crate::ingest::convert(&crate::ingest::Input::path(&text), &out, &opts).unwrap();
+    TestGraph {
+        graph: Arc::new(Graph::open(&out).unwrap()),
+        _dir: dir,
     }
 }
