@@ -135,6 +135,7 @@ def test_cdlp_follows_ldbc_rules(graph, tmp_path):
 def test_every_algorithm_runs_verified(graph):
     g, h, _ = graph
     src = max(h.nodes, key=h.degree)
+    far = max(nx.single_source_shortest_path_length(h, src).items(), key=lambda x: x[1])[0]
     runs = {
         "bfs": lambda: g.bfs(src, verify=True),
         "dfs": lambda: g.dfs(src, verify=True),
@@ -145,6 +146,7 @@ def test_every_algorithm_runs_verified(graph):
         "ppr": lambda: g.ppr(src, verify=True),
         "mis": lambda: g.mis(seed=3, verify=True),
         "sssp": lambda: g.sssp(src, verify=True),
+        "path": lambda: g.run("path", source=src, target=far, weighted=True, verify=True),
         "randomwalk": lambda: g.random_walks(walkers=500, steps=5, verify=True),
         "eccentricity": lambda: g.eccentricity(src, verify=True),
         "cdlp": lambda: g.cdlp(verify=True),
@@ -159,7 +161,8 @@ def test_every_algorithm_runs_verified(graph):
     for name, call in runs.items():
         res = call()
         assert res.verified, name
-        assert len(res) == g.num_vertices, name
+        # A path's table has a row per step; the others one per vertex.
+        assert len(res) == (res.summary["hops"] + 1 if name == "path" else g.num_vertices), name
         assert res.metrics["traversed_edges"] >= 0
     core = as_dict(g.kcore(3), "in_core")
     want = set(nx.k_core(h, 3).nodes)

@@ -44,12 +44,31 @@ __all__ = [
     "CorruptGraphError",
     "IoError",
     "VerifyError",
+    "NoPathError",
+    "Path",
     "from_networkx",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
 #: A vertex in your ids: an integer, or a string for a graph with names.
 Vertex = Union[int, str]
+
+
+class NoPathError(InputError):
+    """No path leads from the source to the target
+    (:meth:`Graph.shortest_path`; networkx's ``NetworkXNoPath`` in the
+    backend)."""
+
+
+class Path(list):
+    """A shortest path: its vertices from source to target, in your ids
+    (Python ints) or names, with ``length`` (hops, or the sum of the
+    weights along it), ``distances`` (each vertex's distance from the
+    source) and ``result`` (the run: summary, metrics, the table)."""
+
+    length: float
+    distances: List[float]
+    result: "Result"
 
 
 def algorithms() -> List[Dict[str, Any]]:
@@ -87,7 +106,8 @@ class Result:
         return self.columns[column]
 
     def __len__(self) -> int:
-        return len(self.columns["id"])
+        first = next(iter(self.columns.values()), None)
+        return 0 if first is None else len(first)
 
     def __repr__(self) -> str:
         cols = ", ".join(self.columns)
@@ -400,6 +420,30 @@ class Graph:
         columns ``distance`` (inf when unreached) and ``parent``."""
         return self.run("sssp", source=source, delta=delta, seed=seed, **options)
 
+    def shortest_path(self, source: Vertex, target: Vertex, *, weight: Any = None,
+                      **options: Any) -> "Path":
+        """A shortest path from ``source`` to ``target`` (networkx's
+        ``shortest_path(G, source, target, weight)``), searched from both
+        ends where the graph allows it (undirected graphs, and directed
+        ones with reverse edges when counting hops) and stopped once it is
+        known.
+
+        ``weight``: None counts hops; anything else (True, or an attribute
+        name, as networkx takes it) follows the file's edge weights, which
+        a weighted graph holds (an error on an unweighted one). Returns a
+        :class:`Path`; raises :class:`NoPathError` when the target cannot
+        be reached. ``g.run("path", ...)`` gives the same run as a table
+        (``step``, ``vertex``, ``distance``)."""
+        res = self.run("path", source=source, target=target,
+                       weighted=weight is not None and weight is not False, **options)
+        if not res.summary["reachable"]:
+            raise NoPathError(f"no path from {source!r} to {target!r}")
+        out = Path(_plain(res["vertex"]))
+        out.length = float(res.summary["length"])
+        out.distances = [float(d) for d in res["distance"]]
+        out.result = res
+        return out
+
     def random_walks(
         self, *, walkers: int = 10_000, steps: int = 10, seed: int = 1, **options: Any
     ) -> Result:
@@ -566,6 +610,12 @@ def _community_params(resolution: float, threshold: float, max_level: Optional[i
                 max_level=None if max_level is None else int(max_level), seed=int(seed),
                 ignore_weights=True if not weight else None, tolerance=float(tolerance),
                 levels=True if levels else None)
+
+
+def _plain(col: Any) -> List[Any]:
+    """A column of vertices as a list of Python ints or strings (never
+    NumPy scalars)."""
+    return col.tolist() if isinstance(col, np.ndarray) else list(col)
 
 
 def _text(v: Any) -> str:

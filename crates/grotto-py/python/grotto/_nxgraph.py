@@ -204,6 +204,10 @@ class GrottoGraph:
         # A multigraph becomes a simple graph whose weights sum its
         # parallel edges (functions that depend on them are weighted).
         self.multigraph = G.is_multigraph()
+        # The edge attribute the weights are (None: none), and conversions
+        # of the same graph with other ones, made when asked for.
+        self.weight_name = weight
+        self._by_weight: Dict[str, "GrottoGraph"] = {}
         # The networkx graph itself, for functions whose answer is a
         # subgraph of it (attributes and all): k_core and its family.
         self._source = weakref.ref(G)
@@ -247,6 +251,17 @@ class GrottoGraph:
 
     def is_multigraph(self) -> bool:
         return self.multigraph
+
+    def with_weight(self, weight: str) -> "GrottoGraph":
+        """The same networkx graph converted with the attribute ``weight``
+        as its weights: networkx hands a function the conversion it has
+        cached, which may hold another attribute or none (one made for a
+        call that preserved every attribute, such as ``k_core``)."""
+        if weight == self.weight_name:
+            return self
+        if weight not in self._by_weight:
+            self._by_weight[weight] = GrottoGraph(self._source(), weight)
+        return self._by_weight[weight]
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -370,14 +385,17 @@ class _OnDisk:
         return H
 
 
-def _view(G: Any) -> Any:
+def _view(G: Any, weight: Optional[str] = None) -> Any:
     """What the backend's functions work on: a converted networkx graph
-    as it is, a graph file through its (cached) :class:`_OnDisk` view."""
+    (with the attribute ``weight`` as its weights, when one is named), a
+    graph file through its (cached) :class:`_OnDisk` view."""
     if isinstance(G, Graph):
         view = getattr(G, "_nx_view", None)
         if view is None:
             view = G._nx_view = _OnDisk(G)
         return view
+    if isinstance(weight, str) and isinstance(G, GrottoGraph):
+        return G.with_weight(weight)
     return G
 
 

@@ -91,8 +91,10 @@ class BackendInterface:
             if G is not None and not isinstance(G, Graph) and not _in_node_order(G):
                 return "G's adjacency lists are not in node order, which networkx's dict order follows"
             return True
-        if name in ("descendants", "has_path"):
+        if name == "descendants":
             return True
+        if name in _PATHS:
+            return _can_run_path(name, G, kwargs)
         if name in ("triangles", "clustering", "average_clustering", "transitivity"):
             if directed:
                 return f"grotto's {name} is for undirected graphs (its lcc follows Graphalytics on directed ones)"
@@ -127,27 +129,6 @@ class BackendInterface:
             if not isinstance(G, Graph) and not _in_node_order(G):
                 return "G's adjacency lists are not in node order, which networkx's layer order follows"
             return True
-        if name == "shortest_path_length":
-            if kwargs.get("source") is None:
-                return "grotto answers shortest_path_length from a source"
-            if kwargs.get("method") not in ("dijkstra", "bellman-ford"):
-                return "networkx refuses the method"
-            weight = kwargs.get("weight")
-            if weight is None:
-                if kwargs.get("target") is None and not isinstance(G, Graph) and not _in_node_order(G):
-                    return "G's adjacency lists are not in node order, which networkx's dict order follows"
-                return True
-            if not isinstance(weight, str) or kwargs.get("method") != "dijkstra":
-                return "grotto's weighted path lengths are Dijkstra's, by an attribute name"
-            if G.is_multigraph():
-                return "shortest paths of a multigraph: not yet in grotto"
-            return _exact_sums(G, weight)
-        if name == "dijkstra_path_length":
-            if not isinstance(kwargs.get("weight"), str):
-                return "grotto's path lengths take a weight attribute name"
-            if G.is_multigraph():
-                return "shortest paths of a multigraph: not yet in grotto"
-            return _exact_sums(G, kwargs["weight"])
         if name == "eccentricity":
             weight = kwargs.get("weight")
             if kwargs.get("sp") is not None or (weight is not None and not isinstance(weight, str)):
@@ -223,7 +204,7 @@ class BackendInterface:
 
     @staticmethod
     def pagerank(G: GrottoGraph, alpha=0.85, personalization=None, max_iter=100, tol=1e-06, nstart=None, weight="weight", dangling=None):
-        G = _view(G)
+        G = _view(G, weight)
         import networkx as nx
 
         n = len(G)
@@ -320,12 +301,96 @@ class BackendInterface:
     def has_path(G: GrottoGraph, source, target) -> bool:
         import networkx as nx
 
-        G = _view(G)
+        V = _view(G)
+        if not (V.has(source) and V.has(target)):
+            raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G")
         try:
-            s, at = G.vertex(source), G.row(target)
-        except nx.NodeNotFound:
-            raise nx.NodeNotFound(f"Either source {source} or target {target} is not in G") from None
-        return int(G.runs.bfs(s)["depth"][at]) >= 0
+            _search(V, source, target, None)
+        except nx.NetworkXNoPath:
+            return False
+        return True
+
+    @staticmethod
+    def shortest_path(G: GrottoGraph, source=None, target=None, weight=None, method="dijkstra"):
+        if method not in ("dijkstra", "bellman-ford"):
+            raise ValueError(f"method not supported: {method}")
+        if target is None:
+            if weight is None:
+                return BackendInterface.single_source_shortest_path(G, source)
+            return BackendInterface.single_source_dijkstra(G, source, weight=weight)[1]
+        if weight is None:
+            return BackendInterface.bidirectional_shortest_path(G, source, target)
+        return BackendInterface.bidirectional_dijkstra(G, source, target, weight=weight)[1]
+
+    @staticmethod
+    def shortest_path_length(G: GrottoGraph, source=None, target=None, weight=None, method="dijkstra"):
+        if method not in ("dijkstra", "bellman-ford"):
+            raise ValueError(f"method not supported: {method}")
+        if target is None:
+            if weight is None:
+                return BackendInterface.single_source_shortest_path_length(G, source)
+            return BackendInterface.single_source_dijkstra_path_length(G, source, weight=weight)
+        if weight is None:
+            return len(BackendInterface.bidirectional_shortest_path(G, source, target)) - 1
+        return BackendInterface.bidirectional_dijkstra(G, source, target, weight=weight)[0]
+
+    @staticmethod
+    def bidirectional_shortest_path(G: GrottoGraph, source, target) -> List[Any]:
+        V = _view(G)
+        _need(V, source, f"Source {source} is not in G")
+        _need(V, target, f"Target {target} is not in G")
+        return _search(V, source, target, None, f"No path between {source} and {target}.")[1]
+
+    @staticmethod
+    def bidirectional_dijkstra(G: GrottoGraph, source, target, weight="weight"):
+        V = _view(G, weight)
+        _need(V, source, f"Source {source} is not in G")
+        _need(V, target, f"Target {target} is not in G")
+        return _search(V, source, target, weight, f"No path between {source} and {target}.")
+
+    @staticmethod
+    def dijkstra_path(G: GrottoGraph, source, target, weight="weight") -> List[Any]:
+        V = _view(G, weight)
+        _need(V, source, f"Node {source} not found in graph")
+        return _search(V, source, target, weight, f"No path to {target}.")[1]
+
+    @staticmethod
+    def dijkstra_path_length(G: GrottoGraph, source, target, weight="weight"):
+        V = _view(G, weight)
+        _need(V, source, f"Node {source} not found in graph")
+        if source == target:
+            return 0
+        return _search(V, source, target, weight, f"Node {target} not reachable from {source}")[0]
+
+    @staticmethod
+    def single_source_shortest_path(G: GrottoGraph, source, cutoff=None) -> Dict[Any, List[Any]]:
+        V = _view(G)
+        _need(V, source, f"Source {source} not in G")
+        res = V.runs.bfs(V.vertex(source), parents="first")
+        order, depth = res["order"], res["depth"].tolist()
+        # networkx's dict lists the vertices as its BFS finds them.
+        rows = [i for i in np.argsort(order, kind="stable").tolist()
+                if order[i] >= 0 and (cutoff is None or depth[i] <= cutoff)]
+        return _tree_paths(V, res, rows)
+
+    @staticmethod
+    def single_source_dijkstra(G: GrottoGraph, source, target=None, cutoff=None, weight="weight"):
+        V = _view(G, weight)
+        _need(V, source, f"Node {source} not found in graph")
+        if target is not None:
+            if source == target:
+                return (0, [source])
+            return _search(V, source, target, weight, f"No path to {target}.")
+        if not (V.weighted and weight is not None):
+            paths = BackendInterface.single_source_shortest_path(G, source)
+            return ({v: len(p) - 1 for v, p in paths.items()}, paths)
+        res = _dijkstra_run(V, V.vertex(source))
+        dist = res["distance"]
+        rows = [i for i in np.argsort(dist, kind="stable").tolist() if np.isfinite(dist[i])]
+        kind = int if V.int_lengths else float
+        ids = res["id"]
+        lengths = {V.node(v): kind(d) for v, d in zip(ids[rows].tolist(), dist[rows].tolist())}
+        return lengths, _tree_paths(V, res, rows)
 
     @staticmethod
     def core_number(G: GrottoGraph) -> Dict[Any, int]:
@@ -347,12 +412,12 @@ class BackendInterface:
 
     @staticmethod
     def clustering(G: GrottoGraph, nodes=None, weight=None):
-        G = _view(G)
+        G = _view(G, weight)
         return _pick(G, _per_vertex(G, G.runs.lcc(), "lcc"), nodes)
 
     @staticmethod
     def average_clustering(G: GrottoGraph, nodes=None, weight=None, count_zeros=True):
-        G = _view(G)
+        G = _view(G, weight)
         c = BackendInterface.clustering(G, nodes)
         if not isinstance(c, (dict, VertexMap)):
             return c
@@ -396,7 +461,7 @@ class BackendInterface:
 
     @staticmethod
     def betweenness_centrality(G: GrottoGraph, k=None, normalized=True, weight=None, endpoints=False, seed=None):
-        G = _view(G)
+        G = _view(G, weight)
         n = len(G)
         if k is None:
             if n == 0:
@@ -480,54 +545,10 @@ class BackendInterface:
         yield from layers
 
     @staticmethod
-    def shortest_path_length(G: GrottoGraph, source=None, target=None, weight=None, method="dijkstra"):
-        import networkx as nx
-
-        if weight is not None:
-            if target is None:
-                return BackendInterface.single_source_dijkstra_path_length(G, source, weight=weight)
-            return BackendInterface.dijkstra_path_length(G, source, target, weight=weight)
-        if target is None:
-            return BackendInterface.single_source_shortest_path_length(G, source)
-        V = _view(G)
-        if not V.has(target):
-            try:
-                V.vertex(source)
-            except nx.NodeNotFound:
-                raise nx.NodeNotFound(f"Source {source} is not in G") from None
-            raise nx.NodeNotFound(f"Target {target} is not in G")
-        try:
-            s = V.vertex(source)
-        except nx.NodeNotFound:
-            raise nx.NodeNotFound(f"Source {source} is not in G") from None
-        res = V.runs.bfs(s)
-        d = int(res["depth"][V.row(target)])
-        if d < 0:
-            raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
-        return d
-
-    @staticmethod
-    def dijkstra_path_length(G: GrottoGraph, source, target, weight="weight"):
-        import networkx as nx
-
-        V = _view(G)
-        try:
-            V.vertex(source)
-        except nx.NodeNotFound:
-            raise nx.NodeNotFound(f"Node {source} not found in graph") from None
-        if source == target:
-            return 0
-        dist = BackendInterface.single_source_dijkstra_path_length(G, source, weight=weight)
-        try:
-            return dist[target]
-        except KeyError:
-            raise nx.NetworkXNoPath(f"Node {target} not reachable from {source}") from None
-
-    @staticmethod
     def eccentricity(G: GrottoGraph, v=None, sp=None, weight=None):
         import networkx as nx
 
-        V = _view(G)
+        V = _view(G, weight)
         # networkx's order: G's nodes, or the nodes of v that are in G.
         if v is None:
             which = list(V.nodes)
@@ -586,7 +607,7 @@ class BackendInterface:
     @staticmethod
     def louvain_communities(G: GrottoGraph, weight="weight", resolution=1, threshold=0.0000001,
                             max_level=None, seed=None) -> List[Any]:
-        V = _view(G)
+        V = _view(G, weight)
         res = V.runs.louvain(**_community_args(V, weight, resolution, seed, threshold=threshold,
                                                max_level=max_level))
         return list(_groups(V, *_id_and(res, "community")))
@@ -594,20 +615,20 @@ class BackendInterface:
     @staticmethod
     def louvain_partitions(G: GrottoGraph, weight="weight", resolution=1, threshold=0.0000001,
                            seed=None) -> Iterator[List[Any]]:
-        V = _view(G)
+        V = _view(G, weight)
         res = V.runs.louvain(levels=True, **_community_args(V, weight, resolution, seed, threshold=threshold))
         yield from _levels(V, res)
 
     @staticmethod
     def leiden_communities(G: GrottoGraph, weight="weight", resolution=1, max_level=None,
                            seed=None) -> List[Any]:
-        V = _view(G)
+        V = _view(G, weight)
         res = V.runs.leiden(**_community_args(V, weight, resolution, seed, max_level=max_level))
         return list(_groups(V, *_id_and(res, "community")))
 
     @staticmethod
     def leiden_partitions(G: GrottoGraph, weight="weight", resolution=1, seed=None) -> Iterator[List[Any]]:
-        V = _view(G)
+        V = _view(G, weight)
         res = V.runs.leiden(levels=True, **_community_args(V, weight, resolution, seed))
         yield from _levels(V, res)
 
@@ -615,7 +636,7 @@ class BackendInterface:
     def modularity(G: GrottoGraph, communities, weight="weight", resolution=1) -> float:
         import networkx as nx
 
-        V = _view(G)
+        V = _view(G, weight)
         if not isinstance(communities, list):
             communities = list(communities)
         try:
@@ -631,21 +652,11 @@ class BackendInterface:
 
     @staticmethod
     def single_source_dijkstra_path_length(G: GrottoGraph, source, cutoff=None, weight="weight") -> Dict[Any, float]:
-        G = _view(G)
-        if not G.exact_sums:
-            # networkx's answer is float64 sums of these weights, which
-            # grotto's float32 sums would miss by a rounding (and a
-            # networkx loop waiting for bounds to meet would not end).
-            raise NotImplementedError("these weights are not whole numbers float32 sums hold exactly")
+        G = _view(G, weight)
         s = G.vertex(source)
-        if G.weighted:
-            try:
-                res = G.runs.sssp(s)
-            except InputError as e:
-                if "non-negative weights" not in str(e):
-                    raise
-                # networkx's Dijkstra raises ValueError on a negative weight.
-                raise ValueError(f"Contradictory paths found: negative weights? ({e})") from None
+        if G.weighted and weight is not None:
+            _exact_or_refuse(G)
+            res = _dijkstra_run(G, s)
             dist = res["distance"]
         else:
             res = G.runs.bfs(s)
@@ -655,6 +666,124 @@ class BackendInterface:
         # networkx's type: sums of int weights (or of its default 1) are ints.
         kind = int if G.int_lengths else float
         return {G.node(ids[i]): kind(dist[i]) for i in order.tolist() if np.isfinite(dist[i])}
+
+
+# The path functions, and what each takes.
+_PATHS = ("has_path", "shortest_path", "shortest_path_length", "bidirectional_shortest_path",
+          "bidirectional_dijkstra", "dijkstra_path", "dijkstra_path_length",
+          "single_source_shortest_path", "single_source_dijkstra")
+
+
+def _can_run_path(name: str, G: Any, kwargs: Dict[str, Any]) -> Any:
+    """``can_run`` for the path functions: True, or why networkx should
+    answer the call itself."""
+    if kwargs.get("cutoff") is not None and name == "single_source_dijkstra":
+        return "grotto's shortest paths take no cutoff"
+    if name in ("shortest_path", "shortest_path_length"):
+        if kwargs.get("method") not in ("dijkstra", "bellman-ford"):
+            return "networkx refuses the method"
+        if kwargs.get("source") is None:
+            # All pairs, or every source to one target: a search per vertex.
+            return f"grotto answers {name} from a source (networkx answers every source, or all pairs)"
+        if kwargs.get("weight") is not None and kwargs.get("method") != "dijkstra":
+            return "grotto's weighted paths are Dijkstra's (non-negative weights)"
+    one_target = name not in ("single_source_shortest_path", "single_source_dijkstra") and \
+        not (name in ("shortest_path", "shortest_path_length") and kwargs.get("target") is None)
+    if name == "single_source_dijkstra" and kwargs.get("target") is not None:
+        one_target = True
+    if (not one_target and not isinstance(G, Graph) and kwargs.get("weight") is None
+            and not _in_node_order(G)):
+        return "G's adjacency lists are not in node order, which networkx's BFS order and paths follow"
+    weight = kwargs.get("weight", None)
+    if name in ("bidirectional_shortest_path", "single_source_shortest_path", "has_path"):
+        weight = None
+    if weight is None:
+        return True
+    if not isinstance(weight, str):
+        return "grotto's weighted paths take the name of a weight attribute, not a function"
+    if G is not None and G.is_multigraph():
+        return "shortest paths of a multigraph take the lightest parallel edge: not yet in grotto"
+    return _exact_sums(G, weight)
+
+
+def _need(V: Any, v: Any, message: str) -> None:
+    """NodeNotFound with networkx's ``message`` unless ``v`` is a vertex."""
+    if not V.has(v):
+        import networkx as nx
+
+        raise nx.NodeNotFound(message)
+
+
+def _search(V: Any, source: Any, target: Any, weight: Any,
+            no_path: Optional[str] = None) -> Tuple[Any, List[Any]]:
+    """(length, path) from ``source`` to ``target`` by grotto's
+    point-to-point search (hops when ``weight`` is None or the graph has
+    no weights), in networkx's nodes; NetworkXNoPath with ``no_path``."""
+    import networkx as nx
+
+    from . import NoPathError
+
+    weighted = weight is not None and bool(V.weighted)
+    if weighted:
+        _exact_or_refuse(V)
+    no_path = no_path or f"No path between {source} and {target}."
+    if not V.has(target):
+        # networkx's Dijkstra family: a target not in G is not reached.
+        raise nx.NetworkXNoPath(no_path)
+    try:
+        got = V.runs.shortest_path(V.vertex(source), V.vertex(target), weight=True if weighted else None)
+    except NoPathError:
+        raise nx.NetworkXNoPath(no_path) from None
+    except InputError as e:
+        if "non-negative weights" not in str(e):
+            raise
+        raise ValueError(f"Contradictory paths found: negative weights? ({e})") from None
+    path = [V.node(v) for v in got]
+    kind = int if (not weighted or V.int_lengths) else float
+    return kind(got.length), path
+
+
+def _exact_or_refuse(V: Any) -> None:
+    """NotImplementedError unless grotto's float32 sums of V's weights are
+    networkx's float64 ones (``can_run`` keeps such calls from here; this
+    is for a direct call)."""
+    if not V.exact_sums:
+        # A networkx loop waiting for bounds to meet would not end either.
+        raise NotImplementedError("these weights are not whole numbers float32 sums hold exactly")
+
+
+def _dijkstra_run(V: Any, s: Any) -> Any:
+    """grotto's SSSP from ``s``, with networkx's error on a negative weight."""
+    _exact_or_refuse(V)
+    try:
+        return V.runs.sssp(s)
+    except InputError as e:
+        if "non-negative weights" not in str(e):
+            raise
+        # networkx's Dijkstra raises ValueError on a negative weight.
+        raise ValueError(f"Contradictory paths found: negative weights? ({e})") from None
+
+
+def _tree_paths(V: Any, res: Any, rows: List[int]) -> Dict[Any, List[Any]]:
+    """The path from the root to each vertex of result rows ``rows`` along
+    the result's ``parent`` tree, in networkx's nodes, keyed in the order
+    of ``rows``."""
+    ids, parent = res["id"][rows].tolist(), res["parent"][rows].tolist()
+    nodes = [V.node(v) for v in ids]
+    up = {n: (V.node(p) if p != v else None) for n, v, p in zip(nodes, ids, parent)}
+    out: Dict[Any, List[Any]] = {}
+    for n in nodes:
+        # Up to the nearest vertex with a path (or the root), then down.
+        climb = [n]
+        while climb[-1] not in out and up[climb[-1]] is not None:
+            climb.append(up[climb[-1]])
+        top = climb.pop()
+        base = out.get(top) or [top]
+        out.setdefault(top, base)
+        for m in reversed(climb):
+            base = base + [m]
+            out[m] = base
+    return {n: out[n] for n in nodes}
 
 
 # Edges from which converting a networkx graph and running in grotto is
@@ -676,8 +805,9 @@ _PAYS_FROM: Dict[str, float] = {
     **{name: 200_000 for name in _ONE_PASS},
     **{name: 50_000 for name in _SEARCH},
     **{name: 5_000 for name in _PER_EDGE_WORK},
-    "has_path": float("inf"),
-    "dijkstra_path_length": float("inf"),
+    **{name: 50_000 for name in ("single_source_shortest_path", "single_source_dijkstra")},
+    **{name: float("inf") for name in ("has_path", "dijkstra_path_length", "dijkstra_path",
+                                        "bidirectional_shortest_path", "bidirectional_dijkstra")},
 }
 # PageRank, core numbers and the k-core family, strong components, MIS,
 # eccentricity.
@@ -919,15 +1049,21 @@ def get_info() -> Dict[str, Any]:
         "is_weakly_connected": {},
         "single_source_shortest_path_length": {"additional_docs": "In networkx's BFS order."},
         "descendants": {},
-        "has_path": {},
+        "has_path": {"additional_docs": "A bidirectional search stopped once the target is met."},
+        "shortest_path": {"additional_docs": "From a source (to a target, or to every vertex); hops, or Dijkstra by an attribute name. Every source, or all pairs, is left to networkx."},
+        "bidirectional_shortest_path": {"additional_docs": "Bidirectional BFS (directed graphs: with their reverse edges)."},
+        "bidirectional_dijkstra": {"additional_docs": "Bidirectional on undirected graphs, early-stopping on directed ones; distances summed in float32."},
+        "dijkstra_path": {"additional_docs": "As bidirectional_dijkstra."},
+        "single_source_shortest_path": {"additional_docs": "networkx's BFS tree and order (neighbours in node order)."},
+        "single_source_dijkstra": {"additional_docs": "Distances summed in float32; with a target, as bidirectional_dijkstra."},
         "core_number": {},
         "bfs_edges": {"additional_docs": "networkx's tree and order (neighbours in node order; graph files: id order)."},
         "bfs_tree": {"additional_docs": "As bfs_edges."},
         "bfs_predecessors": {"additional_docs": "As bfs_edges."},
         "bfs_successors": {"additional_docs": "As bfs_edges."},
         "single_source_dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
-        "dijkstra_path_length": {"additional_docs": "Distances summed in float32."},
-        "shortest_path_length": {"additional_docs": "From a source; unweighted, or Dijkstra by an attribute name."},
+        "dijkstra_path_length": {"additional_docs": "As bidirectional_dijkstra."},
+        "shortest_path_length": {"additional_docs": "As shortest_path."},
         "bfs_layers": {"additional_docs": "One source; networkx's layer order (neighbours in node order)."},
         "eccentricity": {"additional_docs": "One BFS (or Dijkstra, by an attribute name) per vertex asked for."},
         "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph."},

@@ -29,6 +29,7 @@ pub mod louvain;
 pub mod mis;
 pub mod output;
 pub mod pagerank;
+pub mod path;
 pub mod ppr;
 pub mod randomwalk;
 pub mod reference;
@@ -90,6 +91,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<ppr::Ppr>::NEW,
     &Entry::<mis::Mis>::NEW,
     &Entry::<sssp::Sssp>::NEW,
+    &Entry::<path::ShortestPath>::NEW,
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
     &Entry::<cdlp::Cdlp>::NEW,

@@ -231,8 +231,11 @@ pub struct Column {
 pub struct Table {
     /// The columns.
     pub columns: Vec<Column>,
-    /// The graph whose vertices the rows are, if any.
+    /// The graph whose vertices the rows are (or, for a table of
+    /// [`Table::rows_of`], whose vertices its vertex columns name).
     graph: Option<Arc<Graph>>,
+    /// Whether there is one row per vertex of `graph`, in the user's order.
+    per_vertex: bool,
 }
 
 /// Rows per row group of a Parquet result.
@@ -294,9 +297,27 @@ impl Table {
         let mut t = Table {
             columns: Vec::new(),
             graph: Some(g),
+            per_vertex: true,
         };
         t.push("id", Values::Own);
         t
+    }
+
+    /// A table of rows of its own (a path's steps, say), as many as its
+    /// columns hold, whose vertex columns are written in `g`'s user ids or
+    /// names.
+    pub fn rows_of(g: Arc<Graph>) -> Table {
+        Table {
+            columns: Vec::new(),
+            graph: Some(g),
+            per_vertex: false,
+        }
+    }
+
+    /// The graph whose vertices the rows are, when there is a row per
+    /// vertex.
+    fn row_graph(&self) -> Option<&Arc<Graph>> {
+        self.graph.as_ref().filter(|_| self.per_vertex)
     }
 
     /// Adds a column.
@@ -306,7 +327,7 @@ impl Table {
 
     /// Rows.
     pub fn rows(&self) -> usize {
-        match &self.graph {
+        match self.row_graph() {
             Some(g) => g.vertex_count() as usize,
             None => self
                 .columns
@@ -327,7 +348,7 @@ impl Table {
     ) -> Result<()> {
         let rows = self.rows();
         let werr = |e| Error::io(path, "write", e);
-        let Some(g) = &self.graph else {
+        let Some(g) = self.row_graph() else {
             return (0..rows).try_for_each(|i| f(i, i)).map_err(werr);
         };
         let chunk = (rows / 16).max(1 << 16).min(rows.max(1));
@@ -346,7 +367,7 @@ impl Table {
 
     /// The indices into the columns of rows `lo..hi`.
     fn indices(&self, lo: usize, hi: usize) -> Result<Vec<usize>> {
-        Ok(match &self.graph {
+        Ok(match self.row_graph() {
             Some(g) => {
                 let mut vs = vec![0 as VertexId; hi - lo];
                 g.vertices_at_ranks(lo as u32, &mut vs)?;
@@ -406,12 +427,12 @@ impl Table {
         for c in std::mem::take(&mut self.columns) {
             match c.values {
                 Values::Own => out.push((c.name, Values::Own)),
-                v => out.push((c.name, column_in_rows(v, rows, g)?)),
+                v => out.push((c.name, column_in_rows(v, rows, g, self.per_vertex)?)),
             }
         }
         for (_, v) in out.iter_mut() {
             if matches!(v, Values::Own) {
-                *v = column_in_rows(Values::Own, rows, g)?;
+                *v = column_in_rows(Values::Own, rows, g, self.per_vertex)?;
             }
         }
         Ok(out)
@@ -643,8 +664,10 @@ impl Table {
 /// [`Table::into_columns`] gives, in row order. A column of one of those
 /// kinds whose rows are its vertices (a file without a vertex order) is
 /// kept as it is; the others are made row by row ([`by_rows`]).
-fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>) -> Result<Values> {
-    let ordered = g.is_some_and(Graph::has_vertex_order);
+/// `per_vertex`: whether the rows are `g`'s vertices in the user's order
+/// (else they are the columns' own rows).
+fn column_in_rows(v: Values, rows: usize, g: Option<&Graph>, per_vertex: bool) -> Result<Values> {
+    let ordered = per_vertex && g.is_some_and(Graph::has_vertex_order);
     // The id column's rows are their own vertices' ranks: no lookup.
     let order = g.filter(|_| ordered && !matches!(v, Values::Own));
     Ok(match v {
