@@ -327,3 +327,18 @@ def test_a_keyboard_interrupt_is_raised_only_when_the_batch_did_not_land(tmp_pat
         assert raised != landed, f"trial {trial} ({mode}): raised={raised}, landed={landed}"
         seen[(mode, landed)] += 1
     assert all(v > 0 for v in seen.values()), seen
+
+
+def test_a_header_row_is_not_inserted_into_a_graph_of_names(tmp_path):
+    el = tmp_path / "f.el"
+    el.write_text("ann bob\nbob cy\n")
+    g = tmp_path / "f.grotto"
+    grotto.convert(str(el), str(g), undirected=True, ids="string")
+    day2 = tmp_path / "day2.csv"
+    day2.write_text("follower,followee\ncy,dee\n")
+    before = g.read_bytes()
+    with pytest.raises(grotto.InputError, match="follower,followee"):
+        grotto.update(str(g), insert=str(day2))
+    assert g.read_bytes() == before
+    grotto.update(str(g), insert=str(day2), format="csv", columns=("follower", "followee"))
+    assert grotto.open(str(g)).num_vertices == 4

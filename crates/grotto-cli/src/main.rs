@@ -160,11 +160,33 @@ pub(crate) fn open_graph(file: &Path) -> grotto::Result<Graph> {
 /// lists the options typed as if they were required.
 fn parse_args() -> Cli {
     use clap::{CommandFactory, FromArgMatches};
-    let mut cmd = plain_usage(Cli::command());
+    let mut cmd = plain_usage(generated_weights_help(Cli::command()));
     let parsed = cmd
         .try_get_matches_from_mut(std::env::args_os())
         .and_then(|m| Cli::from_arg_matches(&m));
     parsed.unwrap_or_else(|e| e.format(&mut cmd).exit())
+}
+
+/// `generate`'s subcommands share the build flags of `convert`, where
+/// `--weighted` reads a third column; a generator has none, and draws the
+/// weights itself.
+fn generated_weights_help(cmd: clap::Command) -> clap::Command {
+    cmd.mut_subcommand("generate", |g| {
+        let kinds: Vec<String> = g
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .collect();
+        kinds.into_iter().fold(g, |g, kind| {
+            g.mut_subcommand(kind, |k| {
+                k.mut_arg("weighted", |a| {
+                    a.help(
+                        "Give each edge a weight in (0, 1], drawn from --seed and its two ends \
+                         (both directions of an undirected edge, and a duplicate, get the same)",
+                    )
+                })
+            })
+        })
+    })
 }
 
 /// `cmd` and its subcommands, each with its plain usage as the one shown.

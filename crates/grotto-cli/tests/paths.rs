@@ -1,6 +1,7 @@
 //! `grotto run path` as a user runs it: the path in the user's ids (and
 //! names), hops or weights, the table in every format, both engines, no
-//! path, and refusals that name the fix.
+//! path, and refusals that name the fix; and the small things a user
+//! meets on the way (betweenness's summary in names, `generate`'s help).
 
 mod common;
 use common::{grotto, ok, p, report, text, text_graph};
@@ -154,6 +155,11 @@ fn names_no_path_and_refusals() {
         serde_json::json!(["ann", "bob", "cy", "dee"]),
         "{r}"
     );
+    // Betweenness names its most central vertices as PageRank does.
+    let r = report(&["run", "bc", p(&g)]);
+    let top = r["summary"]["top"].as_array().unwrap().clone();
+    assert_eq!(top[0][0], "bob", "{r}");
+    assert!(top.iter().all(|x| x[0].is_string()), "{r}");
     let csv = d.path().join("none.csv");
     let r = report(&[
         "run",
@@ -197,4 +203,18 @@ fn names_no_path_and_refusals() {
         "{}",
         text(&o.stderr)
     );
+}
+
+#[test]
+fn generate_says_what_its_weighted_flag_does() {
+    for kind in ["grid", "rmat", "ba"] {
+        let help = ok(&grotto(&["generate", kind, "--help"]));
+        assert!(
+            help.contains("Give each edge a weight in (0, 1]"),
+            "{kind}: {help}"
+        );
+        assert!(!help.contains("third column as f32"), "{kind}: {help}");
+    }
+    let help = ok(&grotto(&["convert", "--help"]));
+    assert!(help.contains("third column as f32"), "{help}");
 }

@@ -388,3 +388,45 @@ fn a_long_random_walk_shows_progress_and_stops_on_ctrl_c() {
     assert!(shown.contains("/4,294,967,295"), "{shown}");
     assert!(shown.contains("randomwalk: "), "{shown}");
 }
+
+#[test]
+fn a_header_row_is_not_inserted_into_a_graph_of_names() {
+    let d = tempfile::tempdir().unwrap();
+    let g = text_graph(
+        d.path(),
+        "f",
+        "ann bob\nbob cy\n",
+        &["--undirected", "--ids", "string"],
+    );
+    // A header naming other columns: refused as convert refuses it, with
+    // the flags that read it.
+    let day2 = file(d.path(), "day2.csv", "follower,followee\ncy,dee\n");
+    let err = refused(
+        &g,
+        &["update", p(&g), "--insert", p(&day2)],
+        "--format csv --columns follower,followee",
+    );
+    assert!(err.contains("day2.csv:1:1"), "{err}");
+    let r = report(&[
+        "update",
+        p(&g),
+        "--insert",
+        p(&day2),
+        "--format",
+        "csv",
+        "--columns",
+        "follower,followee",
+    ]);
+    assert_eq!(r["inserted"], 1, "{r}");
+    // A header naming the default columns: read as CSV.
+    let day3 = file(d.path(), "day3.csv", "src,dst\ndee,eve\n");
+    let r = report(&["update", p(&g), "--insert", p(&day3)]);
+    assert_eq!(r["inserted"], 1, "{r}");
+    // Said to be an edge list, the first line is an edge between two new
+    // vertices.
+    let new = file(d.path(), "new.el", "fay gus\n");
+    let r = report(&["update", p(&g), "--insert", p(&new), "--format", "edgelist"]);
+    assert_eq!(r["inserted"], 1, "{r}");
+    let info = report(&["info", p(&g)]);
+    assert_eq!(info["vertices"], 7, "{info}");
+}

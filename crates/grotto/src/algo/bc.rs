@@ -424,7 +424,7 @@ impl Algorithm for Bc {
     fn summary(g: &Graph, out: &BcResult) -> serde_json::Value {
         let top: Vec<serde_json::Value> = super::top_k(out.score.len(), 5, |v| out.score[v])
             .into_iter()
-            .map(|v| serde_json::json!([g.original_id(v as VertexId), out.score[v]]))
+            .map(|v| serde_json::json!([g.label(v as VertexId), out.score[v]]))
             .collect();
         serde_json::json!({
             "sources": out.sources,

@@ -576,9 +576,17 @@ impl Algorithm for ShortestPath {
     type Config = PathConfig;
     type Output = PathResult;
 
-    /// Hops on the synchronous engine's level steps.
-    fn preferred(_: &Graph) -> EngineKind {
-        EngineKind::Sync
+    /// Hops: as BFS, the synchronous engine's level steps on graphs of
+    /// average degree 8 or more, whose few wide levels the two sides
+    /// meet in; the asynchronous engine on sparse, high-diameter ones,
+    /// where a step per level costs more than the level's work (a
+    /// 1500x1500 road-like grid, 1541 hops: 0.74 s async, 1.34 s sync).
+    fn preferred(g: &Graph) -> EngineKind {
+        if super::average_degree(g) >= 8.0 {
+            EngineKind::Sync
+        } else {
+            EngineKind::Async
+        }
     }
     /// Weights on the asynchronous engine, the only one that orders by
     /// distance.

@@ -66,6 +66,48 @@ impl EdgeSink for Collect {
     }
 }
 
+/// The first two tokens of the first data line of the text file `path`
+/// (comments and blank lines skipped), with its line number; `None` when
+/// that line holds fewer than two.
+fn first_tokens(path: &Path) -> Result<Option<(u64, Vec<u8>, Vec<u8>)>> {
+    let (text, _) = super::sniff::sample(path)?;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.trim_ascii();
+        if line.is_empty() || line[0] == b'#' || line[0] == b'%' {
+            continue;
+        }
+        let mut tokens = line
+            .split(|&b| b == b' ' || b == b'\t' || b == b',')
+            .filter(|t| !t.is_empty());
+        return Ok(match (tokens.next(), tokens.next()) {
+            (Some(a), Some(b)) => Some((i as u64 + 1, a.to_vec(), b.to_vec())),
+            _ => None,
+        });
+    }
+    Ok(None)
+}
+
+/// The refusal of a batch for a graph of names whose first line names two
+/// vertices the graph does not have: most often a header row, which
+/// `convert` refuses too (its ids are no names then); inserting that line
+/// would add two vertices called by the column names.
+fn header_row(path: &Path, line: u64, a: &[u8], b: &[u8]) -> Error {
+    let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+    Error::Parse {
+        path: path.to_path_buf(),
+        line,
+        column: 1,
+        expected: "an edge whose ends include a vertex the graph has (the first line names two \
+                   new ones)"
+            .into(),
+        found: crate::error::quote_bytes(format!("{a} {b}").as_bytes()),
+        note: format!(
+            "\n  (if line {line} is a header row, read the file as CSV: --format csv --columns \
+             {a},{b}; to insert an edge between two new vertices there, say --format edgelist)"
+        ),
+    }
+}
+
 /// Reads the edges of `path`: text in any format `convert` reads (format
 /// and header options from `opts`), or Parquet, a file or a directory of
 /// files (edge columns `columns`). `parquet` says which, as `convert
@@ -74,7 +116,11 @@ impl EdgeSink for Collect {
 /// `None` takes Parquet for a `.parquet` name or a directory holding such
 /// files.
 /// With `names`, vertex tokens are names resolved in that table; a name
-/// the table lacks is an error that names the line. With
+/// the table lacks is an error that names the line. A text file whose
+/// format is detected, not given, and whose first line names two vertices
+/// the table lacks is read as CSV when they are `columns`' names (a
+/// header), else refused: a header row would otherwise be inserted as an
+/// edge. With
 /// `opts.weighted == Some(true)` (a weighted graph) every edge must carry
 /// a weight; otherwise a weight column is refused unless
 /// `opts.ignore_weights`.
@@ -139,6 +185,21 @@ pub fn read_batch(
              out or pass --ignore-weights",
             path.display()
         )));
+    }
+    if let (Some(t), None, Format::EdgeList) = (names, opts.format, sn.format) {
+        if let Some((line, a, b)) = first_tokens(path)? {
+            if t.find(&a).is_none() && t.find(&b).is_none() {
+                if a == columns.src.as_bytes() && b == columns.dst.as_bytes() {
+                    // A header naming the edge columns: a CSV file.
+                    let csv = ConvertOptions {
+                        format: Some(Format::Csv),
+                        ..opts.clone()
+                    };
+                    return read_batch(path, &csv, columns, names, Some(false));
+                }
+                return Err(header_row(path, line, &a, &b));
+            }
+        }
     }
     if names.is_some() && sn.format == Format::MatrixMarket {
         return Err(Error::Invalid(
