@@ -66,10 +66,13 @@ impl EdgeSink for Collect {
     }
 }
 
+/// A line number and two tokens of that line.
+type LineTokens = (u64, Vec<u8>, Vec<u8>);
+
 /// The first two tokens of the first data line of the text file `path`
 /// (comments and blank lines skipped), with its line number; `None` when
 /// that line holds fewer than two.
-fn first_tokens(path: &Path) -> Result<Option<(u64, Vec<u8>, Vec<u8>)>> {
+fn first_tokens(path: &Path) -> Result<Option<LineTokens>> {
     let (text, _) = super::sniff::sample(path)?;
     for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         let line = line.trim_ascii();
