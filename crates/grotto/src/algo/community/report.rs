@@ -100,8 +100,8 @@ pub(crate) fn config_json(c: &CommunityConfig) -> serde_json::Value {
     })
 }
 
-/// The parameters of Louvain (`iterations` 1 by default) and Leiden (2),
-/// in the registry's form.
+/// The parameters of Louvain and Leiden (`iterations` 2 by default for
+/// both), in the registry's form.
 macro_rules! community_params {
     ($iterations:literal) => {{
         use crate::algo::registry::{Kind, Param};
@@ -171,7 +171,7 @@ macro_rules! community_params {
 }
 
 /// Louvain's parameters.
-pub(crate) const LOUVAIN_PARAMS: &[crate::algo::registry::Param] = community_params!("1");
+pub(crate) const LOUVAIN_PARAMS: &[crate::algo::registry::Param] = community_params!("2");
 /// Leiden's parameters.
 pub(crate) const LEIDEN_PARAMS: &[crate::algo::registry::Param] = community_params!("2");
 
