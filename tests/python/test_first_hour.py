@@ -34,7 +34,7 @@ def test_three_column_names_read_the_weights(tmp_path, columns):
     g = grotto.open(out)
     assert g.weighted
     ids, w = g.neighbors(1, weights=True)
-    assert dict(zip(ids.tolist(), w.tolist())) == {2: 1.0, 3: 5.0, 4: 4.0}
+    assert dict(zip(ids, w.tolist())) == {2: 1.0, 3: 5.0, 4: 4.0}
 
 
 def test_column_names_given_to_a_parquet_file_and_to_update(tmp_path):

@@ -175,3 +175,27 @@ def test_a_cached_conversion_without_weights_is_not_used_for_weighted_calls():
         got = nx.pagerank(G, backend="grotto")
     want = nx.pagerank(G)
     assert max(abs(got[v] - want[v]) for v in G) < 1e-5
+
+
+def test_neighbours_and_degrees_in_both_directions(tmp_path):
+    D = nx.gnp_random_graph(80, 0.06, seed=11, directed=True)
+    D.add_edge(3, 5)
+    D.add_edge(5, 3)
+    g = to_file(D, str(tmp_path / "d.grotto"), reverse=True)
+    for v in D:
+        out, inn = g.neighbors(v), g.neighbors(v, direction="in")
+        assert out == sorted(D.successors(v)) and inn == sorted(D.predecessors(v))
+        assert all(type(u) is int for u in out + inn)
+        assert g.neighbors(v, direction="both") == sorted(set(D.successors(v)) | set(D.predecessors(v)))
+        assert g.degree(v, direction="in") == D.in_degree(v)
+        assert g.degree(v, direction="both") == D.degree(v)
+    assert g.degree(list(D), direction="in").tolist() == [D.in_degree(v) for v in D]
+    with pytest.raises(grotto.InputError, match="expected"):
+        g.neighbors(0, direction="up")
+    plain = to_file(D, str(tmp_path / "plain.grotto"))
+    with pytest.raises(grotto.InputError, match="reverse=True"):
+        plain.neighbors(0, direction="in")
+    U = nx.Graph(D)
+    u = to_file(U, str(tmp_path / "u.grotto"))
+    for d in ("out", "in", "both"):
+        assert u.neighbors(5, direction=d) == sorted(U[5]) and u.degree(5, direction=d) == U.degree(5)

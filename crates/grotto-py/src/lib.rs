@@ -373,27 +373,34 @@ impl PyGraph {
         self.graph.names().is_some()
     }
 
-    /// Out-degrees of the vertices `ids` (user ids).
+    /// Degrees of the vertices `ids` (user ids) in `direction` ("out",
+    /// "in", or "both": in and out added, as networkx's `DiGraph.degree`).
+    #[pyo3(signature = (ids, direction = "out"))]
     fn degree<'py>(
         &self,
         py: Python<'py>,
         ids: PyReadonlyArray1<'py, u64>,
+        direction: &str,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let g = &self.graph;
         g.load_order().map_err(py_err)?;
-        let d = self.degrees(ids.as_slice()?.iter().map(|&id| g.vertex_of(id)))?;
+        let dirs = self.directions(direction)?;
+        let d = self.degrees(ids.as_slice()?.iter().map(|&id| g.vertex_of(id)), &dirs)?;
         Ok(PyArray1::from_vec(py, d))
     }
 
-    /// Out-degrees of the vertices called `names`.
+    /// [`Self::degree`] of the vertices called `names`.
+    #[pyo3(signature = (names, direction = "out"))]
     fn degree_named<'py>(
         &self,
         py: Python<'py>,
         names: Vec<String>,
+        direction: &str,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let g = &self.graph;
         g.load_order().map_err(py_err)?;
-        let d = self.degrees(names.iter().map(|n| g.vertex_named(n)))?;
+        let dirs = self.directions(direction)?;
+        let d = self.degrees(names.iter().map(|n| g.vertex_named(n)), &dirs)?;
         Ok(PyArray1::from_vec(py, d))
     }
 
@@ -427,28 +434,38 @@ impl PyGraph {
         Ok(PyArray1::from_vec(py, at))
     }
 
-    /// Out-neighbours of user id `id` (user ids) and their weights (None
-    /// for an unweighted graph), read from disk.
-    fn neighbors<'py>(&self, py: Python<'py>, id: u64) -> PyResult<Neighbours<'py>> {
+    /// Neighbours of user id `id` in `direction` ("out", "in" or "both",
+    /// see [`Self::read_list`]; user ids) and their weights (None for an
+    /// unweighted graph), read from disk.
+    #[pyo3(signature = (id, direction = "out"))]
+    fn neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        id: u64,
+        direction: &str,
+    ) -> PyResult<Neighbours<'py>> {
         let g = &self.graph;
         g.load_order().map_err(py_err)?;
+        let dirs = self.directions(direction)?;
         let v = g.vertex_of(id).map_err(py_err)?;
-        let (ids, weights) = self.read_list(py, v)?;
+        let (ids, weights) = self.read_list(py, v, &dirs)?;
         let users: Vec<u64> = ids.iter().map(|&u| g.original_id(u)).collect();
         Ok((PyArray1::from_vec(py, users), weights))
     }
 
-    /// Out-neighbours of the vertex called `name` (their names) and their
-    /// weights (None for an unweighted graph), read from disk.
+    /// [`Self::neighbors`] of the vertex called `name` (their names).
+    #[pyo3(signature = (name, direction = "out"))]
     fn neighbors_named<'py>(
         &self,
         py: Python<'py>,
         name: &str,
+        direction: &str,
     ) -> PyResult<(Vec<String>, Weights<'py>)> {
         let g = &self.graph;
         g.load_order().map_err(py_err)?;
+        let dirs = self.directions(direction)?;
         let v = g.vertex_named(name).map_err(py_err)?;
-        let (ids, weights) = self.read_list(py, v)?;
+        let (ids, weights) = self.read_list(py, v, &dirs)?;
         Ok((ids.iter().map(|&u| g.label_text(u)).collect(), weights))
     }
 
@@ -691,22 +708,83 @@ fn algorithms(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
 
 impl PyGraph {
     /// Out-degrees of vertices found by `vs` (the first lookup error wins).
-    fn degrees(&self, vs: impl Iterator<Item = grotto::Result<u32>>) -> PyResult<Vec<u64>> {
-        let out = self.graph.out();
-        vs.map(|v| v.map(|v| out.degree(v)).map_err(py_err))
-            .collect()
+    /// The lists a `direction` reads: "out" the out-lists; "in" the
+    /// reverse edges of a directed graph (an error without them), the
+    /// lists of an undirected one; "both" out and in of a directed graph,
+    /// an undirected graph's lists once.
+    fn directions(&self, direction: &str) -> PyResult<Vec<Direction>> {
+        let g = &self.graph;
+        match direction {
+            "out" => Ok(vec![Direction::Out]),
+            "in" | "both" if !g.directed() => Ok(vec![Direction::Out]),
+            "in" | "both" if g.inn().is_none() => Err(invalid(format!(
+                "direction={direction:?}: {} has no reverse edges to find in-neighbours by; \
+                 convert it again with reverse=True (--reverse)",
+                g.path().display()
+            ))),
+            "in" => Ok(vec![Direction::In]),
+            "both" => Ok(vec![Direction::Out, Direction::In]),
+            d => Err(invalid(format!(
+                "direction={d:?}: expected \"out\", \"in\" or \"both\""
+            ))),
+        }
     }
 
-    /// The list of internal vertex `v` and its weights (None when the
-    /// graph is unweighted).
-    fn read_list<'py>(&self, py: Python<'py>, v: u32) -> PyResult<(Vec<u32>, Weights<'py>)> {
+    fn degrees(
+        &self,
+        vs: impl Iterator<Item = grotto::Result<u32>>,
+        dirs: &[Direction],
+    ) -> PyResult<Vec<u64>> {
+        let g = &self.graph;
+        let adjs: Vec<_> = dirs
+            .iter()
+            .map(|&d| g.adjacency(d))
+            .collect::<grotto::Result<_>>()
+            .map_err(py_err)?;
+        vs.map(|v| {
+            v.map(|v| adjs.iter().map(|a| a.degree(v)).sum())
+                .map_err(py_err)
+        })
+        .collect()
+    }
+
+    /// The neighbours of internal vertex `v` along `dirs`, in the user's
+    /// order, and their weights (None when the graph is unweighted). Out
+    /// and in together list a vertex once, with its out-edge's weight
+    /// when both edges are there.
+    fn read_list<'py>(
+        &self,
+        py: Python<'py>,
+        v: u32,
+        dirs: &[Direction],
+    ) -> PyResult<(Vec<u32>, Weights<'py>)> {
         let g = &self.graph;
         // Lists are sorted and their ids looked up by rank: the order is
         // kept in memory from the first list on.
         g.load_order().map_err(py_err)?;
-        let mut r = BlockReader::new(g, Direction::Out).map_err(py_err)?;
         let (mut ids, mut ws) = (Vec::new(), Vec::new());
-        r.neighbors(v, &mut ids, Some(&mut ws)).map_err(py_err)?;
+        for &d in dirs {
+            let mut r = BlockReader::new(g, d).map_err(py_err)?;
+            let (mut more, mut mw) = (Vec::new(), Vec::new());
+            r.neighbors(v, &mut more, Some(&mut mw)).map_err(py_err)?;
+            if !g.weighted() {
+                mw.clear();
+            }
+            ids.extend(more);
+            ws.extend(mw);
+        }
+        if dirs.len() > 1 {
+            // Stable: of two entries for a vertex, the out-list's first.
+            let mut at: Vec<usize> = (0..ids.len()).collect();
+            at.sort_by_key(|&i| ids[i]);
+            at.dedup_by_key(|i| ids[*i]);
+            ws = if ws.is_empty() {
+                ws
+            } else {
+                at.iter().map(|&i| ws[i]).collect()
+            };
+            ids = at.iter().map(|&i| ids[i]).collect();
+        }
         g.sort_by_rank(&mut ids, &mut ws);
         Ok((ids, g.weighted().then(|| PyArray1::from_vec(py, ws))))
     }

@@ -236,17 +236,22 @@ class Graph:
         """What ``grotto info --json`` says about the file."""
         return json.loads(self._g.info_json())
 
-    def degree(self, ids: Union[Vertex, Iterable[Vertex]]) -> Union[int, np.ndarray]:
-        """Out-degree of one vertex, or of each of an array of vertices."""
+    def degree(self, ids: Union[Vertex, Iterable[Vertex]], *,
+               direction: str = "out") -> Union[int, np.ndarray]:
+        """Degree of one vertex (an int), or of each of an array of
+        vertices (an array). ``direction``: "out" (the default), "in" (a
+        directed graph's in-degree, from its reverse edges) or "both" (in
+        plus out, networkx's ``DiGraph.degree``); on an undirected graph
+        all three are its degree."""
         if self.has_names:
             if isinstance(ids, str):
-                return int(self._g.degree_named([ids])[0])
-            return self._g.degree_named([str(x) for x in ids])
+                return int(self._g.degree_named([ids], direction)[0])
+            return self._g.degree_named([str(x) for x in ids], direction)
         if isinstance(ids, str):
             raise InputError(f"vertex {ids!r}: this graph's vertex ids are integers")
         if isinstance(ids, (int, np.integer)):
-            return int(self._g.degree(np.array([ids], dtype=np.uint64))[0])
-        return self._g.degree(_ids(np.asarray(ids), "ids"))
+            return int(self._g.degree(np.array([ids], dtype=np.uint64), direction)[0])
+        return self._g.degree(_ids(np.asarray(ids), "ids"), direction)
 
     def _position(self, v: Any) -> int:
         """Where vertex ``v`` is in a result's rows; -1 when it is no
@@ -260,16 +265,22 @@ class Graph:
             return -1
         return int(self._g.positions(np.array([v], dtype=np.uint64))[0])
 
-    def neighbors(self, v: Vertex, weights: bool = False):
-        """Out-neighbours of ``v`` (read from disk): an array of ids, or a
-        list of names for a graph with names; with ``weights=True``, also
-        their weights (None on an unweighted graph)."""
+    def neighbors(self, v: Vertex, weights: bool = False, *, direction: str = "out"):
+        """Neighbours of ``v`` (read from disk), in id order: a list of
+        Python ints, or of names for a graph with names; with
+        ``weights=True``, also their weights (a float32 array, None on an
+        unweighted graph). ``direction``: "out" (the default), "in" (who
+        links to ``v``: a directed graph's reverse edges, which it needs,
+        ``convert(..., reverse=True)``) or "both" (each neighbour once; of
+        two edges, the out-edge's weight); an undirected graph has one
+        list for all three."""
         if self.has_names:
-            ids, w = self._g.neighbors_named(str(v))
+            ids, w = self._g.neighbors_named(str(v), direction)
         elif isinstance(v, str):
             raise InputError(f"vertex {v!r}: this graph's vertex ids are integers")
         else:
-            ids, w = self._g.neighbors(int(v))
+            ids, w = self._g.neighbors(int(v), direction)
+            ids = ids.tolist()
         return (ids, w) if weights else ids
 
     def run(
