@@ -5,6 +5,7 @@ mod bench;
 mod bench_ace;
 mod convert;
 mod device;
+mod extract;
 mod graphalytics;
 mod plot;
 mod progress;
@@ -62,6 +63,8 @@ enum Cmd {
         /// The graph file.
         file: PathBuf,
     },
+    /// Write the subgraph a set of vertices induces (a list, an ego network, a k-core, a component, a community or a filter on a result) as a .grotto file, an edge list or Parquet, in your ids or names.
+    Extract(extract::ExtractArgs),
     /// Write a .grotto file back as text or Parquet, in the original vertex ids.
     Export {
         /// The graph file.
@@ -243,6 +246,7 @@ fn main() {
             format,
             output,
         } => export_cmd(&ctx, &file, format, output),
+        Cmd::Extract(a) => extract::extract_cmd(&ctx, a),
         Cmd::Check { file } => check(&ctx, &file),
         Cmd::Demo { dir } => demo(&ctx, dir),
         Cmd::Profile(a) => device::profile_cmd(&ctx, a),

@@ -22,6 +22,21 @@ pub enum ExportFormat {
 /// `# vertices n` line, which `convert` honours, so isolated vertices
 /// survive the round trip. Returns edges written.
 pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path) -> Result<u64> {
+    export_kept(g, None, format, out, name)
+}
+
+/// [`export`] of the subgraph induced by the vertices with `keep[v]` set
+/// (every vertex when `None`): the edges whose two ends are kept.
+/// Isolated vertices have no line, and no `# vertices` line is written
+/// for a subgraph (its ids are not `0..n`).
+pub fn export_kept(
+    g: &Graph,
+    keep: Option<&[bool]>,
+    format: ExportFormat,
+    out: &mut dyn Write,
+    name: &Path,
+) -> Result<u64> {
+    let kept = |v: u32| keep.is_none_or(|k| k[v as usize]);
     let err = |e| Error::io(name, "write", e);
     let n = g.vertex_count();
     let weighted = g.weighted();
@@ -47,6 +62,7 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
         )
         .map_err(err)?;
     } else if format == ExportFormat::EdgeList
+        && keep.is_none()
         && !g.header().has_id_map()
         && g.header().id_base == 0
     {
@@ -93,11 +109,14 @@ pub fn export(g: &Graph, format: ExportFormat, out: &mut dyn Write, name: &Path)
     let mut written = 0u64;
     for rank in 0..n as u32 {
         let v = g.vertex_at_rank(rank);
+        if !kept(v) {
+            continue;
+        }
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
         g.sort_by_rank(&mut nb, &mut ws);
         for (i, &u) in nb.iter().enumerate() {
             // An undirected edge once, from its smaller user id.
-            if !g.directed() && g.rank(u) < g.rank(v) {
+            if !kept(u) || (!g.directed() && g.rank(u) < g.rank(v)) {
                 continue;
             }
             line.clear();
@@ -157,6 +176,18 @@ const PARQUET_GROUP_EDGES: usize = 1 << 20;
 /// groups of 1M edges; `name` names the output in errors. Returns edges
 /// written. Isolated vertices have no row, as in GraphFrames' edge tables.
 pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result<u64> {
+    export_parquet_kept(g, None, out, name)
+}
+
+/// [`export_parquet`] of the subgraph induced by the vertices with
+/// `keep[v]` set (every vertex when `None`).
+pub fn export_parquet_kept<W: Write + Send>(
+    g: &Graph,
+    keep: Option<&[bool]>,
+    out: W,
+    name: &Path,
+) -> Result<u64> {
+    let kept = |v: u32| keep.is_none_or(|k| k[v as usize]);
     use arrow_array::{ArrayRef, Float32Array, Int64Array, RecordBatch, StringArray, UInt64Array};
     use arrow_schema::{DataType, Field, Schema};
     use std::sync::Arc;
@@ -223,11 +254,14 @@ pub fn export_parquet<W: Write + Send>(g: &Graph, out: W, name: &Path) -> Result
     let mut written = 0u64;
     for rank in 0..g.vertex_count() as u32 {
         let v = g.vertex_at_rank(rank);
+        if !kept(v) {
+            continue;
+        }
         r.neighbors(v, &mut nb, if weighted { Some(&mut ws) } else { None })?;
         g.sort_by_rank(&mut nb, &mut ws);
         for (i, &u) in nb.iter().enumerate() {
             // An undirected edge once, from its smaller user id.
-            if !g.directed() && g.rank(u) < g.rank(v) {
+            if !kept(u) || (!g.directed() && g.rank(u) < g.rank(v)) {
                 continue;
             }
             src.push(v);

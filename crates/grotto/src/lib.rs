@@ -71,6 +71,7 @@ pub mod cache;
 pub mod engine;
 pub mod error;
 pub mod export;
+pub mod extract;
 pub mod gen;
 pub mod ingest;
 pub mod interrupt;

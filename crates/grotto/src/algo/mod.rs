@@ -21,6 +21,7 @@ pub mod cdlp;
 pub mod community;
 pub mod dfs;
 pub mod eccentricity;
+pub mod ego;
 pub mod intersect;
 pub mod kcore;
 pub mod lcc;
@@ -92,6 +93,7 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<mis::Mis>::NEW,
     &Entry::<sssp::Sssp>::NEW,
     &Entry::<path::ShortestPath>::NEW,
+    &Entry::<ego::Ego>::NEW,
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
     &Entry::<cdlp::Cdlp>::NEW,

@@ -45,6 +45,7 @@ mod radix;
 pub mod records;
 pub mod sniff;
 pub mod source;
+pub mod subgraph;
 pub mod vertices;
 
 pub use options::*;
