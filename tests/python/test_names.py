@@ -61,7 +61,8 @@ def test_dataframe_names_through_every_result(tmp_path, frame):
     h = nx_of(frame)
     assert g.has_names and (g.num_vertices, g.num_edges) == (h.number_of_nodes(), h.number_of_edges())
     assert g.degree("a,b") == h.degree("a,b")
-    assert list(g.degree(["Zoë", "日本"])) == [h.degree("Zoë"), h.degree("日本")]
+    assert list(g.degrees(["Zoë", "日本"])) == [h.degree("Zoë"), h.degree("日本")]
+    assert list(g.degree(["Zoë", "日本"])) == list(h.degree(["Zoë", "日本"]))
     assert sorted(g.neighbors("two words")) == sorted(h.neighbors("two words"))
 
     bfs = g.bfs("Zoë", verify=True)

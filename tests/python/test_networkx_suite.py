@@ -48,6 +48,7 @@ MODULES = {
     "dijkstra_path": ["networkx.algorithms.shortest_paths.tests.test_weighted"],
     "single_source_dijkstra": ["networkx.algorithms.shortest_paths.tests.test_weighted"],
     "eccentricity": ["networkx.algorithms.tests.test_distance_measures"],
+    "ego_graph": ["networkx.generators.tests.test_ego"],
     "k_core": ["networkx.algorithms.tests.test_core", "networkx.algorithms.approximation.tests.test_kcomponents"],
     "k_shell": ["networkx.algorithms.tests.test_core"],
     "k_crust": ["networkx.algorithms.tests.test_core"],

@@ -62,7 +62,7 @@ def test_open_reports_the_graph(graph):
     v = next(iter(h.nodes))
     assert sorted(g.neighbors(v)) == sorted(h.neighbors(v))
     assert g.degree(v) == h.degree(v)
-    assert g.degree([v, v]).tolist() == [h.degree(v)] * 2
+    assert g.degrees([v, v]).tolist() == [h.degree(v)] * 2
     assert g.info()["vertices"] == g.num_vertices
 
 
@@ -147,6 +147,7 @@ def test_every_algorithm_runs_verified(graph):
         "mis": lambda: g.mis(seed=3, verify=True),
         "sssp": lambda: g.sssp(src, verify=True),
         "path": lambda: g.run("path", source=src, target=far, weighted=True, verify=True),
+        "ego": lambda: g.run("ego", source=src, radius=2, verify=True),
         "randomwalk": lambda: g.random_walks(walkers=500, steps=5, verify=True),
         "eccentricity": lambda: g.eccentricity(src, verify=True),
         "cdlp": lambda: g.cdlp(verify=True),
@@ -161,8 +162,10 @@ def test_every_algorithm_runs_verified(graph):
     for name, call in runs.items():
         res = call()
         assert res.verified, name
-        # A path's table has a row per step; the others one per vertex.
-        assert len(res) == (res.summary["hops"] + 1 if name == "path" else g.num_vertices), name
+        # A path's table has a row per step, an ego network's a row per
+        # member; the others one per vertex.
+        rows = {"path": res.summary.get("hops", 0) + 1, "ego": res.summary.get("vertices")}
+        assert len(res) == rows.get(name, g.num_vertices), name
         assert res.metrics["traversed_edges"] >= 0
     core = as_dict(g.kcore(3), "in_core")
     want = set(nx.k_core(h, 3).nodes)

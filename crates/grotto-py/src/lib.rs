@@ -34,6 +34,7 @@ use std::time::Duration;
 mod convert;
 mod lists;
 mod nx;
+mod pieces;
 mod update;
 mod words;
 
@@ -724,6 +725,8 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(pieces::extract, m)?)?;
+    m.add_function(wrap_pyfunction!(pieces::edge_batch, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -29,6 +29,8 @@ import numpy as np
 
 from . import _grotto
 from ._grotto import CorruptGraphError, Error, InputError, IoError, VerifyError
+from ._pieces import MAX_NETWORKX_EDGES, Pieces
+from ._views import NetworkxGraph
 
 __version__ = _grotto.__version__
 
@@ -164,7 +166,7 @@ def _name_column(offsets: np.ndarray, data: np.ndarray, valid: Optional[np.ndarr
     return arr.to_numpy(zero_copy_only=False), arr
 
 
-class Graph:
+class Graph(NetworkxGraph, Pieces):
     """A graph file opened for reading and running algorithms (see
     :func:`open`). Vertex ids are yours throughout: integers, or strings
     for a graph converted with string ids (see :attr:`has_names`)."""
@@ -236,10 +238,11 @@ class Graph:
         """What ``grotto info --json`` says about the file."""
         return json.loads(self._g.info_json())
 
-    def degree(self, ids: Union[Vertex, Iterable[Vertex]], *,
-               direction: str = "out") -> Union[int, np.ndarray]:
+    def degrees(self, ids: Union[Vertex, Iterable[Vertex]], *,
+                direction: str = "out") -> Union[int, np.ndarray]:
         """Degree of one vertex (an int), or of each of an array of
-        vertices (an array). ``direction``: "out" (the default), "in" (a
+        vertices (an array; ``g.degree`` is networkx's DegreeView, with
+        in plus out on a directed graph). ``direction``: "out" (the default), "in" (a
         directed graph's in-degree, from its reverse edges) or "both" (in
         plus out, networkx's ``DiGraph.degree``); on an undirected graph
         all three are its degree."""

@@ -368,21 +368,12 @@ class _OnDisk:
         return got if isinstance(got, list) else got.tolist()
 
     def subgraph(self, keep: Set[Any]) -> Any:
-        """The subgraph on the vertices in ``keep`` as a networkx graph in
-        memory (weights as the attribute ``weight``), vertices in the order
-        results list them."""
-        import networkx as nx
+        """The subgraph induced by the vertices in ``keep``, extracted by
+        grotto: a networkx graph (weights as the attribute ``weight``)
+        up to ``grotto.MAX_NETWORKX_EDGES`` edges, else a graph file."""
+        from ._nxfallback import small_or_file
 
-        H = nx.DiGraph() if self.directed else nx.Graph()
-        H.add_nodes_from(v for v in self.nodes if v in keep)
-        for v in list(H):
-            ids, w = self.graph.neighbors(v, weights=True)
-            ids = ids if isinstance(ids, list) else ids.tolist()
-            if w is None:
-                H.add_edges_from((v, u) for u in ids if u in keep)
-            else:
-                H.add_weighted_edges_from((v, u, float(x)) for u, x in zip(ids, w.tolist()) if u in keep)
-        return H
+        return small_or_file(self.graph.subgraph(keep))
 
 
 def _view(G: Any, weight: Optional[str] = None) -> Any:

@@ -35,13 +35,16 @@ import numpy as np
 
 from . import Graph, InputError
 from ._maps import VertexMap, VertexSet
+from . import _nxfallback
 from ._nxgraph import GrottoGraph, _has_node, _in_node_order, _OnDisk, _view, from_networkx
 
 __all__ = ["BackendInterface", "GrottoGraph", "VertexMap", "VertexSet", "from_networkx", "get_info"]
 
 
-class BackendInterface:
-    """The networkx backend (entry point ``networkx.backends``)."""
+class BackendInterface(metaclass=_nxfallback.Fallback):
+    """The networkx backend (entry point ``networkx.backends``). A
+    function it has no method for runs as networkx's own code on graph
+    files that fit in memory (see :mod:`grotto._nxfallback`)."""
 
     @staticmethod
     def convert_from_nx(
@@ -65,10 +68,25 @@ class BackendInterface:
 
     @staticmethod
     def convert_to_nx(obj: Any, *, name: Optional[str] = None) -> Any:
+        if isinstance(obj, Graph):
+            # A graph file (a piece a function returned): networkx's own
+            # graph of it while it fits (grotto.MAX_NETWORKX_EDGES).
+            return _nxfallback.small_or_file(obj)
         return obj
 
     @staticmethod
     def can_run(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Any:
+        if name not in BackendInterface.__dict__:
+            answer = _nxfallback.can_fall_back(name, args, kwargs)
+        else:
+            answer = BackendInterface._can_run_own(name, args, kwargs)
+        # networkx only logs a reason; a graph file has no other backend,
+        # so the refusal is raised here with its reason.
+        _nxfallback.refuse_on_files(name, args, kwargs, answer)
+        return answer
+
+    @staticmethod
+    def _can_run_own(name: str, args: Tuple, kwargs: Dict[str, Any]) -> Any:
         kwargs = _bound(name, args, kwargs)
         G = kwargs.get("G")
         if G is not None and len(G) == 0:
@@ -92,6 +110,12 @@ class BackendInterface:
                 return "G's adjacency lists are not in node order, which networkx's dict order follows"
             return True
         if name == "descendants":
+            return True
+        if name == "ego_graph":
+            if kwargs.get("distance") is not None:
+                return "grotto's ego network counts hops, not a distance attribute"
+            if isinstance(G, Graph) and directed and kwargs.get("undirected") and not G.info()["reverse"]:
+                return "undirected=True on a directed graph file needs its reverse edges (convert with reverse=True)"
             return True
         if name in _PATHS:
             return _can_run_path(name, G, kwargs)
@@ -571,6 +595,10 @@ class BackendInterface:
                 raise nx.NetworkXError(f"Found infinite path length because the {what}")
             e[u] = int(depth.max())
         return e[v] if V.has(v) else e
+
+    @staticmethod
+    def ego_graph(G: GrottoGraph, n, radius=1, center=True, undirected=False, distance=None):
+        return _nxfallback.ego_graph(G, n, radius, center, undirected, distance)
 
     @staticmethod
     def k_core(G: GrottoGraph, k=None, core_number=None):
@@ -1066,7 +1094,8 @@ def get_info() -> Dict[str, Any]:
         "shortest_path_length": {"additional_docs": "As shortest_path."},
         "bfs_layers": {"additional_docs": "One source; networkx's layer order (neighbours in node order)."},
         "eccentricity": {"additional_docs": "One BFS (or Dijkstra, by an attribute name) per vertex asked for."},
-        "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph."},
+        "ego_graph": {"additional_docs": "Hops (no distance attribute); graph files: grotto extract's piece, a networkx graph up to grotto.MAX_NETWORKX_EDGES edges, else a graph file."},
+        "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph (graph files: as ego_graph)."},
         "k_shell": {"additional_docs": "As k_core."},
         "k_crust": {"additional_docs": "As k_core."},
         "k_corona": {"additional_docs": "As k_core."},
