@@ -368,9 +368,21 @@ def test_kcore_and_coreness_match_networkx_and_igraph(graphs, tmp_path, name, en
         assert h.coreness() == [core[v] for v in range(n)]
 
 
-def test_kcore_refuses_directed_graphs(graphs):
-    r = grotto("run", "kcore", graphs["rmat-d"].path, "--k", 3, code=2)
-    assert "undirected" in r.stderr
+@pytest.mark.parametrize("engine", ["async", "sync"])
+def test_directed_core_numbers_are_networkx_s_in_plus_out(graphs, tmp_path, engine):
+    # networkx defines core numbers of a directed graph by in- plus
+    # out-degree; grotto reads the in-edges from the reverse edges.
+    g = graphs["rmat-d"]
+    out = tmp_path / "core.csv"
+    grotto("run", "coreness", g.path, "--engine", engine, "--out", out, "--verify", "-q")
+    _, rows = read_csv(out, int)
+    assert {v: c[0] for v, c in rows.items()} == nx.core_number(g.nx)
+    for k in [3, 6]:
+        grotto("run", "kcore", g.path, "--k", k, "--engine", engine, "--out", out, "--verify", "-q")
+        _, rows = read_csv(out, int)
+        assert {v for v, c in rows.items() if c[0] == 1} == set(nx.k_core(g.nx, k).nodes)
+    r = grotto("run", "kcore", graphs["rmat-d-norev"].path, "--k", 3, code=2)
+    assert "--reverse" in r.stderr
 
 
 @pytest.mark.parametrize("name", ["rmat-u", "rmat-d", "grid"])

@@ -104,7 +104,7 @@ def test_errors_speak_python_not_the_command_line(tmp_path):
     cases = [
         (lambda: g.bfs(999), ["source=999", "no vertex with that id"]),
         (lambda: g.bfs("x"), ['source="x"']),
-        (lambda: g.kcore(2), ["undirected=True"]),
+        (lambda: g.kcore(2), ["reverse=True"]),
         (lambda: g.pagerank(damping=2.0), ["damping=2"]),
         (lambda: g.pagerank(weighted=True), ["weighted=True"]),
         (lambda: g.run("bfs", engine="async", mode="vertex"), ["mode"]),

@@ -228,3 +228,25 @@ def test_edges_come_in_batches(und, dig):
         assert list(df.columns) == ["src", "dst"] and len(df) == G.number_of_edges()
     with pytest.raises(grotto.InputError, match="format"):
         next(iter(g.edge_batches(format="csv")))
+
+
+def test_directed_core_numbers_and_degree_centralities_are_networkx_s(dig, tmp_path):
+    D, d = dig
+    # In- plus out-degree, from the reverse edges: no second file.
+    assert dict(nx.core_number(d)) == nx.core_number(D)
+    assert nx.core_number(D, backend="grotto") == nx.core_number(D)
+    same(nx.k_core(d, 2), nx.k_core(D, 2))
+    for f in (nx.degree_centrality, nx.in_degree_centrality, nx.out_degree_centrality):
+        assert dict(f(d)) == f(D)
+        assert f(D, backend="grotto") == f(D)
+    U = nx.Graph(nx.gnp_random_graph(80, 0.08, seed=6))
+    U.add_edge(4, 4)  # a self loop counts twice in networkx's degree
+    grotto.from_networkx(U, tmp_path / "u.grotto", keep_self_loops=True)
+    u = grotto.open(tmp_path / "u.grotto")
+    assert dict(u.degree) == dict(U.degree) and u.degree[4] == U.degree[4]
+    assert dict(nx.degree_centrality(u)) == nx.degree_centrality(U)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        nx.in_degree_centrality(u)
+    grotto.from_networkx(D, tmp_path / "norev.grotto")
+    with pytest.raises(nx.NetworkXNotImplemented, match="reverse"):
+        nx.core_number(grotto.open(tmp_path / "norev.grotto"))

@@ -414,7 +414,9 @@ class Graph(NetworkxGraph, Pieces):
         return self.run("kcore", k=k, **options)
 
     def coreness(self, **options: Any) -> Result:
-        """Core number of every vertex (undirected graphs): column ``core``."""
+        """Core number of every vertex: column ``core``. On a directed
+        graph a vertex's degree is its in- plus out-degree (networkx's
+        ``core_number``), which needs the file's reverse edges."""
         return self.run("coreness", **options)
 
     def mis(self, seed: int = 1, **options: Any) -> Result:

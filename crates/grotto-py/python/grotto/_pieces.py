@@ -154,6 +154,42 @@ class Pieces:
             self.__dict__["_in_rows"] = got
         return got
 
+    def _loops_kept(self) -> bool:
+        got = self.__dict__.get("_loops")
+        if got is None:
+            got = self.__dict__["_loops"] = bool(self.info().get("self_loops_kept", False))
+        return got
+
+    def _loop_rows(self) -> np.ndarray:
+        """Self loops per result row (an undirected graph's count twice in
+        networkx's degree), counted once over the lists and kept."""
+        from . import _grotto
+
+        got = self.__dict__.get("_loop_rows_")
+        if got is None:
+            n = self.num_vertices
+            got = np.zeros(n, dtype=np.int64)
+            start = 0
+            while self._loops_kept() and start < n:
+                src, dst, _, start = _grotto.edge_batch(self._g, start, 1 << 22)
+                at = src[src == dst].astype(np.int64)
+                got += np.bincount(at, minlength=n)
+            self.__dict__["_loop_rows_"] = got
+        return got
+
+    def _degree_rows(self, direction: str) -> np.ndarray:
+        """Every vertex's degree by result row as networkx counts it:
+        "out", "in", or "both" (a directed graph's in plus out; an
+        undirected graph's degree with each self loop counted twice)."""
+        ids = self.vertices()
+        if not self.directed:
+            return self.degrees(ids).astype(np.int64) + self._loop_rows()
+        out = self.degrees(ids).astype(np.int64) if direction != "in" else 0
+        if direction == "out":
+            return out
+        inn = self.degrees(ids, direction="in").astype(np.int64) if self._has_reverse() else self._in_degree_rows()
+        return out + inn
+
     def _no_reverse(self, direction: str) -> Exception:
         from . import InputError
 

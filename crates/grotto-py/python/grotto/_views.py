@@ -66,26 +66,30 @@ class DegreeView:
     def __init__(self, g: Any, direction: str, nbunch: Any = None, weight: Optional[str] = None):
         self._g, self._direction, self._nbunch, self._weight = g, direction, nbunch, weight
 
-    def _counted(self) -> bool:
-        """Whether in-degrees come from a count over the out-lists (a
-        directed file without reverse edges)."""
-        g = self._g
-        return g.directed and self._direction != "out" and not g._has_reverse()
-
     def _one(self, v: Any) -> Any:
         g = self._g
         g._need(v)
-        if self._counted():
-            if self._weight is not None and g.weighted:
-                raise g._no_reverse(self._direction)
-            inn = int(g._in_degree_rows()[g._position(v)])
-            return inn + (int(g.degrees(v)) if self._direction == "both" else 0)
-        if self._weight is None or not g.weighted:
-            return int(g.degrees([v], direction=self._direction)[0])
-        # networkx adds in and out: an edge both ways counts twice.
-        dirs = ("out", "in") if self._direction == "both" and g.directed else (self._direction,)
-        return float(sum(np.asarray(g.neighbors(v, weights=True, direction=d)[1], dtype=np.float64).sum()
-                         for d in dirs))
+        d = self._direction
+        if self._weight is not None and g.weighted:
+            if g.directed and d != "out" and not g._has_reverse():
+                raise g._no_reverse(d)
+            # networkx adds in and out: an edge both ways counts twice.
+            dirs = ("out", "in") if d == "both" and g.directed else (d,)
+            total = sum(float(np.asarray(g.neighbors(v, weights=True, direction=x)[1], dtype=np.float64).sum())
+                        for x in dirs)
+            if not g.directed and g._loops_kept():
+                ids, w = g.neighbors(v, weights=True)
+                total += sum(float(x) for u, x in zip(ids, w.tolist()) if u == v)
+            return total
+        if not g.directed:
+            loops = g.neighbors(v).count(v) if g._loops_kept() else 0
+            return int(g.degrees(v)) + loops
+        out = int(g.degrees(v)) if d != "in" else 0
+        if d == "out":
+            return out
+        if g._has_reverse():
+            return out + int(g.degrees(v, direction="in"))
+        return out + int(g._in_degree_rows()[g._position(v)])
 
     def __getitem__(self, v: Any) -> Any:
         return self._one(v)
@@ -105,11 +109,9 @@ class DegreeView:
         g = self._g
         nodes = list(g.nodes) if self._nbunch is None else self._nbunch
         if self._weight is None or not g.weighted:
-            if not nodes:
-                return iter(())
-            if self._counted():
-                return ((v, self._one(v)) for v in nodes)
-            return zip(nodes, g.degrees(nodes, direction=self._direction).tolist())
+            if self._nbunch is None:
+                return zip(nodes, g._degree_rows(self._direction).tolist())
+            return ((v, self._one(v)) for v in nodes)
         return ((v, self._one(v)) for v in nodes)
 
     def __len__(self) -> int:

@@ -28,6 +28,7 @@ converted or loaded.
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
@@ -64,6 +65,12 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
             weight = edge_attrs
         if name == "single_source_dijkstra_path_length" and weight is None:
             weight = "weight"
+        if os.environ.get("GROTTO_NX_AS_FILES"):
+            # Measurement only (bench/nx_files.py): networkx's own tests
+            # with graph files as their inputs, as a user's would be.
+            as_file = _nxfallback.as_file(G, weight)
+            if as_file is not None:
+                return as_file
         return GrottoGraph(G, weight)
 
     @staticmethod
@@ -100,8 +107,15 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
             if kwargs.get("weight") is not None and not isinstance(kwargs.get("weight"), str):
                 return "grotto's PageRank takes the name of a weight attribute, not a function"
             return True
+        if name == "core_number":
+            # Directed: networkx's in- plus out-degree, from the reverse
+            # edges (a converted graph has them).
+            if directed and isinstance(G, Graph) and not G._has_reverse():
+                return ("core_number of a directed graph counts in- and out-edges, and this file has no "
+                        "reverse edges; convert it again with reverse=True")
+            return True
         if name in ("connected_components", "number_connected_components", "is_connected",
-                    "node_connected_component", "core_number"):
+                    "node_connected_component"):
             return True if not directed else f"{name} is for undirected graphs"
         if name in ("weakly_connected_components", "number_weakly_connected_components", "is_weakly_connected"):
             return True if directed else f"{name} is for directed graphs"
@@ -110,6 +124,12 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
                 return "G's adjacency lists are not in node order, which networkx's dict order follows"
             return True
         if name == "descendants":
+            return True
+        if name in ("degree_centrality", "in_degree_centrality", "out_degree_centrality"):
+            if G is not None and G.is_multigraph():
+                return "grotto stores a multigraph's parallel edges as one"
+            if name != "degree_centrality" and not directed:
+                return f"{name} is for directed graphs"
             return True
         if name == "ego_graph":
             if kwargs.get("distance") is not None:
@@ -168,8 +188,8 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
                 return "grotto's eccentricity takes a node, a list of nodes or None"
             return True
         if name in ("k_core", "k_shell", "k_crust", "k_corona"):
-            if directed:
-                return f"grotto's {name} is for undirected graphs"
+            if directed and isinstance(G, Graph) and not G._has_reverse():
+                return f"{name} of a directed graph counts in- and out-edges, and this file has no reverse edges"
             if kwargs.get("core_number") is not None:
                 return "the core numbers are given: networkx needs no engine"
             return True
@@ -597,6 +617,18 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
         return e[v] if V.has(v) else e
 
     @staticmethod
+    def degree_centrality(G: GrottoGraph) -> Dict[Any, float]:
+        return _degree_centrality(G, "both")
+
+    @staticmethod
+    def in_degree_centrality(G: GrottoGraph) -> Dict[Any, float]:
+        return _degree_centrality(G, "in")
+
+    @staticmethod
+    def out_degree_centrality(G: GrottoGraph) -> Dict[Any, float]:
+        return _degree_centrality(G, "out")
+
+    @staticmethod
     def ego_graph(G: GrottoGraph, n, radius=1, center=True, undirected=False, distance=None):
         return _nxfallback.ego_graph(G, n, radius, center, undirected, distance)
 
@@ -990,6 +1022,22 @@ def _per_vertex(V: Any, res: Any, column: str) -> Any:
     return dict(zip(V.nodes_of(res["id"]), res[column].tolist()))
 
 
+def _degree_centrality(G: Any, direction: str) -> Any:
+    """networkx's degree centralities: each degree (networkx's count: in
+    plus out on a directed graph, a self loop twice on an undirected one)
+    times 1/(n-1), read from the index without a pass over the edges (a
+    directed file without reverse edges counts in-degrees in one)."""
+    V = _view(G)
+    n = len(V)
+    if n <= 1:
+        return {v: 1 for v in V.nodes}
+    s = 1.0 / (n - 1.0)
+    values = V.graph._degree_rows(direction).astype(np.float64) * s
+    if isinstance(V, _OnDisk):
+        return VertexMap(V.graph, V.graph.vertices(), values)
+    return dict(zip(V.nodes, values.tolist()))
+
+
 def _core_numbers(G: Any) -> Dict[Any, int]:
     return BackendInterface.core_number(G)
 
@@ -1084,7 +1132,7 @@ def get_info() -> Dict[str, Any]:
         "dijkstra_path": {"additional_docs": "As bidirectional_dijkstra."},
         "single_source_shortest_path": {"additional_docs": "networkx's BFS tree and order (neighbours in node order)."},
         "single_source_dijkstra": {"additional_docs": "Distances summed in float32; with a target, as bidirectional_dijkstra."},
-        "core_number": {},
+        "core_number": {"additional_docs": "Directed graphs: in- plus out-degree, as networkx (graph files need their reverse edges)."},
         "bfs_edges": {"additional_docs": "networkx's tree and order (neighbours in node order; graph files: id order)."},
         "bfs_tree": {"additional_docs": "As bfs_edges."},
         "bfs_predecessors": {"additional_docs": "As bfs_edges."},
@@ -1094,6 +1142,9 @@ def get_info() -> Dict[str, Any]:
         "shortest_path_length": {"additional_docs": "As shortest_path."},
         "bfs_layers": {"additional_docs": "One source; networkx's layer order (neighbours in node order)."},
         "eccentricity": {"additional_docs": "One BFS (or Dijkstra, by an attribute name) per vertex asked for."},
+        "degree_centrality": {"additional_docs": "From the degrees the file's index holds (in plus out on directed graphs)."},
+        "in_degree_centrality": {"additional_docs": "Directed graphs; from the reverse edges' index, else one counting pass."},
+        "out_degree_centrality": {"additional_docs": "Directed graphs."},
         "ego_graph": {"additional_docs": "Hops (no distance attribute); graph files: grotto extract's piece, a networkx graph up to grotto.MAX_NETWORKX_EDGES edges, else a graph file."},
         "k_core": {"additional_docs": "Undirected; core numbers from grotto, networkx's subgraph (graph files: as ego_graph)."},
         "k_shell": {"additional_docs": "As k_core."},

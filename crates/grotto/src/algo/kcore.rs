@@ -24,10 +24,10 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting};
-use super::{atomics_u32, fail, need_undirected, Verdict};
+use super::{atomics_u32, fail, Verdict};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Priority, Seeds};
-use crate::error::Result;
-use crate::store::Graph;
+use crate::error::{Error, Result};
+use crate::store::{Direction, Graph};
 use crate::VertexId;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
@@ -76,7 +76,23 @@ fn degrees(r: &AsyncRun<'_>) -> Vec<AtomicU32> {
 
 /// Computes the K-core on the asynchronous engine.
 pub fn run_async(r: &mut AsyncRun<'_>, cfg: &KcoreConfig) -> Result<KcoreResult> {
-    need_undirected(r.graph(), "k-core")?;
+    if r.graph().directed() {
+        // networkx's directed K-core: the vertices of core number K or
+        // more, degrees in plus out (a peel to K alone would be the same
+        // set; the core numbers give it with one code path).
+        let flow = Flow {
+            rounds: cfg.rounds,
+            ..Flow::default()
+        };
+        let c = coreness_directed(r, &flow)?;
+        let in_core: Vec<bool> = c.core.iter().map(|&x| x >= cfg.k).collect();
+        let size = in_core.iter().filter(|&&x| x).count() as u64;
+        return Ok(KcoreResult {
+            k: cfg.k,
+            in_core,
+            size,
+        });
+    }
     let k = cfg.k;
     let n = r.vertex_count();
     let deg = degrees(r);
@@ -138,7 +154,9 @@ pub fn coreness_async(r: &mut AsyncRun<'_>, rounds: bool) -> Result<CorenessResu
         rounds,
         ..Flow::default()
     };
-    need_undirected(r.graph(), "coreness")?;
+    if r.graph().directed() {
+        return coreness_directed(r, &flow);
+    }
     let n = r.vertex_count();
     let deg = degrees(r);
     let core: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
@@ -182,6 +200,114 @@ pub fn coreness_async(r: &mut AsyncRun<'_>, rounds: bool) -> Result<CorenessResu
         core,
         levels,
     })
+}
+
+/// Core numbers of a directed graph as networkx defines them: a vertex's
+/// degree is its in-degree plus its out-degree, and removing it lowers
+/// each neighbour's once per edge between them (a pair linked both ways,
+/// twice). Needs the reverse edges. The engine sends along one direction
+/// a pass, so each level alternates: the vertices removed in a pass along
+/// out-edges are then sent along in-edges, and those that removes sent
+/// along out-edges again, until a pass removes none.
+fn coreness_directed(r: &mut AsyncRun<'_>, flow: &Flow) -> Result<CorenessResult> {
+    let g = r.graph();
+    let Some(inn) = g.inn() else {
+        return Err(Error::Invalid(format!(
+            "core numbers of a directed graph count in- and out-edges (networkx's definition), \
+             and {} has no reverse edges; convert it again with --reverse",
+            g.path().display()
+        )));
+    };
+    let out = g.out();
+    let n = r.vertex_count();
+    let deg = atomics_u32(n, 0);
+    r.for_each_vertex(|v| {
+        let d = out.degree(v) + inn.degree(v);
+        deg[v as usize].store(d.min(u32::MAX as u64) as u32, Relaxed)
+    });
+    let core: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
+    let mut remaining: Vec<VertexId> = (0..n as VertexId).collect();
+    let (mut k, mut levels) = (0u32, 0u32);
+    let removed = AtomicBitmap::new(n);
+    loop {
+        remaining.retain(|&v| core[v as usize].load(Relaxed) == u32::MAX);
+        let Some(low) = remaining
+            .iter()
+            .map(|&v| deg[v as usize].load(Relaxed))
+            .min()
+        else {
+            break;
+        };
+        k = k.max(low);
+        levels += 1;
+        let level = k;
+        let seeds: Vec<VertexId> = remaining
+            .iter()
+            .copied()
+            .filter(|&v| deg[v as usize].load(Relaxed) <= level)
+            .collect();
+        for &v in &seeds {
+            core[v as usize].store(level, Relaxed);
+        }
+        // Per direction: the removed vertices not yet sent along it.
+        let mut todo = [seeds.clone(), seeds];
+        while todo.iter().any(|t| !t.is_empty()) {
+            for (side, dir) in [(0, Direction::Out), (1, Direction::In)] {
+                if todo[side].is_empty() {
+                    continue;
+                }
+                let list: Vec<(VertexId, Priority)> =
+                    todo[side].drain(..).map(|v| (v, Priority::FIRST)).collect();
+                let f = Flow {
+                    dir,
+                    ..flow.clone()
+                };
+                r.flow(
+                    &f,
+                    Seeds::List(&list),
+                    |v| {
+                        // Removed by this pass: the other direction still
+                        // owes its neighbours their decrements.
+                        if core[v as usize].load(Relaxed) == u32::MAX {
+                            core[v as usize].store(level, Relaxed);
+                            removed.insert(v as u64);
+                        }
+                        Some(())
+                    },
+                    |(), e| {
+                        if core[e.dst as usize].load(Relaxed) != u32::MAX {
+                            return None;
+                        }
+                        (deg[e.dst as usize].fetch_sub(1, Relaxed) == level + 1)
+                            .then_some(Priority::FIRST)
+                    },
+                )?;
+                let mut found = Vec::new();
+                removed.drain_words(0, removed.word_count(), &mut found);
+                todo[1 - side].extend(found.into_iter().map(|v| v as VertexId));
+            }
+        }
+    }
+    let core: Vec<u32> = core.into_iter().map(|c| c.into_inner()).collect();
+    Ok(CorenessResult {
+        max_core: core.iter().copied().max().unwrap_or(0),
+        core,
+        levels,
+    })
+}
+
+/// The lists networkx's directed core numbers peel: each vertex's
+/// out-neighbours then its in-neighbours.
+pub fn all_neighbours(out: &Csr) -> Csr {
+    let inn = out.reversed();
+    let lists: Vec<Vec<VertexId>> = (0..out.vertex_count() as VertexId)
+        .map(|v| {
+            let mut l = out.neighbors(v).to_vec();
+            l.extend_from_slice(inn.neighbors(v));
+            l
+        })
+        .collect();
+    Csr::from_lists(&lists)
 }
 
 /// Serial core numbers by bucket-queue peeling (Batagelj and Zaversnik).
@@ -317,7 +443,7 @@ pub struct Kcore;
 
 impl Algorithm for Kcore {
     const NAME: &'static str = "kcore";
-    const ABOUT: &'static str = "K-core: the vertices of the largest subgraph where every vertex has at least K neighbours (undirected graphs).";
+    const ABOUT: &'static str = "K-core: the vertices of the largest subgraph where every vertex has at least K neighbours (directed graphs: in- plus out-edges, as networkx; needs --reverse).";
     const PARAMS: &'static [Param] = &[Param::required("k", Kind::Int, "The K.")];
     const SYNC: OnSync = OnSync::AsyncRounds;
     const ASYNC: bool = true;
@@ -341,8 +467,12 @@ impl Algorithm for Kcore {
     fn run_async(r: &mut AsyncRun<'_>, c: &KcoreConfig) -> Result<KcoreResult> {
         run_async(r, c)
     }
-    fn verify(_: &Graph, csr: &Csr, _: &KcoreConfig, out: &KcoreResult) -> Verdict {
-        verify(csr, out)
+    fn verify(g: &Graph, csr: &Csr, _: &KcoreConfig, out: &KcoreResult) -> Verdict {
+        if g.directed() {
+            verify(&all_neighbours(csr), out)
+        } else {
+            verify(csr, out)
+        }
     }
     fn table(g: &Arc<Graph>, out: KcoreResult) -> Table {
         out.into_table(g)
@@ -357,7 +487,7 @@ pub struct Coreness;
 
 impl Algorithm for Coreness {
     const NAME: &'static str = "coreness";
-    const ABOUT: &'static str = "Core number of every vertex (undirected graphs).";
+    const ABOUT: &'static str = "Core number of every vertex (directed graphs: in- plus out-degree, networkx's definition; needs --reverse).";
     const PARAMS: &'static [Param] = &[];
     const SYNC: OnSync = OnSync::AsyncRounds;
     const ASYNC: bool = true;
@@ -377,8 +507,12 @@ impl Algorithm for Coreness {
     fn run_async(r: &mut AsyncRun<'_>, c: &CorenessConfig) -> Result<CorenessResult> {
         coreness_async(r, c.rounds)
     }
-    fn verify(_: &Graph, csr: &Csr, _: &CorenessConfig, out: &CorenessResult) -> Verdict {
-        verify_coreness(csr, out)
+    fn verify(g: &Graph, csr: &Csr, _: &CorenessConfig, out: &CorenessResult) -> Verdict {
+        if g.directed() {
+            verify_coreness(&all_neighbours(csr), out)
+        } else {
+            verify_coreness(csr, out)
+        }
     }
     fn table(g: &Arc<Graph>, out: CorenessResult) -> Table {
         out.into_table(g)
@@ -416,6 +550,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Directed core numbers (in- plus out-degree) match serial peeling
+    /// over each vertex's out- and in-lists, networkx's definition, in
+    /// every configuration; reciprocal pairs count twice.
+    #[test]
+    fn directed_core_numbers_count_in_and_out_edges() {
+        let tg = testkit::rmat(10, 6, 9, false);
+        let both = all_neighbours(&Csr::load(&tg.graph, Direction::Out).unwrap());
+        for cfg in testkit::configs() {
+            let e = AsyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
+            for rounds in [false, true] {
+                let (res, _) = e.run(|r| coreness_async(r, rounds)).unwrap();
+                verify_coreness(&both, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+                let c = KcoreConfig { k: 4, rounds };
+                let (res, _) = e.run(|r| run_async(r, &c)).unwrap();
+                verify(&both, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
+            }
+        }
+        // 0 <-> 1, 1 -> 2, 2 -> 0: degrees 3, 3, 2; 2's removal leaves
+        // 0 and 1 linked both ways, degree 2 each.
+        let tg = testkit::from_edges(&[(0, 1), (1, 0), (1, 2), (2, 0)], false, true);
+        let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        let (res, _) = e.run(|r| coreness_async(r, false)).unwrap();
+        assert_eq!(res.core, [2, 2, 2]);
+        let tg = testkit::from_edges(&[(0, 1)], false, false);
+        let e = AsyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        let err = e.run(|r| coreness_async(r, false)).unwrap_err().to_string();
+        assert!(err.contains("--reverse"), "{err}");
     }
 
     /// The lists a k-core peels first sit in the short region: it reads a

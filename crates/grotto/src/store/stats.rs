@@ -157,6 +157,9 @@ pub struct GraphInfo {
     pub block_map_stored: bool,
     /// Self loops dropped at build time.
     pub self_loops_dropped: u64,
+    /// Whether self loops were kept at build time (`--keep-self-loops`),
+    /// so the lists may hold some.
+    pub self_loops_kept: bool,
     /// Duplicates dropped at build time.
     pub duplicates_dropped: u64,
     /// Input lines skipped as malformed.
@@ -208,6 +211,7 @@ pub fn graph_info(g: &Graph) -> GraphInfo {
         },
         block_map_stored: h.section(SectionKind::OutBlockMap).is_some(),
         self_loops_dropped: h.self_loops_dropped,
+        self_loops_kept: h.flags & crate::store::format::FLAG_SELF_LOOPS != 0,
         duplicates_dropped: h.duplicates_dropped,
         lines_skipped: h.lines_skipped,
         out: adjacency_stats(g.out(), n),
