@@ -184,14 +184,9 @@ def _scratch_dir(edges: int) -> Optional[str]:
 def _remove_scratch(where: str) -> None:
     """Removes a converted graph's file and its directory (what a crash
     left is the system's temporary files to clean)."""
-    try:
-        os.unlink(os.path.join(where, "g.grotto"))
-    except OSError:
-        pass
-    try:
-        os.rmdir(where)
-    except OSError:
-        pass
+    from ._pieces import _remove
+
+    _remove(where)
 
 
 class GrottoGraph:

@@ -162,22 +162,10 @@ pub fn coreness_async(r: &mut AsyncRun<'_>, rounds: bool) -> Result<CorenessResu
     let core: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
     let mut remaining: Vec<VertexId> = (0..n as VertexId).collect();
     let (mut k, mut levels) = (0u32, 0u32);
-    loop {
-        remaining.retain(|&v| core[v as usize].load(Relaxed) == u32::MAX);
-        let Some(low) = remaining
-            .iter()
-            .map(|&v| deg[v as usize].load(Relaxed))
-            .min()
-        else {
-            break;
-        };
-        k = k.max(low);
+    while let Some(found) = next_level(&mut remaining, &core, &deg, &mut k) {
         levels += 1;
-        let seeds: Vec<(VertexId, Priority)> = remaining
-            .iter()
-            .filter(|&&v| deg[v as usize].load(Relaxed) <= k)
-            .map(|&v| (v, Priority::FIRST))
-            .collect();
+        let seeds: Vec<(VertexId, Priority)> =
+            found.into_iter().map(|v| (v, Priority::FIRST)).collect();
         let level = k;
         r.flow(
             &flow,
@@ -200,6 +188,30 @@ pub fn coreness_async(r: &mut AsyncRun<'_>, rounds: bool) -> Result<CorenessResu
         core,
         levels,
     })
+}
+
+/// The next level of a peeling: drops the vertices that have a core
+/// number from `remaining`, raises `k` to the lowest degree left, and
+/// gives the vertices of degree `k` or less (None when none is left).
+fn next_level(
+    remaining: &mut Vec<VertexId>,
+    core: &[AtomicU32],
+    deg: &[AtomicU32],
+    k: &mut u32,
+) -> Option<Vec<VertexId>> {
+    remaining.retain(|&v| core[v as usize].load(Relaxed) == u32::MAX);
+    let low = remaining
+        .iter()
+        .map(|&v| deg[v as usize].load(Relaxed))
+        .min()?;
+    *k = (*k).max(low);
+    Some(
+        remaining
+            .iter()
+            .copied()
+            .filter(|&v| deg[v as usize].load(Relaxed) <= *k)
+            .collect(),
+    )
 }
 
 /// Core numbers of a directed graph as networkx defines them: a vertex's
@@ -229,23 +241,9 @@ fn coreness_directed(r: &mut AsyncRun<'_>, flow: &Flow) -> Result<CorenessResult
     let mut remaining: Vec<VertexId> = (0..n as VertexId).collect();
     let (mut k, mut levels) = (0u32, 0u32);
     let removed = AtomicBitmap::new(n);
-    loop {
-        remaining.retain(|&v| core[v as usize].load(Relaxed) == u32::MAX);
-        let Some(low) = remaining
-            .iter()
-            .map(|&v| deg[v as usize].load(Relaxed))
-            .min()
-        else {
-            break;
-        };
-        k = k.max(low);
+    while let Some(seeds) = next_level(&mut remaining, &core, &deg, &mut k) {
         levels += 1;
         let level = k;
-        let seeds: Vec<VertexId> = remaining
-            .iter()
-            .copied()
-            .filter(|&v| deg[v as usize].load(Relaxed) <= level)
-            .collect();
         for &v in &seeds {
             core[v as usize].store(level, Relaxed);
         }
