@@ -342,3 +342,80 @@ def test_a_header_row_is_not_inserted_into_a_graph_of_names(tmp_path):
     assert g.read_bytes() == before
     grotto.update(str(g), insert=str(day2), format="csv", columns=("follower", "followee"))
     assert grotto.open(str(g)).num_vertices == 4
+
+
+def test_vertex_deletes_are_networkx_s_remove_node(tmp_path):
+    """Each vertex goes with every edge at it, both directions; the others
+    keep their ids; names too; absent vertices are counted."""
+    for directed in (False, True):
+        G = nx.gnp_random_graph(300, 0.03, seed=7, directed=directed)
+        path = tmp_path / f"g{directed}.grotto"
+        grotto.from_networkx(G, path, reverse=directed)
+        gone = [0, 5, 17, 299]
+        r = grotto.update(path, delete_vertices=gone + [10_000])
+        assert (r["deleted"], r["not_present"]) == (4, 1)
+        G.remove_nodes_from(gone)
+        g = grotto.open(path)
+        assert (g.num_vertices, g.num_edges) == (G.number_of_nodes(), G.number_of_edges())
+        assert set(g.nodes) == set(G.nodes)
+        assert set(g.edges) == set(G.edges) if directed else {frozenset(e) for e in g.edges} == {frozenset(e) for e in G.edges}
+        if directed:
+            assert all(set(g.predecessors(v)) == set(G.predecessors(v)) for v in list(G)[:50])
+    H = nx.Graph([("ann", "bob"), ("bob", "cy"), ("cy", "ann"), ("cy", "dee")])
+    grotto.from_networkx(H, tmp_path / "n.grotto")
+    grotto.update(tmp_path / "n.grotto", delete_vertices="cy")
+    h = grotto.open(tmp_path / "n.grotto")
+    assert sorted(h.nodes) == ["ann", "bob", "dee"] and list(h.edges) == [("ann", "bob")]
+    with pytest.raises(grotto.InputError, match="runs alone"):
+        grotto.update(tmp_path / "n.grotto", insert=[("ann", "dee")], delete_vertices=["bob"])
+    with pytest.raises(grotto.InputError, match="empty graph"):
+        grotto.update(tmp_path / "n.grotto", delete_vertices=["ann", "bob", "dee"])
+    assert grotto.open(tmp_path / "n.grotto").num_vertices == 3
+
+
+def test_an_interrupted_vertex_delete_leaves_the_old_file_or_the_new(tmp_path, ctrl_c_reaches_python):
+    import _thread
+    import shutil
+    import threading
+    import time
+
+    rng = np.random.default_rng(9)
+    n = 100000
+    src, dst = rng.integers(0, n, 800000), rng.integers(0, n, 800000)
+    keep = src != dst
+    base = tmp_path / "base.grotto"
+    grotto.convert(pd.DataFrame({"src": src[keep], "dst": dst[keep]}), base, undirected=True, vertices=n)
+    old = (grotto.open(base).num_vertices, grotto.open(base).num_edges)
+    g = tmp_path / "g.grotto"
+    gone = list(range(0, n, 7))
+    shutil.copy(base, g)
+    t = time.perf_counter()
+    new = grotto.update(g, delete_vertices=gone)
+    took = time.perf_counter() - t
+    new = (new["vertices"], new["edges"])
+    outcomes = set()
+    for trial in range(16):
+        shutil.copy(base, g)
+        timer = threading.Timer(took * (trial + 1) / 12, _thread.interrupt_main)
+        landed = None
+        try:
+            timer.start()
+            grotto.update(g, delete_vertices=gone)
+            landed = True
+            timer.join()
+        except KeyboardInterrupt:
+            pass
+        # An interrupt that came after the call returned is absorbed here.
+        try:
+            timer.join()
+            time.sleep(0.05)
+        except KeyboardInterrupt:
+            pass
+        # Raised by the call: nothing was applied.
+        landed = bool(landed)
+        h = grotto.open(g)
+        assert (h.num_vertices, h.num_edges) == (new if landed else old)
+        outcomes.add(landed)
+        assert sorted(os.listdir(tmp_path)) == ["base.grotto", "g.grotto"], os.listdir(tmp_path)
+    # Interrupts landed before the commit and after it.
+    assert outcomes == {False, True}, outcomes

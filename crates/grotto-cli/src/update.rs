@@ -26,6 +26,9 @@ pub(crate) struct UpdateArgs {
     /// New weights of existing edges of a weighted graph: `SRC DST WEIGHT` lines (same formats). Applied after the deletes and inserts; an edge that is not there is counted, not an error. (In a weighted graph, --insert lines carry weights too; inserting an edge already there keeps its weight.)
     #[arg(long, value_name = "FILE")]
     set_weight: Option<PathBuf>,
+    /// Vertices to remove, each with every edge at it (both directions), as networkx's remove_node: one id, or for a graph of names one name, a line. A vertex the graph lacks is counted, not an error; the other vertices keep their ids. Vertex ids are positions in the file, so this rewrites it (one pass over the edges, as `compact`; a crash leaves the old file); give it alone, not with edge changes.
+    #[arg(long, value_name = "FILE")]
+    delete_vertices: Option<PathBuf>,
     /// Format of the edge files (default: detected, as `convert` does).
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
@@ -118,6 +121,9 @@ pub(crate) fn compact_cmd(ctx: &Ctx, a: CompactArgs) -> anyhow::Result<()> {
 
 pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
+    if let Some(f) = &a.delete_vertices {
+        return delete_vertices_cmd(ctx, &a, f, t0);
+    }
     if a.insert.is_none()
         && a.delete.is_none()
         && a.set_weight.is_none()
@@ -311,6 +317,60 @@ pub(crate) fn update_cmd(ctx: &Ctx, a: UpdateArgs) -> anyhow::Result<()> {
             r.resolve_s,
             if r.merged { "merge" } else { "write" },
             r.write_s
+        );
+    }
+    Ok(())
+}
+
+/// `update --delete-vertices FILE`: removes the vertices listed, with
+/// their edges, by a rewrite of the file.
+fn delete_vertices_cmd(
+    ctx: &Ctx,
+    a: &UpdateArgs,
+    f: &std::path::Path,
+    t0: Instant,
+) -> anyhow::Result<()> {
+    if a.insert.is_some() || a.delete.is_some() || a.set_weight.is_some() {
+        return Err(grotto::Error::Invalid(
+            "--delete-vertices rewrites the file and runs alone: give the edge changes \
+             (--insert, --delete, --set-weight) in an update of their own"
+                .into(),
+        )
+        .into());
+    }
+    if f == a.graph {
+        return Err(grotto::Error::Invalid(format!(
+            "{} is the graph itself, not a vertex file",
+            f.display()
+        ))
+        .into());
+    }
+    let names = grotto::store::Graph::open(&a.graph)?.names().is_some();
+    let tokens: Vec<String> = if names {
+        grotto::ingest::vertices::read_vertex_names(f)?
+    } else {
+        grotto::ingest::vertices::read_vertex_file(f)?
+            .into_iter()
+            .map(|x| x.to_string())
+            .collect()
+    };
+    let opts = ConvertOptions {
+        threads: ctx.threads,
+        ..ConvertOptions::default()
+    };
+    let bar = ctx.bar();
+    let r = grotto::ingest::subgraph::delete_vertices(&a.graph, &tokens, &opts, &bar)?;
+    bar.done();
+    if ctx.json {
+        let mut v = serde_json::to_value(&r)?;
+        v["schema_version"] = json!(SCHEMA_VERSION);
+        v["command"] = json!("update");
+        v["seconds"] = json!(t0.elapsed().as_secs_f64());
+        println!("{v}");
+    } else if !ctx.quiet {
+        println!(
+            "deleted {} vertices ({} not present) with their edges: {} vertices, {} edges now",
+            r.deleted, r.not_present, r.vertices, r.edges
         );
     }
     Ok(())

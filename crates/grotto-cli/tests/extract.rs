@@ -134,3 +134,35 @@ fn refusals_name_the_fix_and_write_nothing() {
     assert!(!o.status.success(), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("input"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn update_delete_vertices_removes_them_with_their_edges() {
+    let d = tempfile::tempdir().unwrap();
+    let g = text_graph(d.path(), "g", EDGES, &["--reverse"]);
+    let vs = d.path().join("gone.txt");
+    std::fs::write(&vs, "30\n99\n").unwrap();
+    let o = grotto(&["update", p(&g), "--delete-vertices", p(&vs), "--json"]);
+    let r: serde_json::Value = serde_json::from_str(ok(&o).trim()).unwrap();
+    assert_eq!(
+        (r["deleted"].as_u64(), r["not_present"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let back = d.path().join("back.el");
+    ok(&grotto(&["export", p(&g), "-o", p(&back)]));
+    // 30's edges both ways are gone; every other id stays.
+    assert_eq!(lines(&back), set(&["10 20", "40 50", "70 80"]));
+    let o = grotto(&[
+        "update",
+        p(&g),
+        "--delete-vertices",
+        p(&vs),
+        "--insert",
+        p(&vs),
+    ]);
+    assert!(!o.status.success() && text(&o.stderr).contains("alone"));
+    let listed: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(listed.len(), 4, "no litter: {listed:?}");
+}

@@ -722,6 +722,7 @@ fn _grotto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::convert_file, m)?)?;
     m.add_function(wrap_pyfunction!(convert::convert_arrays, m)?)?;
     m.add_function(wrap_pyfunction!(update::update, m)?)?;
+    m.add_function(wrap_pyfunction!(update::delete_vertices, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_columns, m)?)?;
     m.add_function(wrap_pyfunction!(nx::adjacency_sorted, m)?)?;

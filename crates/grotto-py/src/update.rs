@@ -187,3 +187,31 @@ pub(crate) fn update(
     let v = serde_json::to_value(&report).map_err(|e| invalid(e.to_string()))?;
     crate::json_to_py(py, &v)
 }
+
+/// Removes the vertices `vertices` (the user's ids or names, as text)
+/// from the graph file `path` with every edge at them, by a rewrite of
+/// the file ([`grotto::ingest::subgraph::delete_vertices`]); returns
+/// {deleted, not_present, vertices, edges}.
+#[pyfunction]
+#[pyo3(signature = (path, vertices, threads=None))]
+pub(crate) fn delete_vertices(
+    py: Python<'_>,
+    path: PathBuf,
+    vertices: Vec<String>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    let opts = grotto::ingest::ConvertOptions {
+        threads: threads.unwrap_or(0),
+        ..Default::default()
+    };
+    let r = off_thread(py, move || {
+        grotto::ingest::subgraph::delete_vertices(
+            &path,
+            &vertices,
+            &opts,
+            &grotto::ingest::NoProgress,
+        )
+    })?;
+    let v = serde_json::to_value(&r).map_err(|e| invalid(e.to_string()))?;
+    crate::json_to_py(py, &v)
+}

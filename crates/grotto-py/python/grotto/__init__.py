@@ -1010,6 +1010,7 @@ def update(
     threads: Optional[int] = None,
     merge: str = "auto",
     merge_above: float = 5.0,
+    delete_vertices: Any = None,
 ) -> Dict[str, Any]:
     """Changes the graph file ``path`` in place, without a rebuild, and
     returns the report (what ``grotto update --json`` prints): edges
@@ -1040,7 +1041,24 @@ def update(
     delta run; ``"always"`` merges (with no edges given, it folds the
     pending delta); ``"never"`` appends a run. The report's ``merged``
     says which happened.
+
+    ``delete_vertices`` (vertices in your ids or names, alone: no edge
+    changes with it) removes each vertex with every edge at it, both
+    directions, as networkx's ``remove_node``; a vertex the graph lacks is
+    counted (``not_present``), not an error, and the others keep their
+    ids. It rewrites the file (one pass over the edges, as ``compact``; a
+    crash leaves the old file) and returns ``deleted``, ``not_present``,
+    ``vertices`` and ``edges``.
     """
+    if delete_vertices is not None:
+        # networkx's remove_node: each vertex with every edge at it, by a
+        # rewrite of the file (vertex ids are positions in it).
+        if insert is not None or delete is not None or set_weight is not None:
+            raise InputError("delete_vertices rewrites the file and runs alone: give the edge changes "
+                             "in an update of their own")
+        if isinstance(delete_vertices, (str, int, np.integer)):
+            delete_vertices = [delete_vertices]
+        return _grotto.delete_vertices(os.fspath(path), [str(v) for v in delete_vertices], threads)
     columns = _edge_columns(columns)
     kw: Dict[str, Any] = dict(
         format=format, columns=columns, threads=threads, merge=merge, merge_above=merge_above

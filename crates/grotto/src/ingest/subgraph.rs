@@ -31,6 +31,9 @@ pub(crate) struct GraphEdges<'g> {
     bound: u64,
     /// More files the output may not replace (a result a filter read).
     extra: Vec<PathBuf>,
+    /// The output replaces the graph itself (a vertex delete, under the
+    /// update lock), so the graph is no input it must keep.
+    in_place: bool,
 }
 
 impl<'g> GraphEdges<'g> {
@@ -43,6 +46,7 @@ impl<'g> GraphEdges<'g> {
             names: None,
             bound: g.edge_count(),
             extra: Vec::new(),
+            in_place: false,
         }
     }
 
@@ -85,6 +89,7 @@ impl<'g> GraphEdges<'g> {
             names,
             bound,
             extra: Vec::new(),
+            in_place: false,
         })
     }
 
@@ -174,6 +179,7 @@ impl EdgeGenerator for GraphEdges<'_> {
     /// graph by `compact` does, under the update lock).
     fn inputs(&self) -> Vec<PathBuf> {
         match self.keep {
+            Some(_) if self.in_place => self.extra.clone(),
             Some(_) => std::iter::once(self.g.path().to_path_buf())
                 .chain(self.extra.iter().cloned())
                 .collect(),
@@ -236,4 +242,80 @@ pub fn extract_graph(
     edges.extra = extra.iter().map(|p| p.to_path_buf()).collect();
     let opts = options_like(g, opts);
     super::convert_from(&Source::Generated(&edges), output, &opts, progress)
+}
+
+/// What [`delete_vertices`] did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VertexDeletes {
+    /// Vertices removed, each with all its edges.
+    pub deleted: u64,
+    /// Vertices listed that the graph did not have.
+    pub not_present: u64,
+    /// Vertices and edges after.
+    pub vertices: u64,
+    /// Edges after (an undirected edge once).
+    pub edges: u64,
+}
+
+/// Removes the vertices `doomed` (the user's ids or names, as text) from
+/// the graph file `path` with every edge at them, both directions, as
+/// networkx's `remove_node` does; a vertex the graph lacks is counted,
+/// not an error. The ids of the others do not change. Vertex ids are
+/// positions in the file, so this rewrites it (one pass over the edges,
+/// as `compact`) under the update lock, and replaces it as convert
+/// replaces its output: a crash or Ctrl-C leaves the old file.
+pub fn delete_vertices(
+    path: &Path,
+    doomed: &[String],
+    opts: &ConvertOptions,
+    progress: &dyn Progress,
+) -> Result<VertexDeletes> {
+    let _lock = crate::io::inplace::InPlace::open(path)?;
+    let g = Graph::open(path)?;
+    g.load_order()?;
+    let mut keep = vec![true; g.vertex_count() as usize];
+    let (mut deleted, mut not_present) = (0u64, 0u64);
+    for t in doomed {
+        match g.vertex_named(t) {
+            Ok(v) if keep[v as usize] => {
+                keep[v as usize] = false;
+                deleted += 1;
+            }
+            Ok(_) => {}
+            Err(Error::NoSuchVertex { .. }) => not_present += 1,
+            Err(e) => return Err(e),
+        }
+    }
+    if deleted == 0 {
+        return Ok(VertexDeletes {
+            deleted,
+            not_present,
+            vertices: g.vertex_count(),
+            edges: g.edge_count(),
+        });
+    }
+    if deleted == g.vertex_count() {
+        return Err(Error::Invalid(format!(
+            "deleting every vertex of {} would leave an empty graph; remove the file instead",
+            path.display()
+        )));
+    }
+    let mut edges = GraphEdges::induced(&g, &keep)?;
+    edges.in_place = true;
+    let h = g.header();
+    let opts = ConvertOptions {
+        layout: crate::store::layout::LayoutConfig {
+            packed: h.packed(),
+            ..opts.layout
+        },
+        ..options_like(&g, opts)
+    };
+    let target = path.to_path_buf();
+    let r = super::convert_from(&Source::Generated(&edges), &target, &opts, progress)?;
+    Ok(VertexDeletes {
+        deleted,
+        not_present,
+        vertices: r.vertices,
+        edges: r.edges,
+    })
 }
