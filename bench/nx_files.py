@@ -6,13 +6,14 @@ implementation where it has one, networkx's own code on the file made a
 networkx graph where it has not (grotto._nxfallback), and the protocol
 of grotto/_views.py for what networkx reads directly.
 
-    python bench/nx_files.py [PACKAGE ...]     # default: networkx.algorithms
+    python bench/nx_files.py [--budget SECONDS] [PACKAGE ...]   # default: networkx.algorithms
 
 Prints, per test module, passed/failed/errors, then how many modules pass
 entirely. Slow: a file is written per call (minutes for the algorithms).
 """
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -21,14 +22,25 @@ from collections import defaultdict
 
 
 def main() -> None:
-    packages = sys.argv[1:] or ["networkx.algorithms"]
+    args = sys.argv[1:]
+    budget = None
+    if args[:1] == ["--budget"]:
+        budget, args = float(args[1]), args[2:]
+    packages = args or ["networkx.algorithms"]
     with tempfile.TemporaryDirectory() as d:
         xml = os.path.join(d, "r.xml")
         env = dict(os.environ, NETWORKX_TEST_BACKEND="grotto", NETWORKX_FALLBACK_TO_NX="True",
                    GROTTO_NX_AS_FILES="1")
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                        f"--junitxml={xml}", "--pyargs", *packages],
-                       cwd=d, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              f"--junitxml={xml}", "--pyargs", *packages],
+                             cwd=d, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            p.wait(timeout=budget)
+        except subprocess.TimeoutExpired:
+            # pytest writes the report of the tests run so far on Ctrl-C.
+            p.send_signal(signal.SIGINT)
+            p.wait()
+            print(f"(stopped after {budget:.0f} s: the tests run by then)")
         root = ET.parse(xml).getroot()
     per = defaultdict(lambda: [0, 0, 0])
     first_fail = {}
