@@ -243,8 +243,22 @@ fn file_degrees(level: &mut FileLevel<'_, '_>, weights: bool) -> Result<Degrees>
 /// Renumbers `comm` (values below its length) densely in order of first
 /// appearance; returns how many there are.
 pub(crate) fn renumber(comm: &mut [u32]) -> u32 {
+    renumber_kept(comm, |_| true).0
+}
+
+/// Renumbers `comm` (values below its length) densely: first, in order of
+/// first appearance, the values some vertex with `has_edges` takes, then
+/// the rest. Returns how many values there are, and how many come first.
+fn renumber_kept(comm: &mut [u32], has_edges: impl Fn(usize) -> bool) -> (u32, u32) {
     let mut map = vec![u32::MAX; comm.len()];
     let mut next = 0u32;
+    for (v, &c) in comm.iter().enumerate() {
+        if has_edges(v) && map[c as usize] == u32::MAX {
+            map[c as usize] = next;
+            next += 1;
+        }
+    }
+    let kept = next;
     for c in comm.iter_mut() {
         let m = &mut map[*c as usize];
         if *m == u32::MAX {
@@ -253,8 +267,12 @@ pub(crate) fn renumber(comm: &mut [u32]) -> u32 {
         }
         *c = *m;
     }
-    next
+    (next, kept)
 }
+
+/// Marks an original vertex that no later level holds: it has no edges,
+/// so it stays a community of its own.
+const ALONE: u32 = u32::MAX;
 
 /// Runs Louvain (or, with `cfg.refine`, Leiden) on the run's graph:
 /// `cfg.iterations` times, each from the answer of the one before (as
@@ -415,7 +433,9 @@ impl Driver<'_> {
             let stats =
                 moving::move_vertices(lists, &k, &mut comm, m2, cfg, self.rng_level, weighted)?;
             let mut dense = comm;
-            let communities = renumber(&mut dense);
+            // Communities with edges first: the rest (isolated vertices,
+            // alone) are left out of the next level.
+            let (communities, kept) = renumber_kept(&mut dense, |v| lists.degree(v as VertexId) > 0);
             if (self.reports.len() > first || first > 0) && stats.moves == 0 {
                 // Nothing moved: the partition the level started from, the
                 // last level's, is the answer.
@@ -427,15 +447,16 @@ impl Driver<'_> {
             // (Louvain's groups are the communities themselves).
             let refinement = if cfg.refine && communities as u64 != nl {
                 let mut rfd = moving::refine(lists, &k, &dense, m2, cfg, self.rng_level, weighted)?;
-                let c = renumber(&mut rfd);
-                Some((rfd, c))
+                let (c, kept) = renumber_kept(&mut rfd, |v| lists.degree(v as VertexId) > 0);
+                Some((rfd, c, kept))
             } else {
                 None
             };
             let refined = refinement.as_ref().map(|r| r.1 as u64);
+            // The next level's vertices: the groups with edges.
             let (groups, group_count) = match &refinement {
-                Some((rfd, c)) => (&rfd[..], *c),
-                None => (&dense[..], communities),
+                Some((rfd, _, kept)) => (&rfd[..], *kept),
+                None => (&dense[..], kept),
             };
             if cfg.levels {
                 let shown = if cfg.refine && (communities as u64) < nl {
@@ -445,24 +466,37 @@ impl Driver<'_> {
                 };
                 self.per_level.push(lift(&up, &shown));
             }
-            // Leiden: each group's community (groups refine communities).
-            let of: Option<Vec<u32>> = refinement.as_ref().map(|(rfd, c)| {
-                let mut of = vec![0u32; *c as usize];
+            // Leiden: each group's community (groups refine communities),
+            // numbered densely among the groups kept.
+            let of: Option<Vec<u32>> = refinement.as_ref().map(|(rfd, _, kept)| {
+                let mut of = vec![0u32; *kept as usize];
                 for (v, &gr) in rfd.iter().enumerate() {
-                    of[gr as usize] = dense[v];
+                    if gr < *kept {
+                        of[gr as usize] = dense[v];
+                    }
                 }
+                renumber(&mut of);
                 of
             });
+            // What the degrees give, taken before the contraction so that
+            // they need not be held through it: the squares of the
+            // communities' degree sums (for the modularity) and the next
+            // level's degrees. A level that turns out to be the last
+            // sums its degrees again only if it needs them.
+            let squares = square_sums(&dense, &k, communities);
+            let mut kn = vec![0.0f64; group_count as usize];
+            for (v, &gr) in groups.iter().enumerate() {
+                if let Some(x) = kn.get_mut(gr as usize) {
+                    *x += k[v];
+                }
+            }
+            k = Vec::new();
             let t1 = std::time::Instant::now();
             let next = contract_within(lists, groups, group_count, of.as_deref(), &self.contract)?;
             let contract_s = t1.elapsed().as_secs_f64();
             // Modularity of the level's (unrefined) partition.
-            let mut tot = vec![0.0f64; communities as usize];
-            for (v, &c) in dense.iter().enumerate() {
-                tot[c as usize] += k[v];
-            }
             let inside = next.outer_inside.as_ref().unwrap_or(&next.inside);
-            let q = modularity_of(inside, &tot, m2, gamma);
+            let q = modularity_of(inside, squares, m2, gamma);
             self.reports.push(LevelReport {
                 vertices: nl,
                 entries,
@@ -489,14 +523,10 @@ impl Driver<'_> {
             self.q_prev = q;
             // The next level: the groups' graph, its degrees, and where
             // each original vertex is on it.
-            let mut kn = vec![0.0f64; group_count as usize];
-            for (v, &gr) in groups.iter().enumerate() {
-                kn[gr as usize] += k[v];
-            }
-            up = Some(lift(&up, groups));
+            up = Some(descend(&up, groups, group_count));
             // What this level alone needed goes before the next one starts
             // (a scratch level runs inside this call, so it would stay).
-            drop((refinement, dense, tot, next.inside, next.outer_inside));
+            drop((refinement, dense, next.inside, next.outer_inside));
             start = of;
             k = kn;
             weighted = true;
@@ -531,6 +561,9 @@ impl Driver<'_> {
             let after = pieces.iter().max().map_or(0, |&c| c as u64 + 1);
             answer = pieces;
             if after != count {
+                if k.len() as u64 != nl {
+                    k = level_degrees(lists)?;
+                }
                 final_q = modularity_on(lists, &k, &answer, m2, gamma)?;
             }
         }
@@ -544,12 +577,66 @@ impl Driver<'_> {
 }
 
 /// Each original vertex's value: `of` on the level `up` maps them to
-/// (`None`: the level is the file, `of` itself).
+/// (`None`: the level is the file, `of` itself); a vertex no level after
+/// the file holds ([`ALONE`]) gets a community of its own, numbered
+/// after `of`'s.
 fn lift(up: &Option<Vec<u32>>, of: &[u32]) -> Vec<u32> {
     match up {
         None => of.to_vec(),
-        Some(up) => up.iter().map(|&x| of[x as usize]).collect(),
+        Some(up) => {
+            let mut next = of.iter().max().map_or(0, |&c| c + 1);
+            up.iter()
+                .map(|&x| match x {
+                    ALONE => {
+                        next += 1;
+                        next - 1
+                    }
+                    x => of[x as usize],
+                })
+                .collect()
+        }
     }
+}
+
+/// Each original vertex's vertex on the next level: its group there, or
+/// [`ALONE`] when its group (`kept` or more) has no edges and the next
+/// level leaves it out.
+fn descend(up: &Option<Vec<u32>>, group: &[u32], kept: u32) -> Vec<u32> {
+    let at = |x: u32| match group[x as usize] {
+        g if g < kept => g,
+        _ => ALONE,
+    };
+    match up {
+        None => (0..group.len() as u32).map(at).collect(),
+        Some(up) => up
+            .iter()
+            .map(|&x| if x == ALONE { ALONE } else { at(x) })
+            .collect(),
+    }
+}
+
+/// The sum over communities of their degree sums squared.
+fn square_sums(comm: &[u32], k: &[f64], communities: u32) -> f64 {
+    let mut tot = vec![0.0f64; communities as usize];
+    for (v, &c) in comm.iter().enumerate() {
+        tot[c as usize] += k[v];
+    }
+    tot.iter().map(|x| x * x).sum()
+}
+
+/// A level's weighted degrees (a loop twice), from one pass over its lists.
+fn level_degrees(lists: &mut dyn Lists) -> Result<Vec<f64>> {
+    let n = lists.vertex_count();
+    let k: Vec<AtomicF64Cell> = (0..n).map(|_| AtomicF64Cell::default()).collect();
+    lists.visit_whole(&Frontier::all(n), &|v, ids, ws| {
+        let mut sum = 0.0;
+        for (i, &u) in ids.iter().enumerate() {
+            let w = ws.get(i);
+            sum += if u == v { 2.0 * w } else { w };
+        }
+        k[v as usize].set(sum);
+    })?;
+    Ok(k.into_iter().map(AtomicF64Cell::get).collect())
 }
 
 /// An atomic `u32` array (for the moving phase's per-chunk decisions).

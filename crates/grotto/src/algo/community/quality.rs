@@ -25,15 +25,14 @@ impl AtomicF64Cell {
     }
 }
 
-/// Modularity of `comm` (communities `0..c`) from per-community inside
-/// weights and degree sums.
-pub(super) fn modularity_of(inside: &[f64], tot: &[f64], m2: f64, gamma: f64) -> f64 {
+/// Modularity from per-community inside weights and the sum of the
+/// communities' degree sums squared.
+pub(super) fn modularity_of(inside: &[f64], squares: f64, m2: f64, gamma: f64) -> f64 {
     if m2 == 0.0 {
         return 0.0;
     }
     let l: f64 = inside.iter().sum();
-    let t: f64 = tot.iter().map(|x| x * x).sum();
-    2.0 * l / m2 - gamma * t / (m2 * m2)
+    2.0 * l / m2 - gamma * squares / (m2 * m2)
 }
 
 /// Modularity of `comm` on a level, from one pass over its lists.
@@ -64,7 +63,7 @@ pub(super) fn modularity_on(
     for (v, cell) in inside_v.into_iter().enumerate() {
         inside[comm[v] as usize] += cell.get() / 2.0;
     }
-    Ok(modularity_of(&inside, &tot, m2, gamma))
+    Ok(modularity_of(&inside, tot.iter().map(|x| x * x).sum(), m2, gamma))
 }
 
 /// Modularity of a given partition of the run's graph (`community[v]`
@@ -141,7 +140,7 @@ pub fn serial_modularity(csr: &Csr, weighted: bool, community: &[u32], gamma: f6
             }
         }
     }
-    modularity_of(&inside, &tot, m2, gamma)
+    modularity_of(&inside, tot.iter().map(|x| x * x).sum(), m2, gamma)
 }
 
 /// What the verifiers of both algorithms check: one community per

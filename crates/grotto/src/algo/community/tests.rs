@@ -214,6 +214,51 @@ fn rmat_communities_beat_singletons_and_leiden_keeps_them_connected() {
     }
 }
 
+/// Isolated vertices (half of an R-MAT graph's) take no part past the
+/// file: each is a community of its own, every vertex has one community,
+/// and the answer is the one the graph without them gets.
+#[test]
+fn isolated_vertices_stay_alone_and_leave_the_answer_as_it_is() {
+    // Two cliques of five joined by an edge, among isolated vertices.
+    let mut edges = Vec::new();
+    for base in [3u64, 20] {
+        for a in 0..5 {
+            for b in a + 1..5 {
+                edges.push((base + 2 * a, base + 2 * b));
+            }
+        }
+    }
+    edges.push((3, 20));
+    let with = testkit::from_edges_with(
+        &edges,
+        &ConvertOptions {
+            undirected: true,
+            vertices: Some(40),
+            ..ConvertOptions::default()
+        },
+    );
+    let dense: Vec<(u64, u64)> = edges
+        .iter()
+        .map(|&(a, b)| {
+            let at = |x: u64| if x < 20 { (x - 3) / 2 } else { 5 + (x - 20) / 2 };
+            (at(a), at(b))
+        })
+        .collect();
+    let without = undirected(&dense);
+    for cfg in both() {
+        let a = detect(&with.graph, &cfg, EngineConfig::default());
+        let b = detect(&without.graph, &cfg, EngineConfig::default());
+        assert!((a.modularity - b.modularity).abs() < 1e-12, "{cfg:?}");
+        let sets_a = sets(&with.graph, &a);
+        let edged: Vec<&Vec<u64>> = sets_a.iter().filter(|s| s.len() > 1).collect();
+        assert_eq!(edged.len(), 2, "{cfg:?}: {sets_a:?}");
+        assert_eq!(a.communities, 2 + (40 - 10), "{cfg:?}: {sets_a:?}");
+        for level in &a.levels[1..] {
+            assert!(level.vertices <= 10, "{cfg:?}: {:?}", a.levels);
+        }
+    }
+}
+
 #[test]
 fn weights_self_loops_and_parallel_edges_count_as_networkx_counts_them() {
     // Two triangles joined by a heavy edge, a loop on 0.

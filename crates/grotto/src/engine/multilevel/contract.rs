@@ -26,7 +26,7 @@ use crate::store::Graph;
 use crate::VertexId;
 use rayon::prelude::*;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How a contraction may use memory and disk.
@@ -125,7 +125,9 @@ pub fn contract(level: &mut dyn Lists, group: &[u32], groups: u32) -> Result<Con
 /// members of two groups is in both members' lists; it is counted once,
 /// from the side of the smaller group (inside a group, halved), as a loop
 /// is. With `outer` (a part for each group), the weight inside each part
-/// is summed too.
+/// is summed too. A vertex whose group is `groups` or more is left out:
+/// it must have an empty list (an isolated vertex, which no later level
+/// needs to hold).
 pub fn contract_within(
     level: &mut dyn Lists,
     group: &[u32],
@@ -134,9 +136,14 @@ pub fn contract_within(
     opts: &ContractOptions,
 ) -> Result<Contracted> {
     let n = level.vertex_count();
-    if group.len() as u64 != n || group.iter().any(|&g| g >= groups) {
+    if group.len() as u64 != n {
         return Err(Error::Invalid(format!(
-            "a contraction needs a group below {groups} for each of the {n} vertices"
+            "a contraction needs a group for each of the {n} vertices"
+        )));
+    }
+    if let Some(v) = (0..n as VertexId).find(|&v| group[v as usize] >= groups && level.degree(v) > 0) {
+        return Err(Error::Invalid(format!(
+            "vertex {v} has edges but no group below {groups}: only a vertex without edges is left out"
         )));
     }
     if outer.is_some_and(|o| o.len() != groups as usize) {
@@ -148,20 +155,24 @@ pub fn contract_within(
     // entries fit half the budget as records.
     let mut entries = vec![0u64; groups as usize];
     for v in 0..n as VertexId {
-        entries[group[v as usize] as usize] += level.degree(v);
+        if let Some(e) = entries.get_mut(group[v as usize] as usize) {
+            *e += level.degree(v);
+        }
     }
     let half = (opts.memory_bytes / 2).max(RECORD_BYTES);
+    // Each range with the entries of its members: at most that many
+    // records.
     let mut ranges = Vec::new();
     let (mut lo, mut acc) = (0u32, 0u64);
     for g in 0..groups {
-        let e = entries[g as usize] * RECORD_BYTES;
-        if g > lo && acc + e > half {
-            ranges.push((lo, g));
+        let e = entries[g as usize];
+        if g > lo && (acc + e) * RECORD_BYTES > half {
+            ranges.push((lo, g, acc));
             (lo, acc) = (g, 0);
         }
         acc += e;
     }
-    ranges.push((lo, groups));
+    ranges.push((lo, groups, acc));
     drop(entries);
     let mut inside = vec![0.0f64; groups as usize];
     let mut outer_inside =
@@ -169,8 +180,8 @@ pub fn contract_within(
     let mut pairs: Vec<Record> = Vec::new();
     let mut spilled: Option<PairFile> = None;
     let mut records = 0u64;
-    for &(glo, ghi) in &ranges {
-        let mut got = gather(level, group, glo, ghi, ranges.len() > 1)?;
+    for &(glo, ghi, bound) in &ranges {
+        let mut got = gather(level, group, (glo, ghi), bound, ranges.len() > 1)?;
         records += got.len() as u64;
         // Sorted by pair, then weight: each pair's sum is taken in one
         // order whatever the threads did.
@@ -193,19 +204,24 @@ pub fn contract_within(
                 continue;
             }
             let r = Record { lo: a, hi: b, w };
+            if spilled.is_none() && pairs.len() == pairs.capacity() {
+                // Grown by hand, so that the pairs never hold more than
+                // half the budget (a doubling could take all of it).
+                let cap = (pairs.capacity() * 2).max(1024).min((half / RECORD_BYTES) as usize);
+                if cap > pairs.len() {
+                    pairs.reserve_exact(cap - pairs.len());
+                } else {
+                    let mut f = PairFile::new(opts)?;
+                    for p in pairs.drain(..) {
+                        f.push(p)?;
+                    }
+                    pairs = Vec::new();
+                    spilled = Some(f);
+                }
+            }
             match &mut spilled {
                 Some(f) => f.push(r)?,
-                None => {
-                    pairs.push(r);
-                    if pairs.len() as u64 * RECORD_BYTES > half {
-                        let mut f = PairFile::new(opts)?;
-                        for p in pairs.drain(..) {
-                            f.push(p)?;
-                        }
-                        pairs = Vec::new();
-                        spilled = Some(f);
-                    }
-                }
+                None => pairs.push(r),
             }
         }
     }
@@ -235,13 +251,17 @@ pub fn contract_within(
     })
 }
 
+/// Records a thread gathers before it adds them to the range's.
+const RECORDS_PER_BATCH: usize = 4096;
+
 /// The records of the vertices whose group is in `glo..ghi` (all of them
-/// when not `partial`): one pass over their lists.
+/// when not `partial`): one pass over their lists, into one vector of
+/// `bound` records (the members' entries, which no range's records pass).
 fn gather(
     level: &mut dyn Lists,
     group: &[u32],
-    glo: u32,
-    ghi: u32,
+    (glo, ghi): (u32, u32),
+    bound: u64,
     partial: bool,
 ) -> Result<Vec<Record>> {
     let n = level.vertex_count();
@@ -258,16 +278,33 @@ fn gather(
     } else {
         Frontier::all(n)
     };
+    let out: Mutex<Vec<Record>> = Mutex::new(Vec::with_capacity(bound as usize));
+    let overflow = AtomicBool::new(false);
+    // Each thread adds its records to a batch of a slot of its own, which
+    // goes into the range's records when full (the rest after the pass):
+    // the records are never held twice.
     let threads = level.threads();
-    let shards: Vec<Mutex<Vec<Record>>> =
-        (0..threads * 4).map(|_| Mutex::new(Vec::new())).collect();
+    let slots: Vec<Mutex<Vec<Record>>> = (0..threads * 4).map(|_| Mutex::new(Vec::new())).collect();
     let next = AtomicUsize::new(0);
+    let flush = |batch: &mut Vec<Record>| {
+        let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
+        if o.len() + batch.len() > o.capacity() {
+            overflow.store(true, Ordering::Relaxed);
+        } else {
+            o.extend_from_slice(batch);
+        }
+        batch.clear();
+    };
     thread_local! {
         static SUMS: std::cell::RefCell<GroupSums> = std::cell::RefCell::new(GroupSums::default());
-        static SHARD: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+        static SLOT: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
     }
     level.visit_whole(&frontier, &|v, ids, ws| {
         let g = group[v as usize];
+        if ids.is_empty() {
+            // Nothing to record (and a vertex left out has no group).
+            return;
+        }
         SUMS.with_borrow_mut(|t| {
             let mut own = 0.0;
             for (i, &u) in ids.iter().enumerate() {
@@ -279,36 +316,43 @@ fn gather(
             // Inside the group each edge is in two members' lists; a pair
             // with a smaller group comes from that group's side.
             own += t.get(g) / 2.0;
-            let s = match SHARD.get() {
+            let s = match SLOT.get() {
                 usize::MAX => {
-                    let s = next.fetch_add(1, Ordering::Relaxed) % shards.len();
-                    SHARD.set(s);
+                    let s = next.fetch_add(1, Ordering::Relaxed) % slots.len();
+                    SLOT.set(s);
                     s
                 }
                 s => s,
             };
-            let mut shard = shards[s].lock().unwrap_or_else(|p| p.into_inner());
-            shard.extend(
+            let mut batch = slots[s].lock().unwrap_or_else(|p| p.into_inner());
+            batch.extend(
                 t.iter()
                     .filter(|&(h, _)| h > g)
                     .map(|(h, w)| Record { lo: g, hi: h, w }),
             );
             if own != 0.0 {
-                shard.push(Record {
+                batch.push(Record {
                     lo: g,
                     hi: g,
                     w: own,
                 });
             }
-            drop(shard);
+            if batch.len() >= RECORDS_PER_BATCH {
+                flush(&mut batch);
+            }
+            drop(batch);
             t.clear();
         });
     })?;
-    let mut out: Vec<Record> = Vec::new();
-    for s in shards {
-        out.append(&mut s.into_inner().unwrap_or_else(|p| p.into_inner()));
+    for slot in &slots {
+        flush(&mut slot.lock().unwrap_or_else(|p| p.into_inner()));
     }
-    Ok(out)
+    if overflow.load(Ordering::Relaxed) {
+        return Err(Error::Invalid(format!(
+            "a contraction gathered more records than the {bound} entries of its vertices"
+        )));
+    }
+    Ok(out.into_inner().unwrap_or_else(|p| p.into_inner()))
 }
 
 /// The groups' graph in memory from the pairs (sorted by `(lo, hi)`):

@@ -91,6 +91,29 @@ fn a_bad_grouping_is_refused() {
     assert!(contract(&mut g, &[0], 2).is_err());
 }
 
+/// A vertex without edges may be left out (a group past the count); one
+/// with edges may not.
+#[test]
+fn isolated_vertices_are_left_out_of_the_groups_graph() {
+    // 1 and 3 have no edges.
+    let mut g = coarse(5, &[(0, 2, 1.0), (2, 4, 2.0), (4, 4, 3.0)]);
+    let c = contract(&mut g, &[0, 7, 0, 9, 1], 2).unwrap();
+    assert_eq!(c.inside, vec![1.0, 3.0]);
+    let m = c.graph.memory().unwrap();
+    assert_eq!(m.vertex_count(), 2);
+    assert_eq!(m.list(0), (&[0, 1][..], &[1.0, 2.0][..]));
+    assert_eq!(m.list(1), (&[0, 1][..], &[2.0, 3.0][..]));
+    // Within a budget that cuts the groups into one range each, the same.
+    let small = ContractOptions {
+        memory_bytes: 32,
+        temp_dir: None,
+    };
+    let c = contract_within(&mut g, &[0, 7, 0, 9, 1], 2, None, &small).unwrap();
+    assert_eq!((c.inside.clone(), c.passes), (vec![1.0, 3.0], 2));
+    let err = contract(&mut g, &[0, 0, 5, 0, 1], 2).unwrap_err().to_string();
+    assert!(err.contains("vertex 2 has edges"), "{err}");
+}
+
 /// Every vertex's whole list (and weights) as the run hands them, in
 /// every engine configuration, against the lists in memory: lists
 /// longer than a block (a star's hub) arrive whole, and a weighted
