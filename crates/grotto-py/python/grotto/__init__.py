@@ -424,6 +424,40 @@ class Graph(NetworkxGraph, Pieces):
         graphs): column ``in_set``."""
         return self.run("mis", seed=seed, **options)
 
+    def eigenvector(self, *, max_iterations: int = 100, tolerance: float = 1e-6,
+                    weighted: bool = False, **options: Any) -> Result:
+        """Eigenvector centrality by power iteration with ``A + I``
+        (networkx's ``eigenvector_centrality``; in-neighbours count on a
+        directed graph): column ``score``, unit Euclidean norm. Summary
+        ``converged`` is false when ``max_iterations`` ran out first."""
+        return self.run("eigenvector", max_iterations=max_iterations, tolerance=tolerance,
+                        weighted=True if weighted else None, **options)
+
+    def katz(self, *, alpha: float = 0.1, beta: float = 1.0, max_iterations: int = 1000,
+             tolerance: float = 1e-6, normalized: bool = True, weighted: bool = False,
+             **options: Any) -> Result:
+        """Katz centrality, ``x = alpha A x + beta`` by power iteration
+        (networkx's ``katz_centrality``): column ``score``, scaled to unit
+        norm unless ``normalized=False``. It converges when ``alpha`` is
+        below the inverse of the largest eigenvalue (summary
+        ``converged``)."""
+        return self.run("katz", alpha=alpha, beta=beta, max_iterations=max_iterations,
+                        tolerance=tolerance, unnormalized=None if normalized else True,
+                        weighted=True if weighted else None, **options)
+
+    def link_prediction(self, source: Vertex, targets: Optional[Iterable[Vertex]] = None,
+                        **options: Any) -> Result:
+        """Scores of the pairs ``(source, t)`` by networkx's definitions
+        (undirected simple graphs): a row a pair with ``vertex`` (``t``),
+        ``common``, ``jaccard``, ``adamic_adar``, ``resource_allocation``
+        and ``preferential_attachment``; for ``targets`` in their order,
+        or by default every vertex two hops away that is not a
+        neighbour."""
+        listed = None if targets is None else ",".join(str(t) for t in targets)
+        if listed == "":
+            raise InputError("targets: an empty list (leave it out for every vertex two hops away)")
+        return self.run("linkpred", source=source, targets=listed, **options)
+
     def sssp(
         self,
         source: Optional[Vertex] = None,

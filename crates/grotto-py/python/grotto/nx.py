@@ -29,6 +29,7 @@ converted or loaded.
 from __future__ import annotations
 
 import os
+import numbers
 import random
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
@@ -130,6 +131,30 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
                 return "grotto stores a multigraph's parallel edges as one"
             if name != "degree_centrality" and not directed:
                 return f"{name} is for directed graphs"
+            return True
+        if name in ("eigenvector_centrality", "katz_centrality"):
+            if kwargs.get("nstart") is not None:
+                return f"grotto's {name} starts from networkx's default vector (no nstart)"
+            weight = kwargs.get("weight")
+            if weight is not None and not isinstance(weight, str):
+                return f"grotto's {name} takes the name of a weight attribute"
+            if name == "katz_centrality" and not isinstance(kwargs.get("beta", 1.0), numbers.Real):
+                return "grotto's katz_centrality takes one beta for every node (a number, not a dict)"
+            return True
+        if name in _LINK_SCORES:
+            if kwargs.get("ebunch") is None and len(G) > _NON_EDGES_NODES:
+                return (f"{name} without ebunch scores every non-edge: about {len(G) ** 2 // 2:,} "
+                        f"pairs of this graph's {len(G):,} nodes (grotto scores them up to "
+                        f"{_NON_EDGES_NODES:,} nodes); give the pairs as ebunch, or use "
+                        "g.link_prediction(u) for the vertices two hops from u")
+            return True
+        if name in ("diameter", "radius"):
+            if kwargs.get("e") is not None or kwargs.get("weight") is not None:
+                return f"grotto's {name} computes every eccentricity itself, unweighted"
+            if len(G) > _ECCENTRICITY_NODES:
+                return (f"an exact {name} is a BFS from each of this graph's {len(G):,} nodes "
+                        f"(grotto runs them up to {_ECCENTRICITY_NODES:,}); "
+                        "g.eccentricity(sweeps=...) gives a diameter's lower bound")
             return True
         if name == "ego_graph":
             if kwargs.get("distance") is not None:
@@ -629,6 +654,53 @@ class BackendInterface(metaclass=_nxfallback.Fallback):
         return _degree_centrality(G, "out")
 
     @staticmethod
+    def eigenvector_centrality(G: GrottoGraph, max_iter=100, tol=1e-06, nstart=None, weight=None):
+        import networkx as nx
+
+        V = _view(G, weight)
+        res = V.runs.eigenvector(max_iterations=max_iter, tolerance=tol,
+                                 weighted=weight is not None and V.weighted)
+        if not res.summary["converged"]:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        return _per_vertex(V, res, "score")
+
+    @staticmethod
+    def katz_centrality(G: GrottoGraph, alpha=0.1, beta=1.0, max_iter=1000, tol=1e-06, nstart=None,
+                        normalized=True, weight=None):
+        import networkx as nx
+
+        V = _view(G, weight)
+        res = V.runs.katz(alpha=alpha, beta=float(beta), max_iterations=max_iter, tolerance=tol,
+                          normalized=bool(normalized), weighted=weight is not None and V.weighted)
+        if not res.summary["converged"]:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        return _per_vertex(V, res, "score")
+
+    @staticmethod
+    def jaccard_coefficient(G: GrottoGraph, ebunch=None) -> Iterator[Tuple[Any, Any, float]]:
+        return _link_scores(G, ebunch, "jaccard")
+
+    @staticmethod
+    def adamic_adar_index(G: GrottoGraph, ebunch=None) -> Iterator[Tuple[Any, Any, float]]:
+        return _link_scores(G, ebunch, "adamic_adar")
+
+    @staticmethod
+    def resource_allocation_index(G: GrottoGraph, ebunch=None) -> Iterator[Tuple[Any, Any, float]]:
+        return _link_scores(G, ebunch, "resource_allocation")
+
+    @staticmethod
+    def preferential_attachment(G: GrottoGraph, ebunch=None) -> Iterator[Tuple[Any, Any, int]]:
+        return _link_scores(G, ebunch, "preferential_attachment")
+
+    @staticmethod
+    def diameter(G: GrottoGraph, e=None, usebounds=False, weight=None):
+        return _extreme(G, e, weight, max)
+
+    @staticmethod
+    def radius(G: GrottoGraph, e=None, usebounds=False, weight=None):
+        return _extreme(G, e, weight, min)
+
+    @staticmethod
     def ego_graph(G: GrottoGraph, n, radius=1, center=True, undirected=False, distance=None):
         return _nxfallback.ego_graph(G, n, radius, center, undirected, distance)
 
@@ -1036,6 +1108,56 @@ def _degree_centrality(G: Any, direction: str) -> Any:
     if isinstance(V, _OnDisk):
         return VertexMap(V.graph, V.graph.vertices(), values)
     return dict(zip(V.nodes, values.tolist()))
+
+
+# networkx's link-prediction functions and the column of grotto's
+# linkpred each reads.
+_LINK_SCORES = ("jaccard_coefficient", "adamic_adar_index", "resource_allocation_index",
+                "preferential_attachment")
+
+# Up to this many nodes a link prediction without ebunch scores every
+# non-edge (one run a node), as networkx does.
+_NON_EDGES_NODES = 2_000
+
+# Up to this many nodes diameter and radius run a BFS from every node.
+_ECCENTRICITY_NODES = 20_000
+
+
+def _link_scores(G: Any, ebunch: Any, column: str) -> Iterator[Tuple[Any, Any, Any]]:
+    """networkx's ``(u, v, score)`` for each pair of ``ebunch`` (every
+    non-edge when None): one linkpred run for each distinct ``u``."""
+    import networkx as nx
+
+    V = _view(G)
+    if ebunch is None:
+        nodes = list(V.nodes)
+        pairs = []
+        for i, u in enumerate(nodes):
+            near = set(V.neighbours(u))
+            pairs.extend((u, v) for v in nodes[i + 1:] if v not in near)
+    else:
+        pairs = list(ebunch)
+        for u, v in pairs:
+            if not V.has(u):
+                raise nx.NodeNotFound(f"Node {u} not in G.")
+            if not V.has(v):
+                raise nx.NodeNotFound(f"Node {v} not in G.")
+    by_source: Dict[Any, List[Any]] = {}
+    for u, v in pairs:
+        by_source.setdefault(u, []).append(v)
+    scores: Dict[Tuple[Any, Any], Any] = {}
+    for u, targets in by_source.items():
+        res = V.runs.link_prediction(V.vertex(u), [V.vertex(v) for v in targets])
+        for v, x in zip(targets, res[column].tolist()):
+            scores[(u, v)] = x
+    return ((u, v, scores[(u, v)]) for u, v in pairs)
+
+
+def _extreme(G: Any, e: Any, weight: Any, pick: Any) -> Any:
+    """The diameter (``max``) or radius (``min``) from every node's
+    eccentricity, networkx's exception when the graph is not connected."""
+    ecc = BackendInterface.eccentricity(G)
+    return pick(ecc.values())
 
 
 def _core_numbers(G: Any) -> Dict[Any, int]:

@@ -22,10 +22,12 @@ pub mod community;
 pub mod dfs;
 pub mod eccentricity;
 pub mod ego;
+pub mod eigenvector;
 pub mod intersect;
 pub mod kcore;
 pub mod lcc;
 pub mod leiden;
+pub mod linkpred;
 pub mod louvain;
 pub mod mis;
 pub mod output;
@@ -89,11 +91,14 @@ pub static ALGORITHMS: &[&dyn Registered] = &[
     &Entry::<pagerank::PageRank>::NEW,
     &Entry::<kcore::Kcore>::NEW,
     &Entry::<kcore::Coreness>::NEW,
+    &Entry::<eigenvector::Eigenvector>::NEW,
+    &Entry::<eigenvector::Katz>::NEW,
     &Entry::<ppr::Ppr>::NEW,
     &Entry::<mis::Mis>::NEW,
     &Entry::<sssp::Sssp>::NEW,
     &Entry::<path::ShortestPath>::NEW,
     &Entry::<ego::Ego>::NEW,
+    &Entry::<linkpred::LinkPrediction>::NEW,
     &Entry::<randomwalk::RandomWalk>::NEW,
     &Entry::<eccentricity::Eccentricity>::NEW,
     &Entry::<cdlp::Cdlp>::NEW,

@@ -435,7 +435,8 @@ impl Driver<'_> {
             let mut dense = comm;
             // Communities with edges first: the rest (isolated vertices,
             // alone) are left out of the next level.
-            let (communities, kept) = renumber_kept(&mut dense, |v| lists.degree(v as VertexId) > 0);
+            let (communities, kept) =
+                renumber_kept(&mut dense, |v| lists.degree(v as VertexId) > 0);
             if (self.reports.len() > first || first > 0) && stats.moves == 0 {
                 // Nothing moved: the partition the level started from, the
                 // last level's, is the answer.

@@ -63,7 +63,12 @@ pub(super) fn modularity_on(
     for (v, cell) in inside_v.into_iter().enumerate() {
         inside[comm[v] as usize] += cell.get() / 2.0;
     }
-    Ok(modularity_of(&inside, tot.iter().map(|x| x * x).sum(), m2, gamma))
+    Ok(modularity_of(
+        &inside,
+        tot.iter().map(|x| x * x).sum(),
+        m2,
+        gamma,
+    ))
 }
 
 /// Modularity of a given partition of the run's graph (`community[v]`

@@ -240,7 +240,13 @@ fn isolated_vertices_stay_alone_and_leave_the_answer_as_it_is() {
     let dense: Vec<(u64, u64)> = edges
         .iter()
         .map(|&(a, b)| {
-            let at = |x: u64| if x < 20 { (x - 3) / 2 } else { 5 + (x - 20) / 2 };
+            let at = |x: u64| {
+                if x < 20 {
+                    (x - 3) / 2
+                } else {
+                    5 + (x - 20) / 2
+                }
+            };
             (at(a), at(b))
         })
         .collect();

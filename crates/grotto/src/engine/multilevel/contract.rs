@@ -141,7 +141,9 @@ pub fn contract_within(
             "a contraction needs a group for each of the {n} vertices"
         )));
     }
-    if let Some(v) = (0..n as VertexId).find(|&v| group[v as usize] >= groups && level.degree(v) > 0) {
+    if let Some(v) =
+        (0..n as VertexId).find(|&v| group[v as usize] >= groups && level.degree(v) > 0)
+    {
         return Err(Error::Invalid(format!(
             "vertex {v} has edges but no group below {groups}: only a vertex without edges is left out"
         )));
@@ -207,7 +209,9 @@ pub fn contract_within(
             if spilled.is_none() && pairs.len() == pairs.capacity() {
                 // Grown by hand, so that the pairs never hold more than
                 // half the budget (a doubling could take all of it).
-                let cap = (pairs.capacity() * 2).max(1024).min((half / RECORD_BYTES) as usize);
+                let cap = (pairs.capacity() * 2)
+                    .max(1024)
+                    .min((half / RECORD_BYTES) as usize);
                 if cap > pairs.len() {
                     pairs.reserve_exact(cap - pairs.len());
                 } else {

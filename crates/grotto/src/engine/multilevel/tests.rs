@@ -110,7 +110,9 @@ fn isolated_vertices_are_left_out_of_the_groups_graph() {
     };
     let c = contract_within(&mut g, &[0, 7, 0, 9, 1], 2, None, &small).unwrap();
     assert_eq!((c.inside.clone(), c.passes), (vec![1.0, 3.0], 2));
-    let err = contract(&mut g, &[0, 0, 5, 0, 1], 2).unwrap_err().to_string();
+    let err = contract(&mut g, &[0, 0, 5, 0, 1], 2)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("vertex 2 has edges"), "{err}");
 }
 
