@@ -8,7 +8,12 @@
 //! whatever the threads did. When the records of all groups would pass
 //! half the budget, the groups are cut into ranges and each range is a
 //! pass of its own over the lists of its members only: the pairs come out
-//! in order, range after range. The groups' graph is then built in memory
+//! in order, range after range. A group whose members alone have more
+//! entries than a pass may hold (a giant community) is cut into pieces
+//! of its members by id, one pass each, and its sums are added piece
+//! after piece (a fixed order again). The records of a pass are gathered
+//! into one vector of their bound, so a pass never holds more than half
+//! the budget. The groups' graph is then built in memory
 //! ([`Coarse`], 12 bytes an entry) when it fits the budget; otherwise its
 //! edges go through the ingest's bounded build into a scratch graph file
 //! ([`ScratchGraph`]: an unnamed temporary in the temporary directory,
@@ -162,73 +167,50 @@ pub fn contract_within(
         }
     }
     let half = (opts.memory_bytes / 2).max(RECORD_BYTES);
-    // Each range with the entries of its members: at most that many
-    // records.
-    let mut ranges = Vec::new();
-    let (mut lo, mut acc) = (0u32, 0u64);
-    for g in 0..groups {
-        let e = entries[g as usize];
-        if g > lo && (acc + e) * RECORD_BYTES > half {
-            ranges.push((lo, g, acc));
-            (lo, acc) = (g, 0);
-        }
-        acc += e;
-    }
-    ranges.push((lo, groups, acc));
+    let passes = plan_passes(level, group, &entries, half / RECORD_BYTES);
     drop(entries);
-    let mut inside = vec![0.0f64; groups as usize];
-    let mut outer_inside =
-        outer.map(|o| vec![0.0f64; o.iter().max().map_or(0, |&x| x as usize + 1)]);
-    let mut pairs: Vec<Record> = Vec::new();
-    let mut spilled: Option<PairFile> = None;
+    let mut out = Emit {
+        inside: vec![0.0f64; groups as usize],
+        outer,
+        outer_inside: outer.map(|o| vec![0.0f64; o.iter().max().map_or(0, |&x| x as usize + 1)]),
+        pairs: Vec::new(),
+        spilled: None,
+        half,
+        opts,
+    };
     let mut records = 0u64;
-    for &(glo, ghi, bound) in &ranges {
-        let mut got = gather(level, group, (glo, ghi), bound, ranges.len() > 1)?;
+    // A split group's sums so far (sorted by pair).
+    let mut pending: Vec<Record> = Vec::new();
+    for (i, p) in passes.iter().enumerate() {
+        let mut got = gather(level, group, p, passes.len() > 1)?;
         records += got.len() as u64;
         // Sorted by pair, then weight: each pair's sum is taken in one
         // order whatever the threads did.
         got.par_sort_unstable_by(|a, b| (a.lo, a.hi).cmp(&(b.lo, b.hi)).then(a.w.total_cmp(&b.w)));
-        let mut i = 0;
-        while i < got.len() {
-            let (a, b) = (got[i].lo, got[i].hi);
-            let mut w = 0.0;
-            while i < got.len() && got[i].lo == a && got[i].hi == b {
-                w += got[i].w;
-                i += 1;
-            }
-            if let (Some(o), Some(oi)) = (outer, outer_inside.as_mut()) {
-                if o[a as usize] == o[b as usize] {
-                    oi[o[a as usize] as usize] += w;
-                }
-            }
-            if a == b {
-                inside[a as usize] = w;
+        sum_sorted(&mut got);
+        if p.split {
+            // The pieces of one group's members are summed piece after
+            // piece, in vertex order.
+            pending = merge_sums(std::mem::take(&mut pending), got);
+            if passes
+                .get(i + 1)
+                .is_some_and(|q| q.split && q.groups.0 == p.groups.0)
+            {
                 continue;
             }
-            let r = Record { lo: a, hi: b, w };
-            if spilled.is_none() && pairs.len() == pairs.capacity() {
-                // Grown by hand, so that the pairs never hold more than
-                // half the budget (a doubling could take all of it).
-                let cap = (pairs.capacity() * 2)
-                    .max(1024)
-                    .min((half / RECORD_BYTES) as usize);
-                if cap > pairs.len() {
-                    pairs.reserve_exact(cap - pairs.len());
-                } else {
-                    let mut f = PairFile::new(opts)?;
-                    for p in pairs.drain(..) {
-                        f.push(p)?;
-                    }
-                    pairs = Vec::new();
-                    spilled = Some(f);
-                }
-            }
-            match &mut spilled {
-                Some(f) => f.push(r)?,
-                None => pairs.push(r),
-            }
+            got = std::mem::take(&mut pending);
+        }
+        for r in got {
+            out.push(r)?;
         }
     }
+    let Emit {
+        inside,
+        outer_inside,
+        pairs,
+        spilled,
+        ..
+    } = out;
     let pair_count = spilled.as_ref().map_or(pairs.len() as u64, |f| f.count);
     let loops = inside.iter().filter(|&&w| w != 0.0).count() as u64;
     let csr_bytes = (2 * pair_count + loops) * ENTRY_BYTES + (groups as u64 + 1) * 8;
@@ -251,29 +233,199 @@ pub fn contract_within(
         outer_inside,
         records,
         pairs: pair_count,
-        passes: ranges.len() as u32,
+        passes: passes.len() as u32,
     })
+}
+
+/// One pass of a contraction: the members of groups `groups.0..groups.1`
+/// whose ids lie in `vertices.0..vertices.1`, with at most `bound`
+/// records (their lists' entries). `split`: a piece of one group too
+/// large for a pass.
+struct Pass {
+    groups: (u32, u32),
+    vertices: (VertexId, VertexId),
+    bound: u64,
+    split: bool,
+}
+
+/// Cuts the groups into passes of at most `cap` records each: ranges of
+/// groups by their entries, and a group whose entries alone pass `cap`
+/// into pieces of its members by id (a vertex is never cut).
+fn plan_passes(level: &dyn Lists, group: &[u32], entries: &[u64], cap: u64) -> Vec<Pass> {
+    let n = group.len() as VertexId;
+    let all = (0, n);
+    let mut passes = Vec::new();
+    let (mut lo, mut acc) = (0u32, 0u64);
+    for (g, &e) in entries.iter().enumerate() {
+        let g = g as u32;
+        if e > cap {
+            if g > lo {
+                passes.push(Pass {
+                    groups: (lo, g),
+                    vertices: all,
+                    bound: acc,
+                    split: false,
+                });
+            }
+            let (mut vlo, mut got) = (0, 0u64);
+            for v in (0..n).filter(|&v| group[v as usize] == g) {
+                let d = level.degree(v);
+                if got > 0 && got + d > cap {
+                    passes.push(Pass {
+                        groups: (g, g + 1),
+                        vertices: (vlo, v),
+                        bound: got,
+                        split: true,
+                    });
+                    (vlo, got) = (v, 0);
+                }
+                got += d;
+            }
+            passes.push(Pass {
+                groups: (g, g + 1),
+                vertices: (vlo, n),
+                bound: got,
+                split: true,
+            });
+            (lo, acc) = (g + 1, 0);
+            continue;
+        }
+        if g > lo && acc + e > cap {
+            passes.push(Pass {
+                groups: (lo, g),
+                vertices: all,
+                bound: acc,
+                split: false,
+            });
+            (lo, acc) = (g, 0);
+        }
+        acc += e;
+    }
+    if (lo as usize) < entries.len() || passes.is_empty() {
+        passes.push(Pass {
+            groups: (lo, entries.len() as u32),
+            vertices: all,
+            bound: acc,
+            split: false,
+        });
+    }
+    passes
+}
+
+/// Sums the records of each pair in place (`got` sorted by pair).
+fn sum_sorted(got: &mut Vec<Record>) {
+    let (mut i, mut k) = (0, 0);
+    while i < got.len() {
+        let (a, b) = (got[i].lo, got[i].hi);
+        let mut w = 0.0;
+        while i < got.len() && got[i].lo == a && got[i].hi == b {
+            w += got[i].w;
+            i += 1;
+        }
+        got[k] = Record { lo: a, hi: b, w };
+        k += 1;
+    }
+    got.truncate(k);
+}
+
+/// Two lists of pair sums (each sorted, each pair once) as one: a pair
+/// in both gets `a`'s sum plus `b`'s.
+fn merge_sums(a: Vec<Record>, b: Vec<Record>) -> Vec<Record> {
+    if a.is_empty() {
+        return b;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let take_a = j == b.len() || (i < a.len() && (a[i].lo, a[i].hi) <= (b[j].lo, b[j].hi));
+        let take_b = i == a.len() || (j < b.len() && (b[j].lo, b[j].hi) <= (a[i].lo, a[i].hi));
+        match (take_a, take_b) {
+            (true, true) => {
+                out.push(Record {
+                    w: a[i].w + b[j].w,
+                    ..a[i]
+                });
+                (i, j) = (i + 1, j + 1);
+            }
+            (true, false) => {
+                out.push(a[i]);
+                i += 1;
+            }
+            _ => {
+                out.push(b[j]);
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Where a contraction's summed pairs go: a group's weight inside, a
+/// coarser part's, and the pairs between groups (held while they fit
+/// half the budget, else spilled to a file in order).
+struct Emit<'a> {
+    inside: Vec<f64>,
+    outer: Option<&'a [u32]>,
+    outer_inside: Option<Vec<f64>>,
+    pairs: Vec<Record>,
+    spilled: Option<PairFile>,
+    half: u64,
+    opts: &'a ContractOptions,
+}
+
+impl Emit<'_> {
+    fn push(&mut self, r: Record) -> Result<()> {
+        let (a, b) = (r.lo, r.hi);
+        if let (Some(o), Some(oi)) = (self.outer, self.outer_inside.as_mut()) {
+            if o[a as usize] == o[b as usize] {
+                oi[o[a as usize] as usize] += r.w;
+            }
+        }
+        if a == b {
+            self.inside[a as usize] += r.w;
+            return Ok(());
+        }
+        if self.spilled.is_none() && self.pairs.len() == self.pairs.capacity() {
+            // Grown by hand, so that the pairs never hold more than half
+            // the budget (a doubling could take all of it).
+            let cap = (self.pairs.capacity() * 2)
+                .max(1024)
+                .min((self.half / RECORD_BYTES) as usize);
+            if cap > self.pairs.len() {
+                self.pairs.reserve_exact(cap - self.pairs.len());
+            } else {
+                let mut f = PairFile::new(self.opts)?;
+                for p in self.pairs.drain(..) {
+                    f.push(p)?;
+                }
+                self.pairs = Vec::new();
+                self.spilled = Some(f);
+            }
+        }
+        match &mut self.spilled {
+            Some(f) => f.push(r),
+            None => {
+                self.pairs.push(r);
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Records a thread gathers before it adds them to the range's.
 const RECORDS_PER_BATCH: usize = 4096;
 
-/// The records of the vertices whose group is in `glo..ghi` (all of them
-/// when not `partial`): one pass over their lists, into one vector of
-/// `bound` records (the members' entries, which no range's records pass).
-fn gather(
-    level: &mut dyn Lists,
-    group: &[u32],
-    (glo, ghi): (u32, u32),
-    bound: u64,
-    partial: bool,
-) -> Result<Vec<Record>> {
+/// The records of the pass's vertices (all of them when not `partial`):
+/// one pass over their lists, into one vector of the pass's bound (the
+/// members' entries, which their records never pass).
+fn gather(level: &mut dyn Lists, group: &[u32], pass: &Pass, partial: bool) -> Result<Vec<Record>> {
+    let ((glo, ghi), (vlo, vhi), bound) = (pass.groups, pass.vertices, pass.bound);
     let n = level.vertex_count();
     let frontier = if partial {
         let bits = AtomicBitmap::new(n);
         let mut count = 0;
         for (v, &g) in group.iter().enumerate() {
-            if g >= glo && g < ghi {
+            if g >= glo && g < ghi && (vlo..vhi).contains(&(v as VertexId)) {
                 bits.insert(v as u64);
                 count += 1;
             }

@@ -109,7 +109,7 @@ fn isolated_vertices_are_left_out_of_the_groups_graph() {
         temp_dir: None,
     };
     let c = contract_within(&mut g, &[0, 7, 0, 9, 1], 2, None, &small).unwrap();
-    assert_eq!((c.inside.clone(), c.passes), (vec![1.0, 3.0], 2));
+    assert_eq!((c.inside.clone(), c.passes), (vec![1.0, 3.0], 3));
     let err = contract(&mut g, &[0, 0, 5, 0, 1], 2)
         .unwrap_err()
         .to_string();
@@ -209,5 +209,61 @@ fn contracting_the_file_equals_contracting_its_lists_in_memory() {
                 want.graph.memory().unwrap().list(h)
             );
         }
+    }
+}
+
+/// A group whose members' entries pass what one pass may hold is cut
+/// into pieces of its members, summed piece after piece: the groups'
+/// graph equals the one built in a single pass.
+#[test]
+fn a_group_too_large_for_a_pass_is_split_by_members() {
+    let mut edges = Vec::new();
+    for v in 0..60u32 {
+        for d in [1u32, 7, 13] {
+            edges.push((v, (v + d) % 60, 1.0 + (v % 3) as f64));
+        }
+    }
+    edges.push((5, 5, 2.0));
+    let mut g = coarse(60, &edges);
+    // Group 0 holds most vertices; 1 and 2 a few each.
+    let group: Vec<u32> = (0..60)
+        .map(|v| {
+            if v % 10 == 3 {
+                1
+            } else if v % 10 == 7 {
+                2
+            } else {
+                0
+            }
+        })
+        .collect();
+    let whole = contract(&mut g, &group, 3).unwrap();
+    for memory in [240u64, 400, 1000] {
+        let opts = ContractOptions {
+            memory_bytes: memory,
+            temp_dir: None,
+        };
+        let cut = contract_within(&mut g, &group, 3, Some(&[0, 1, 1]), &opts).unwrap();
+        assert!(cut.passes > 3, "{memory}: {} passes", cut.passes);
+        assert_eq!(cut.inside, whole.inside, "{memory}");
+        let (a, b) = (whole.graph.memory().unwrap(), &cut.graph);
+        let b = match b {
+            NextGraph::Memory(c) => c,
+            NextGraph::File(_) => panic!("three groups fit in memory"),
+        };
+        for x in 0..3 {
+            assert_eq!(a.list(x), b.list(x), "{memory}: group {x}");
+        }
+        let oi = cut.outer_inside.unwrap();
+        assert_eq!(oi[0], whole.inside[0]);
+        let between: f64 = a
+            .list(1)
+            .0
+            .iter()
+            .zip(a.list(1).1)
+            .filter(|x| *x.0 == 2)
+            .map(|x| x.1)
+            .sum();
+        assert_eq!(oi[1], whole.inside[1] + whole.inside[2] + between);
     }
 }
