@@ -157,6 +157,9 @@ def test_every_algorithm_runs_verified(graph):
         "scc": lambda: g.scc(verify=True),
         "louvain": lambda: g.louvain(verify=True),
         "leiden": lambda: g.leiden(verify=True),
+        "eigenvector": lambda: g.eigenvector(weighted=True, verify=True),
+        "katz": lambda: g.katz(alpha=0.05, verify=True),
+        "linkpred": lambda: g.link_prediction(src, verify=True),
     }
     assert sorted(runs) == sorted(a["name"] for a in grotto.algorithms())
     for name, call in runs.items():
@@ -164,7 +167,8 @@ def test_every_algorithm_runs_verified(graph):
         assert res.verified, name
         # A path's table has a row per step, an ego network's a row per
         # member; the others one per vertex.
-        rows = {"path": res.summary.get("hops", 0) + 1, "ego": res.summary.get("vertices")}
+        rows = {"path": res.summary.get("hops", 0) + 1, "ego": res.summary.get("vertices"),
+                "linkpred": res.summary.get("pairs")}
         assert len(res) == rows.get(name, g.num_vertices), name
         assert res.metrics["traversed_edges"] >= 0
     core = as_dict(g.kcore(3), "in_core")
