@@ -52,6 +52,7 @@
 //! let cfg = BfsConfig {
 //!     source: g.vertex_of(10).unwrap(),
 //!     first_parents: false,
+//!     direction: bfs::BfsDirection::Auto,
 //! };
 //! let (result, metrics) = engine.run(|run| bfs::run(run, &cfg)).unwrap();
 //! assert_eq!(result.depth.get(g.vertex_of(40).unwrap() as usize), 2);

@@ -398,6 +398,7 @@ fn pipeline(
     let bc = BfsConfig {
         source: s,
         first_parents: false,
+        direction: bfs::BfsDirection::Auto,
     };
     let sync = SyncEngine::open(Arc::clone(&g), cfg.clone())
         .and_then(|e| e.run(|r| bfs::run(r, &bc)))

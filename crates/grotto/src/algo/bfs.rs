@@ -5,7 +5,11 @@
 //! level when a thread sets its bit in a visited bitmap (one atomic
 //! fetch-or; exactly one thread wins and writes the parent and depth), so
 //! the depth is exact. The bitmap is what each edge probes: at n/8 bytes it
-//! stays in the CPU cache where the parent array would not. The verifier applies GAP's
+//! stays in the CPU cache where the parent array would not. Levels whose
+//! frontier holds many of the arcs left run bottom-up instead ([`bottom_up`]:
+//! Beamer's direction optimization, GAP's switch rule), walking the
+//! unvisited vertices' in-lists and stopping at the first parent; `--direction`
+//! forces either way. The verifier applies GAP's
 //! rules: the source is its own parent at depth 0, every other reached
 //! vertex's parent is one level up and has an edge to it, and the reached
 //! set and depths match a serial BFS.
@@ -13,7 +17,7 @@
 use super::output::{Table, Values};
 use super::reference::Csr;
 use super::registry::{Algorithm, EngineKind, Kind, OnSync, Param, Params, Setting, SEED, SOURCE};
-use super::{atomics_u32, fail, into_values, Verdict, NONE};
+use super::{fail, into_values, Verdict, NONE};
 use crate::engine::{AsyncRun, AtomicBitmap, Flow, Frontier, Priority, Run, Seeds};
 use crate::error::Result;
 use crate::store::{Direction, Graph};
@@ -21,7 +25,10 @@ use crate::VertexId;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Arc;
 
+mod bottom_up;
 pub mod first;
+
+pub use bottom_up::BfsDirection;
 
 /// Settings of a BFS.
 #[derive(Clone, Debug)]
@@ -32,6 +39,10 @@ pub struct BfsConfig {
     /// networkx's tree and visiting order ([`first`]; sync engine),
     /// instead of any BFS tree (default no).
     pub first_parents: bool,
+    /// Which way levels run (default [`BfsDirection::Auto`]: top-down
+    /// or bottom-up by GAP's rule, bottom-up only where the graph has
+    /// every vertex's in-lists: undirected, or reverse edges kept).
+    pub direction: BfsDirection,
 }
 
 /// Depth per vertex at the width the search needed: a byte each while
@@ -95,10 +106,6 @@ enum DepthCells {
 }
 
 impl DepthCells {
-    fn new(n: u64) -> DepthCells {
-        DepthCells::Narrow((0..n).map(|_| AtomicU8::new(u8::MAX)).collect())
-    }
-
     #[inline]
     fn load(&self, v: VertexId) -> u32 {
         match self {
@@ -175,9 +182,11 @@ pub struct BfsResult {
 pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     let n = r.vertex_count();
     let s = cfg.source;
-    let parent = atomics_u32(n, NONE);
+    // Written in parallel: at 5 bytes a vertex the first touch of each
+    // page costs more than the search's small levels.
+    let parent: Vec<AtomicU32> = r.collect(|_| AtomicU32::new(NONE));
     // A byte a vertex until a depth of 255 is reached.
-    let mut depth = DepthCells::new(n);
+    let mut depth = DepthCells::Narrow(r.collect(|_| AtomicU8::new(u8::MAX)));
     // Probed once per edge: a bitmap (n/8 bytes) stays in cache where the
     // parent array (4n bytes) would not.
     let visited = AtomicBitmap::new(n);
@@ -197,49 +206,71 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
     // Claimed for the level after the one being built.
     let mut ahead: Vec<VertexId> = Vec::new();
     let (mut reached, mut levels) = (1u64, 1u32);
+    // Bottom-up levels walk in-lists: an undirected graph's own lists,
+    // or a directed graph's reverse edges.
+    let g = r.graph();
+    let pull = if !g.directed() {
+        Some(Direction::Out)
+    } else if g.adjacency(Direction::In).is_ok() {
+        Some(Direction::In)
+    } else {
+        None
+    };
+    if pull.is_none() && cfg.direction == BfsDirection::BottomUp {
+        return Err(crate::Error::Invalid(
+            "--direction bottom-up needs every vertex's in-edges: an undirected graph, or a \
+             directed one converted with --reverse"
+                .into(),
+        ));
+    }
+    let out_adj = g.adjacency(Direction::Out)?;
+    let mut rule = bottom_up::Rule::new(cfg.direction, n, out_adj.entries(), pull.is_some());
     while !frontier.is_empty() || !ahead.is_empty() {
         // The frontier is at depth `levels - 1`; what it finds is at
         // `next_depth`, written by the thread that claims the vertex.
         let next_depth = levels;
         // Candidates found in this step are one level deeper still.
         depth.fit(next_depth + 1);
-        let depth = &depth;
-        let out = r.step_eager(
-            &frontier,
-            Direction::Out,
-            // Found this level (or claimed ahead for it): its depth is final.
-            |v| depth.load(v) == next_depth && early.insert(v as u64),
-            |v, edges, next| {
-                if depth.load(v) == next_depth {
-                    for &u in edges.ids {
-                        if !visited.contains(u as u64) && candidate.insert(u as u64) {
-                            let _ = parent[u as usize].compare_exchange(NONE, v, Relaxed, Relaxed);
-                        }
-                    }
-                    return;
-                }
-                // Probe a run of neighbours without branching on the
-                // answers, so the CPU overlaps the bitmap's cache misses,
-                // then claim the few that were unvisited.
-                let mut unseen = [0 as VertexId; 64];
-                for run in edges.ids.chunks(64) {
-                    let mut k = 0;
-                    for &u in run {
-                        unseen[k] = u;
-                        k += usize::from(!visited.contains(u as u64));
-                    }
-                    for &u in &unseen[..k] {
-                        // The thread whose insert sets the bit is the only
-                        // writer, and the only one to activate u.
-                        if visited.insert(u as u64) {
-                            parent[u as usize].store(v, Relaxed);
-                            depth.store(u, next_depth);
-                            next.activate_new(u);
-                        }
-                    }
-                }
-            },
-        )?;
+        let up = match pull {
+            Some(dir)
+                if rule.bottom_up(frontier.len() + ahead.len() as u64, || {
+                    bottom_up::arcs_of(&frontier, out_adj)
+                }) =>
+            {
+                Some(dir)
+            }
+            _ => None,
+        };
+        let out = match up {
+            // Every unvisited vertex next to the frontier is one level
+            // down (those next to a vertex expanded early were claimed
+            // into `ahead` already).
+            Some(dir) => {
+                let front =
+                    bottom_up::bitmap_of(std::mem::replace(&mut frontier, Frontier::empty()), n);
+                bottom_up::step(
+                    r,
+                    &bottom_up::Level {
+                        dir,
+                        front: &front,
+                        visited: &visited,
+                        parent: &parent,
+                        depth: &depth,
+                        at: next_depth,
+                    },
+                )?
+            }
+            None => {
+                let marks = Marks {
+                    depth: &depth,
+                    parent: &parent,
+                    visited: &visited,
+                    early: &early,
+                    candidate: &candidate,
+                };
+                top_down(r, &frontier, next_depth, &marks)?
+            }
+        };
         // The level: what the step found plus what was claimed ahead.
         let size = out.len() + ahead.len() as u64;
         if size == 0 {
@@ -269,6 +300,70 @@ pub fn run(r: &mut Run<'_>, cfg: &BfsConfig) -> Result<BfsResult> {
         levels,
         order: None,
     })
+}
+
+/// What a top-down level reads and marks (see [`run`]).
+#[derive(Clone, Copy)]
+struct Marks<'a> {
+    depth: &'a DepthCells,
+    parent: &'a [AtomicU32],
+    visited: &'a AtomicBitmap,
+    early: &'a AtomicBitmap,
+    candidate: &'a AtomicBitmap,
+}
+
+/// One top-down level: expands the frontier (at depth `next_depth - 1`)
+/// and the vertices found in this level whose block is loaded for it
+/// (see [`run`]).
+fn top_down(
+    r: &mut Run<'_>,
+    frontier: &Frontier,
+    next_depth: u32,
+    m: &Marks<'_>,
+) -> Result<Frontier> {
+    let Marks {
+        depth,
+        parent,
+        visited,
+        early,
+        candidate,
+    } = *m;
+    r.step_eager(
+        frontier,
+        Direction::Out,
+        // Found this level (or claimed ahead for it): its depth is final.
+        |v| depth.load(v) == next_depth && early.insert(v as u64),
+        |v, edges, next| {
+            if depth.load(v) == next_depth {
+                for &u in edges.ids {
+                    if !visited.contains(u as u64) && candidate.insert(u as u64) {
+                        let _ = parent[u as usize].compare_exchange(NONE, v, Relaxed, Relaxed);
+                    }
+                }
+                return;
+            }
+            // Probe a run of neighbours without branching on the
+            // answers, so the CPU overlaps the bitmap's cache misses,
+            // then claim the few that were unvisited.
+            let mut unseen = [0 as VertexId; 64];
+            for run in edges.ids.chunks(64) {
+                let mut k = 0;
+                for &u in run {
+                    unseen[k] = u;
+                    k += usize::from(!visited.contains(u as u64));
+                }
+                for &u in &unseen[..k] {
+                    // The thread whose insert sets the bit is the only
+                    // writer, and the only one to activate u.
+                    if visited.insert(u as u64) {
+                        parent[u as usize].store(v, Relaxed);
+                        depth.store(u, next_depth);
+                        next.activate_new(u);
+                    }
+                }
+            }
+        },
+    )
 }
 
 /// Runs BFS on the asynchronous engine: label-correcting search with the
@@ -430,6 +525,15 @@ impl Algorithm for Bfs {
              with an edge to it (neighbours taken in increasing id order), and the column order \
              (the visiting position; sync engine).",
         ),
+        Param::with_default(
+            "direction",
+            Kind::Choice(&["auto", "top-down", "bottom-up"]),
+            "auto",
+            "auto: each level top-down or bottom-up by GAP's rule (bottom-up walks the unvisited \
+             vertices' in-lists and stops at the first parent; it needs an undirected graph or \
+             reverse edges, else every level is top-down); top-down: every level expands the \
+             frontier; bottom-up: every level walks the unvisited vertices (sync engine).",
+        ),
     ];
     const SYNC: OnSync = OnSync::Native;
     const ASYNC: bool = true;
@@ -458,12 +562,18 @@ impl Algorithm for Bfs {
         Ok(BfsConfig {
             source: p.source(g)?,
             first_parents: p.text("parents")? == Some("first"),
+            direction: match p.text("direction")? {
+                Some("top-down") => BfsDirection::TopDown,
+                Some("bottom-up") => BfsDirection::BottomUp,
+                _ => BfsDirection::Auto,
+            },
         })
     }
     fn config_json(g: &Graph, p: &Params, c: &BfsConfig) -> Result<serde_json::Value> {
         Ok(
             serde_json::json!({"source": g.label(c.source), "seed": p.u64("seed")?,
-            "parents": if c.first_parents { "first" } else { "any" }}),
+            "parents": if c.first_parents { "first" } else { "any" },
+            "direction": p.text("direction")?.unwrap_or("auto")}),
         )
     }
     fn run_sync(r: &mut Run<'_>, c: &BfsConfig) -> Result<BfsResult> {
@@ -502,6 +612,22 @@ mod tests {
     use super::*;
     use crate::testkit;
 
+    /// Two grids side by side (the second unreachable from the first),
+    /// a directed path with its reverse edges, and isolated vertices.
+    fn pieces() -> testkit::TestGraph {
+        let mut e = testkit::grid_edges(20, 30);
+        e.extend(
+            testkit::grid_edges(5, 5)
+                .into_iter()
+                .map(|(a, b)| (a + 600, b + 600)),
+        );
+        e.extend((700..760).map(|v| (v, v + 1)));
+        e.push((0, 700));
+        // 761..800 isolated: the id range reaches 800.
+        e.push((800, 0));
+        testkit::from_edges(&e, false, true)
+    }
+
     #[test]
     fn matches_serial_bfs_in_every_configuration() {
         for (tg, wide) in [
@@ -512,31 +638,73 @@ mod tests {
             (testkit::grid(3, 400), true),
             // A level of 40,000 vertices: activation lists spill.
             (testkit::star(40_000), false),
+            // Vertices a bottom-up level finds no parent for.
+            (pieces(), false),
         ] {
             let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
             let s = super::super::pick_source(&tg.graph, 1).unwrap();
             for cfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), cfg.clone()).unwrap();
-                let (res, m) = e
-                    .run(|r| {
-                        run(
-                            r,
-                            &BfsConfig {
-                                source: s,
-                                first_parents: false,
-                            },
-                        )
-                    })
-                    .unwrap();
-                verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
-                assert_eq!(matches!(res.depth, Depths::Wide(_)), wide, "{cfg:?}");
-                let want: u64 = (0..csr.vertex_count() as VertexId)
-                    .filter(|&v| res.parent[v as usize] != NONE)
-                    .map(|v| csr.neighbors(v).len() as u64)
-                    .sum();
-                assert_eq!(m.traversed_edges, want, "{cfg:?}");
+                for direction in [
+                    BfsDirection::Auto,
+                    BfsDirection::TopDown,
+                    BfsDirection::BottomUp,
+                ] {
+                    let c = BfsConfig {
+                        source: s,
+                        first_parents: false,
+                        direction,
+                    };
+                    let (res, m) = e.run(|r| run(r, &c)).unwrap();
+                    verify(&csr, &res).unwrap_or_else(|e| panic!("{cfg:?} {direction:?}: {e}"));
+                    assert_eq!(matches!(res.depth, Depths::Wide(_)), wide, "{cfg:?}");
+                    let want: u64 = (0..csr.vertex_count() as VertexId)
+                        .filter(|&v| res.parent[v as usize] != NONE)
+                        .map(|v| csr.neighbors(v).len() as u64)
+                        .sum();
+                    if direction == BfsDirection::TopDown {
+                        assert_eq!(m.traversed_edges, want, "{cfg:?}");
+                    }
+                }
             }
         }
+    }
+
+    #[test]
+    fn a_directed_graph_without_reverse_edges_runs_top_down() {
+        let tg = testkit::from_edges(&testkit::rmat_edges(9, 8, 5), false, false);
+        let csr = Csr::load(&tg.graph, Direction::Out).unwrap();
+        let s = super::super::pick_source(&tg.graph, 1).unwrap();
+        let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        let mut c = BfsConfig {
+            source: s,
+            first_parents: false,
+            direction: BfsDirection::Auto,
+        };
+        let (res, _) = e.run(|r| run(r, &c)).unwrap();
+        verify(&csr, &res).unwrap();
+        c.direction = BfsDirection::BottomUp;
+        let err = e.run(|r| run(r, &c)).unwrap_err().to_string();
+        assert!(err.contains("--reverse"), "{err}");
+    }
+
+    #[test]
+    fn auto_goes_bottom_up_on_rmat_and_reads_fewer_edges() {
+        let tg = testkit::rmat(12, 16, 9, true);
+        let s = super::super::pick_source(&tg.graph, 1).unwrap();
+        let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
+        let edges = |direction| {
+            let c = BfsConfig {
+                source: s,
+                first_parents: false,
+                direction,
+            };
+            let (res, m) = e.run(|r| run(r, &c)).unwrap();
+            (res.reached, m.traversed_edges)
+        };
+        let (auto, top) = (edges(BfsDirection::Auto), edges(BfsDirection::TopDown));
+        assert_eq!(auto.0, top.0);
+        assert!(auto.1 < top.1, "auto {auto:?} top-down {top:?}");
     }
 
     #[test]
@@ -559,6 +727,7 @@ mod tests {
                             &BfsConfig {
                                 source: s,
                                 first_parents: false,
+                                direction: BfsDirection::Auto,
                             },
                         )
                     })
@@ -580,6 +749,7 @@ mod tests {
                     &BfsConfig {
                         source: 0,
                         first_parents: false,
+                        direction: BfsDirection::Auto,
                     },
                 )
             })

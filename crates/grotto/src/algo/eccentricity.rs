@@ -96,6 +96,7 @@ fn sweeps(
     let first = bfs(&BfsConfig {
         source: cfg.source,
         first_parents: false,
+        direction: super::bfs::BfsDirection::Auto,
     })?;
     let mut found = vec![sweep_of(&first)];
     // A sweep's start decides it, and its farthest vertex the next
@@ -111,6 +112,7 @@ fn sweeps(
                 sweep_of(&bfs(&BfsConfig {
                     source: from,
                     first_parents: false,
+                    direction: super::bfs::BfsDirection::Auto,
                 })?)
             }
         };

@@ -109,6 +109,20 @@ impl AtomicBitmap {
         }
     }
 
+    /// The members of `0..len` this set lacks, as a new set, and their
+    /// number.
+    pub fn complement(&self) -> (AtomicBitmap, u64) {
+        let out = AtomicBitmap::new(self.len);
+        out.fill();
+        let mut count = 0u64;
+        for (o, w) in out.words.iter().zip(&self.words) {
+            let x = o.load(Ordering::Relaxed) & !w.load(Ordering::Relaxed);
+            o.store(x, Ordering::Relaxed);
+            count += x.count_ones() as u64;
+        }
+        (out, count)
+    }
+
     /// Number of 64-bit words.
     pub fn word_count(&self) -> usize {
         self.words.len()

@@ -136,6 +136,7 @@ mod tests {
             let cfg = BfsConfig {
                 source: s,
                 first_parents: true,
+                direction: crate::algo::bfs::BfsDirection::Auto,
             };
             for ecfg in testkit::configs() {
                 let e = crate::engine::SyncEngine::open(tg.graph.clone(), ecfg.clone()).unwrap();
@@ -155,6 +156,7 @@ mod tests {
         let cfg = BfsConfig {
             source: s,
             first_parents: true,
+            direction: crate::algo::bfs::BfsDirection::Auto,
         };
         let e = crate::engine::SyncEngine::open(tg.graph.clone(), Default::default()).unwrap();
         let (mut res, _) = e.run(|r| run(r, &cfg)).unwrap();

@@ -54,6 +54,10 @@ use step::{block_worker, plan_worker, vertex_worker, Local, StepCtx};
 /// threads (below it, starting threads costs more than it saves).
 const PARALLEL_COLLECT: usize = 1 << 16;
 
+/// A block-mode step whose dense frontier holds more than one vertex in
+/// this many walks every block instead of planning the ones it needs.
+const WALK_DIVISOR: u64 = 4;
+
 /// Activations a thread takes at a time when it sets a dense result's bits.
 const COLLECT_PIECE: usize = 1 << 14;
 
@@ -274,11 +278,21 @@ impl Run<'_> {
                 let d = dir_index(dir);
                 let map = adj.block_map()?;
                 let need = self.need[d].get_or_init(|| AtomicBitmap::new(adj.block_count()));
+                // A sweep reads every block; a frontier of a quarter of
+                // the vertices or more walks every block too, skipping
+                // those it has no member in as it goes, where planning
+                // would look up each member's blocks before the first read.
+                let every = match frontier {
+                    Frontier::All(_) => true,
+                    Frontier::Dense(_, c) => c * WALK_DIVISOR > self.base.n,
+                    Frontier::Sparse(_) => false,
+                };
+                let filter = every && !matches!(frontier, Frontier::All(_));
                 // Pass 1: inline lists, membership bits, needed blocks.
                 let mut results = fan_out((0..self.base.cfg.threads).collect(), |_| {
-                    plan_worker(&ctx, need)
+                    plan_worker(&ctx, (!every).then_some(need))
                 });
-                let mut blocks: Vec<u64> = if matches!(frontier, Frontier::All(_)) {
+                let mut blocks: Vec<u64> = if every {
                     (0..adj.block_count()).collect()
                 } else {
                     let mut b = Vec::new();
@@ -294,7 +308,7 @@ impl Run<'_> {
                 // Pass 2: each needed block once, in order.
                 ctx.cursor.store(0, Ordering::Relaxed);
                 results.extend(fan_out(self.base.readers.iter_mut().collect(), |r| {
-                    block_worker(r, &ctx, map, &blocks)
+                    block_worker(r, &ctx, map, &blocks, filter)
                 }));
                 if let (Frontier::Sparse(list), Some(bits)) = (frontier, self.cur_bits.get()) {
                     for &v in list {

@@ -243,25 +243,33 @@ where
 
 /// Block mode, pass 1: visit inline lists, record membership of a sparse
 /// frontier, mark the blocks the frontier needs.
-pub(super) fn plan_worker<F>(ctx: &StepCtx<'_, F>, need: &AtomicBitmap) -> Result<Local>
+/// With `need` (`None` when every block is walked, see
+/// [`block_worker`]'s `filter`).
+pub(super) fn plan_worker<F>(ctx: &StepCtx<'_, F>, need: Option<&AtomicBitmap>) -> Result<Local>
 where
     F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
 {
     let mut local = Local::default();
     let mut batch = Vec::new();
-    let sweep = matches!(ctx.frontier, Frontier::All(_));
     let sparse = matches!(ctx.frontier, Frontier::Sparse(_));
     while ctx.claim(&mut batch) {
         for &v in &batch {
-            if ctx.inline(v, &mut local)? || sweep {
+            if ctx.inline(v, &mut local)? {
                 continue;
             }
+            let Some(need) = need else {
+                continue;
+            };
             if let Some((a, b)) = ctx.adj.block_range(v) {
                 if sparse {
                     ctx.cur_bits.insert(v as u64);
                 }
                 for blk in a..=b {
-                    need.insert(blk);
+                    // Neighbouring vertices share blocks: a load spares
+                    // most of the locked read-modify-writes.
+                    if !need.contains(blk) {
+                        need.insert(blk);
+                    }
                 }
             }
         }
@@ -274,11 +282,16 @@ where
 /// block is asked for right after it, and the block is visited when both
 /// have landed (the pool holds at least four slots a read in flight, so
 /// the first to land waits for the other without starving the reads).
+///
+/// With `filter`, a block none of whose vertices is in the frontier is
+/// skipped before it is asked for (a dense frontier walks every block so
+/// instead of planning them: the reads start at once).
 pub(super) fn block_worker<F>(
     reader: &mut CacheReader<'_>,
     ctx: &StepCtx<'_, F>,
     map: &BlockMap,
     blocks: &[u64],
+    filter: bool,
 ) -> Result<Local>
 where
     F: Fn(VertexId, Edges<'_>, &mut Next<'_>) + Sync,
@@ -293,6 +306,9 @@ where
         }
         if let Some((&b, rest)) = mine.split_first() {
             mine = rest;
+            if filter && !map.vertices(b).any(|v| ctx.member(v)) {
+                continue;
+            }
             wnext = ctx.wbase.map(|w| BlockKey(w + b));
             return Some(BlockKey(ctx.base + b));
         }
