@@ -152,3 +152,76 @@ fn bfs_parents_first_gives_networkx_s_tree_and_order() {
         text(&o.stderr)
     );
 }
+
+/// `--direction`: every way of running the levels gives the same depths,
+/// verified; bottom-up on a directed graph without reverse edges is
+/// refused with the conversion that fixes it.
+#[test]
+fn bfs_directions_agree_and_bottom_up_names_what_it_needs() {
+    let d = tempfile::tempdir().unwrap();
+    let mut edges = String::new();
+    for v in 0..200u64 {
+        edges.push_str(&format!(
+            "{v} {}\n{v} {}\n",
+            (v * 7 + 1) % 200,
+            (v * 13 + 5) % 200
+        ));
+    }
+    // A second component and an isolated id.
+    edges.push_str("300 301\n301 302\n305 305\n");
+    let und = text_graph(d.path(), "u", &edges, &["--undirected"]);
+    let mut depths = Vec::new();
+    for dir in ["auto", "top-down", "bottom-up"] {
+        let out = d.path().join(format!("{dir}.csv"));
+        let r = report(&[
+            "run",
+            "bfs",
+            p(&und),
+            "--source",
+            "0",
+            "--direction",
+            dir,
+            "--verify",
+            "-o",
+            p(&out),
+        ]);
+        assert_eq!(r["verified"], true, "{dir}: {r}");
+        assert_eq!(r["config"]["direction"], dir, "{r}");
+        let body = std::fs::read_to_string(&out).unwrap();
+        let mut rows: Vec<(String, String)> = body
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].to_string(), f[1].to_string())
+            })
+            .collect();
+        rows.sort();
+        depths.push(rows);
+    }
+    assert_eq!(depths[0], depths[1]);
+    assert_eq!(depths[1], depths[2]);
+    let dir = text_graph(d.path(), "d", &edges, &[]);
+    let o = grotto(&[
+        "run",
+        "bfs",
+        p(&dir),
+        "--source",
+        "0",
+        "--direction",
+        "bottom-up",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--reverse"), "{}", text(&o.stderr));
+    let r = report(&[
+        "run",
+        "bfs",
+        p(&dir),
+        "--source",
+        "0",
+        "--verify",
+        "-o",
+        p(&d.path().join("x.csv")),
+    ]);
+    assert_eq!(r["verified"], true, "{r}");
+}

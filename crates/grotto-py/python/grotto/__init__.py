@@ -343,7 +343,9 @@ class Graph(NetworkxGraph, Pieces):
         unreached). ``parents="first"`` gives networkx's tree (each
         vertex's parent the first visited vertex with an edge to it,
         neighbours taken in id order) and the column ``order``, the
-        visiting position (sync engine)."""
+        visiting position (sync engine). ``direction`` (an option:
+        ``"auto"``, ``"top-down"``, ``"bottom-up"``) picks how levels run;
+        the default switches to bottom-up levels by GAP's rule."""
         return self.run("bfs", source=source, seed=seed, parents=parents, **options)
 
     def dfs(

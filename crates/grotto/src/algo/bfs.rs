@@ -551,10 +551,12 @@ impl Algorithm for Bfs {
             EngineKind::Async
         }
     }
-    /// networkx's tree is built by the sync engine only.
+    /// networkx's tree, and a forced direction, are the sync engine's.
     fn preferred_for(g: &Graph, p: &Params) -> EngineKind {
+        let forced = matches!(p.text("direction"), Ok(Some("top-down" | "bottom-up")));
         match p.text("parents") {
             Ok(Some("first")) => EngineKind::Sync,
+            _ if forced => EngineKind::Sync,
             _ => Self::preferred(g),
         }
     }
@@ -586,6 +588,13 @@ impl Algorithm for Bfs {
         if c.first_parents {
             return Err(crate::Error::Invalid(
                 "--parents first (networkx's tree) runs on the synchronous engine: use --engine \
+                 sync (or auto)"
+                    .into(),
+            ));
+        }
+        if c.direction != BfsDirection::Auto {
+            return Err(crate::Error::Invalid(
+                "--direction top-down or bottom-up runs on the synchronous engine: use --engine \
                  sync (or auto)"
                     .into(),
             ));
