@@ -14,9 +14,10 @@
 //! The rule is GAP's: go bottom-up when the out-arcs of the vertices to
 //! expand exceed the arcs not yet examined over `ALPHA`; stay bottom-up
 //! while the level grows or holds more than one vertex in `BETA`; then go
-//! back top-down for at least one level. The constants were measured on
-//! rmat22 and a road-like grid (docs/engine.md, "Direction-optimizing
-//! BFS").
+//! back top-down for at least one level. The constants are GAP's (15 and
+//! 18); other values have not been measured here yet. On rmat22 the rule
+//! runs levels 2 and 3 bottom-up, on a road-like grid none
+//! (docs/engine.md, "Direction-optimizing BFS").
 
 use super::DepthCells;
 use crate::engine::{AtomicBitmap, Frontier, Run};
